@@ -1,0 +1,125 @@
+"""`pack`: one entry point for every packing algorithm, baseline and the best-of-all search."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from .greedy import FITS, greedy_pack
+from .heuristics import HEURISTICS, resolve_heuristic
+from .histogram import SizeHistogram
+from .one_dim import ONE_DIM_ALGORITHMS, pack_one_dim
+from .plan import PackingPlan
+
+ALGORITHMS: tuple[str, ...] = FITS
+BASELINES: tuple[str, ...] = ("none", "node_only", "edge_only")
+BEST = "best"
+
+
+def resolve_limits(
+    hist: SizeHistogram, max_nodes: int | None, max_edges: int | None, max_graphs: int | None
+) -> tuple[int, int, int]:
+    """Fill unset limits from the data (largest graph; all graphs) and validate them.
+
+    >>> resolve_limits(SizeHistogram.from_sizes([3, 5], [4, 8]), None, 10, None)
+    (5, 10, 2)
+    """
+    limits = (
+        hist.max_nodes if max_nodes is None else max_nodes,
+        hist.max_edges if max_edges is None else max_edges,
+        hist.num_graphs if max_graphs is None else max_graphs,
+    )
+    for name, value in zip(("max_nodes", "max_edges", "max_graphs"), limits):
+        if isinstance(value, bool) or int(value) != value or value < 1:
+            raise ValueError(f"{name} must be a whole number >= 1, got {value!r}.")
+    max_nodes, max_edges, max_graphs = (int(v) for v in limits)
+    too_big = (hist.num_nodes > max_nodes) | (hist.num_edges > max_edges)
+    if too_big.any():
+        worst = int(np.argmax(np.maximum(hist.num_nodes / max_nodes, hist.num_edges / max_edges)))
+        n, e = int(hist.num_nodes[worst]), int(hist.num_edges[worst])
+        graphs = int(hist.counts[too_big].sum())
+        raise ValueError(
+            f"{graphs} graph(s) do not fit into one pack: the largest has {n} nodes and {e} edges, "
+            f"but the limits are {max_nodes} nodes and {max_edges} edges. "
+            f"Raise the limits to at least {hist.max_nodes} nodes and {hist.max_edges} edges."
+        )
+    return max_nodes, max_edges, max_graphs
+
+
+def _plan_from_strategies(
+    hist: SizeHistogram, strategies, limits, heuristic: str, algorithm: str, unlimited=None
+) -> PackingPlan:
+    nodes, edges = hist.num_nodes.tolist(), hist.num_edges.tolist()
+    packs = [
+        (tuple(sorted(((nodes[i], edges[i]) for i in items), reverse=True)), count)
+        for items, count in strategies
+    ]
+    return PackingPlan(packs, *limits, heuristic=heuristic, algorithm=algorithm, unlimited=unlimited)
+
+
+def pack(
+    hist: SizeHistogram,
+    max_nodes: int | None = None,
+    max_edges: int | None = None,
+    max_graphs: int | None = 256,
+    heuristic: str = "product",
+    algorithm: str = "best_fit",
+    weights: tuple[float, float] | None = None,
+    one_dim: str = "lpfhp",
+) -> PackingPlan:
+    """Pack the graphs of ``hist`` into packs of at most (max_nodes, max_edges, max_graphs).
+
+    ``algorithm`` is one of ``best_fit``, ``worst_fit``, ``first_fit`` (tuple packing with
+    ``heuristic``), a baseline ``none``, ``node_only``, ``edge_only`` (1D packing with
+    ``one_dim`` in ``lpfhp``, ``spfhp``, ``nnlshp``), or ``best``: every heuristic and fit,
+    the fewest packs wins. Unset node and edge limits default to the largest graph.
+
+    >>> hist = SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2])
+    >>> plan = pack(hist, max_nodes=5, max_edges=6, max_graphs=4)
+    >>> plan.num_packs, plan.node_efficiency
+    (2, 1.0)
+    """
+    limits = resolve_limits(hist, max_nodes, max_edges, max_graphs)
+    if algorithm == BEST:
+        return best_plan(hist, *limits)
+    if algorithm == "none":
+        strategies = [((i,), int(c)) for i, c in enumerate(hist.counts)]
+        return _plan_from_strategies(hist, strategies, limits, "none", "none")
+    if algorithm in ("node_only", "edge_only"):
+        if one_dim not in ONE_DIM_ALGORITHMS:
+            raise ValueError(f"Unknown 1D algorithm {one_dim!r}; choose one of {ONE_DIM_ALGORITHMS}.")
+        component = "nodes" if algorithm == "node_only" else "edges"
+        strategies = pack_one_dim(hist, component, limits, one_dim)
+        unlimited = "edges" if component == "nodes" else "nodes"
+        return _plan_from_strategies(hist, strategies, limits, one_dim, algorithm, unlimited)
+    if algorithm not in ALGORITHMS:
+        known = ", ".join([*ALGORITHMS, *BASELINES, BEST])
+        raise ValueError(f"Unknown algorithm {algorithm!r}; choose one of: {known}.")
+    key = resolve_heuristic(heuristic, weights)
+    strategies = greedy_pack(hist.num_nodes, hist.num_edges, hist.counts, limits, key, algorithm)
+    name = heuristic if heuristic != "weighted" else f"weighted({weights[0]:g},{weights[1]:g})"
+    return _plan_from_strategies(hist, strategies, limits, name, algorithm)
+
+
+def best_plan(
+    hist: SizeHistogram,
+    max_nodes: int | None = None,
+    max_edges: int | None = None,
+    max_graphs: int | None = 256,
+    heuristics: Sequence[str] = tuple(HEURISTICS),
+    algorithms: Sequence[str] = ALGORITHMS,
+) -> PackingPlan:
+    """The plan with the fewest packs over every heuristic and algorithm (ties: the higher
+    harmonic mean, then the first in ``HEURISTICS`` x ``ALGORITHMS`` order).
+
+    >>> best_plan(SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2]), 5, 6, 4).num_packs
+    2
+    """
+    limits = resolve_limits(hist, max_nodes, max_edges, max_graphs)
+    best: PackingPlan | None = None
+    for heuristic in heuristics:
+        for algorithm in algorithms:
+            plan = pack(hist, *limits, heuristic=heuristic, algorithm=algorithm)
+            if best is None or (plan.num_packs, -plan.harmonic_mean) < (best.num_packs, -best.harmonic_mean):
+                best = plan
+    return best

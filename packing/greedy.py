@@ -1,0 +1,240 @@
+"""Greedy tuple packing on the 2D histogram: best fit, worst fit and first fit.
+
+Method: Krell et al., "Tuple Packing: Efficient Batching of Small Graphs in Graph Neural
+Networks" (2022), sections 2.4-2.5, which extends the histogram packing of Kosec et al.,
+"Packing: Towards 2x NLP BERT Acceleration" (2021), to (nodes, edges) tuples.
+
+Bins of the histogram are visited from the largest heuristic value down; equal values are
+ordered by nodes, then edges (descending), so results are deterministic. Open packs that
+have the same remaining (nodes, edges, graph slots) are interchangeable for every later
+decision, so they are kept together as one *group* with a count; placing a bin into a group
+splits the group's count, exactly as the paper splits histogram counts. This is what makes
+the engine fast: work grows with the number of distinct pack states, not with graphs.
+
+Which open group receives a bin:
+
+* ``best_fit``  - the fullest group that fits (smallest heuristic of the remaining space);
+  the paper's "longest-pack-first". Each chosen pack takes as many copies as fit.
+* ``worst_fit`` - the emptiest group that fits (largest heuristic of the remaining space);
+  the paper's "shortest-pack-first" (SPFHP in 1D). Each chosen pack takes one copy.
+* ``first_fit`` - the group opened earliest that fits. Each chosen pack takes as many copies
+  as fit.
+
+When nothing fits, new packs are opened holding as many copies of the bin as fit.
+"""
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from .heuristics import Heuristic
+
+FITS = ("best_fit", "worst_fit", "first_fit")
+
+Strategy = tuple[tuple[int, ...], int]  # (item indices with repetition, repeat count)
+
+
+class _ContentTree:
+    """Pack contents stored as parent links, so adding a bin to a pack is O(1)."""
+
+    def __init__(self) -> None:
+        self.parent: list[int] = []
+        self.item: list[int] = []
+        self.copies: list[int] = []
+
+    def add(self, parent: int, item: int, copies: int) -> int:
+        self.parent.append(parent)
+        self.item.append(item)
+        self.copies.append(copies)
+        return len(self.parent) - 1
+
+    def items(self, node: int) -> tuple[int, ...]:
+        out: list[int] = []
+        while node >= 0:
+            out.extend([self.item[node]] * self.copies[node])
+            node = self.parent[node]
+        return tuple(sorted(out))
+
+
+class _OpenGroups:
+    """Open pack groups keyed by remaining (nodes, edges, graph slots), searchable with numpy."""
+
+    def __init__(self, heuristic: Heuristic) -> None:
+        self.heuristic = heuristic
+        capacity = 64
+        self.rem_nodes = np.full(capacity, -1, dtype=np.int64)  # -1 marks a free slot
+        self.rem_edges = np.full(capacity, -1, dtype=np.int64)
+        self.score = np.zeros(capacity, dtype=np.float64)
+        self.age = np.zeros(capacity, dtype=np.int64)
+        self.state: list[tuple[int, int, int] | None] = [None] * capacity
+        self.members: list[deque | None] = [None] * capacity
+        self.total: list[int] = [0] * capacity
+        self.slot_of: dict[tuple[int, int, int], int] = {}
+        self.free = list(range(capacity - 1, -1, -1))
+        self.opened = 0
+
+    def _grow(self) -> None:
+        old = self.rem_nodes.size
+        for name, fill in (("rem_nodes", -1), ("rem_edges", -1), ("score", 0.0), ("age", 0)):
+            array = getattr(self, name)
+            setattr(self, name, np.concatenate([array, np.full(old, fill, dtype=array.dtype)]))
+        self.state.extend([None] * old)
+        self.members.extend([None] * old)
+        self.total.extend([0] * old)
+        self.free.extend(range(2 * old - 1, old - 1, -1))
+
+    def add(self, state: tuple[int, int, int], node: int, count: int) -> None:
+        slot = self.slot_of.get(state)
+        if slot is None:
+            if not self.free:
+                self._grow()
+            slot = self.free.pop()
+            self.slot_of[state] = slot
+            self.state[slot] = state
+            self.members[slot] = deque()
+            self.total[slot] = 0
+            self.rem_nodes[slot], self.rem_edges[slot] = state[0], state[1]
+            self.score[slot] = float(self.heuristic(np.int64(state[0]), np.int64(state[1])))
+            self.age[slot] = self.opened
+            self.opened += 1
+        self.members[slot].append([node, count])
+        self.total[slot] += count
+
+    def take(self, slot: int, count: int) -> list[tuple[int, int]]:
+        """Remove ``count`` packs from a group (oldest members first)."""
+        members = self.members[slot]
+        taken: list[tuple[int, int]] = []
+        need = count
+        while need:
+            member = members[0]
+            if member[1] <= need:
+                members.popleft()
+                taken.append((member[0], member[1]))
+                need -= member[1]
+            else:
+                member[1] -= need
+                taken.append((member[0], need))
+                need = 0
+        self.total[slot] -= count
+        if self.total[slot] == 0:
+            self._release(slot)
+        return taken
+
+    def _release(self, slot: int) -> None:
+        del self.slot_of[self.state[slot]]
+        self.state[slot] = None
+        self.members[slot] = None
+        self.rem_nodes[slot] = self.rem_edges[slot] = -1
+        self.free.append(slot)
+
+    def find(self, nodes: int, edges: int, fit: str) -> int:
+        """Slot of the group chosen for a bin of this size, or -1 when none fits."""
+        fits = (self.rem_nodes >= nodes) & (self.rem_edges >= edges)
+        if fit == "best_fit":
+            slot = int(np.where(fits, self.score, np.inf).argmin())
+        elif fit == "worst_fit":
+            slot = int(np.where(fits, self.score, -np.inf).argmax())
+        else:
+            slot = int(np.where(fits, self.age, np.iinfo(np.int64).max).argmin())
+        return slot if fits[slot] else -1
+
+    def close_below(self, min_nodes: int, min_edges: int) -> list[tuple[int, int]]:
+        """Close every group that no remaining bin can fit into; return its packs."""
+        live = self.rem_nodes >= 0
+        dead_end = live & ((self.rem_nodes < min_nodes) | (self.rem_edges < min_edges))
+        closed: list[tuple[int, int]] = []
+        for slot in np.flatnonzero(dead_end):
+            closed.extend((node, count) for node, count in self.members[slot])
+            self._release(int(slot))
+        return closed
+
+    def drain(self) -> list[tuple[int, int]]:
+        return self.close_below(np.iinfo(np.int64).max, np.iinfo(np.int64).max)
+
+
+def _copies_that_fit(nodes: int, edges: int, room_nodes: int, room_edges: int, room_graphs: int) -> int:
+    by_nodes = room_nodes // nodes if nodes else room_graphs
+    by_edges = room_edges // edges if edges else room_graphs
+    return min(by_nodes, by_edges, room_graphs)
+
+
+def bin_order(nodes: np.ndarray, edges: np.ndarray, heuristic: Heuristic) -> np.ndarray:
+    """Indices of histogram bins from the largest heuristic value down (ties: nodes, edges)."""
+    return np.lexsort((-edges, -nodes, -heuristic(nodes, edges)))
+
+
+def greedy_pack(
+    nodes: np.ndarray,
+    edges: np.ndarray,
+    counts: np.ndarray,
+    limits: tuple[int, int, int],
+    heuristic: Heuristic,
+    fit: str = "best_fit",
+    order: np.ndarray | None = None,
+) -> list[Strategy]:
+    """Pack histogram bins into packs of at most ``limits = (nodes, edges, graphs)``.
+
+    Returns strategies ``(bin indices, repeat count)``; a bin index appears once per copy.
+    Every bin must fit into an empty pack on its own (the caller checks this).
+
+    >>> from packing.heuristics import HEURISTICS
+    >>> greedy_pack(np.array([2, 1]), np.array([2, 2]), np.array([2, 2]), (3, 4, 4), HEURISTICS["sum"])
+    [((0, 1), 2)]
+    """
+    if fit not in FITS:
+        raise ValueError(f"Unknown algorithm {fit!r}; choose one of {', '.join(FITS)}.")
+    max_nodes, max_edges, max_graphs = (int(v) for v in limits)
+    if order is None:
+        order = bin_order(nodes, edges, heuristic)
+    order_nodes = nodes[order].astype(np.int64)
+    order_edges = edges[order].astype(np.int64)
+    rest_min_nodes = np.minimum.accumulate(order_nodes[::-1])[::-1]
+    rest_min_edges = np.minimum.accumulate(order_edges[::-1])[::-1]
+
+    tree = _ContentTree()
+    groups = _OpenGroups(heuristic)
+    closed: list[tuple[int, int]] = []
+    floor = (-1, -1)
+
+    def place(room_nodes: int, room_edges: int, graphs: int, node: int, count: int) -> None:
+        if graphs >= max_graphs or room_nodes < floor[0] or room_edges < floor[1]:
+            closed.append((node, count))
+        else:
+            groups.add((room_nodes, room_edges, graphs), node, count)
+
+    for position, item in enumerate(order.tolist()):
+        size_n, size_e = int(order_nodes[position]), int(order_edges[position])
+        remaining = int(counts[item])
+        new_floor = (int(rest_min_nodes[position]), int(rest_min_edges[position]))
+        if new_floor != floor:
+            floor = new_floor
+            closed.extend(groups.close_below(*floor))
+        while remaining:
+            slot = groups.find(size_n, size_e, fit) if groups.slot_of else -1
+            if slot < 0:
+                per_pack = _copies_that_fit(size_n, size_e, max_nodes, max_edges, max_graphs)
+                full, rest = divmod(remaining, per_pack)
+                for copies, packs in ((per_pack, full), (rest, 1 if rest else 0)):
+                    if packs:
+                        node = tree.add(-1, item, copies)
+                        place(max_nodes - copies * size_n, max_edges - copies * size_e, copies, node, packs)
+                break
+            room_nodes, room_edges, graphs = groups.state[slot]
+            per_pack = 1 if fit == "worst_fit" else _copies_that_fit(
+                size_n, size_e, room_nodes, room_edges, max_graphs - graphs
+            )
+            per_pack = min(per_pack, remaining)
+            packs = min(groups.total[slot], remaining // per_pack)
+            for node, count in groups.take(slot, packs):
+                child = tree.add(node, item, per_pack)
+                place(room_nodes - per_pack * size_n, room_edges - per_pack * size_e,
+                      graphs + per_pack, child, count)
+            remaining -= packs * per_pack
+    closed.extend(groups.drain())
+
+    merged: dict[tuple[int, ...], int] = {}
+    for node, count in closed:
+        key = tree.items(node)
+        merged[key] = merged.get(key, 0) + count
+    return sorted(merged.items(), key=lambda kv: (-kv[1], kv[0]))

@@ -1,0 +1,136 @@
+"""1D histogram packing of one size component, for the node-only and edge-only baselines.
+
+Methods: Kosec et al., "Packing: Towards 2x NLP BERT Acceleration" (2021), supplement D-G:
+
+* ``lpfhp`` - longest-pack-first histogram packing (best fit with count splitting),
+* ``spfhp`` - shortest-pack-first histogram packing (worst fit with count splitting),
+* ``nnlshp`` - non-negative least squares histogram packing: a mixture of pack strategies
+  of bounded depth fitted to the length histogram, rounded down, the rest by LPFHP.
+
+The other component is not limited; LPFHP and SPFHP are the 2D greedy engine with the
+single-component heuristic and an unbounded second limit, which is exactly the 1D method.
+"""
+from __future__ import annotations
+
+from collections import deque
+from itertools import combinations_with_replacement
+
+import numpy as np
+from scipy.optimize import lsq_linear
+
+from .greedy import Strategy, greedy_pack
+from .heuristics import HEURISTICS
+from .histogram import SizeHistogram
+
+ONE_DIM_ALGORITHMS = ("lpfhp", "spfhp", "nnlshp")
+NNLS_MAX_STRATEGIES = 4000
+
+
+def _one_dim_limits(hist: SizeHistogram, component: str, limits: tuple[int, int, int]):
+    max_nodes, max_edges, max_graphs = limits
+    if component == "nodes":
+        return (max_nodes, hist.total_edges + 1, max_graphs), HEURISTICS["node"]
+    return (hist.total_nodes + 1, max_edges, max_graphs), HEURISTICS["edge"]
+
+
+def pack_one_dim(
+    hist: SizeHistogram, component: str, limits: tuple[int, int, int], algorithm: str = "lpfhp",
+    depth: int = 3,
+) -> list[Strategy]:
+    """Pack ``hist`` limiting only ``component`` (``"nodes"`` or ``"edges"``) and graphs.
+
+    >>> hist = SizeHistogram.from_sizes([4, 4, 2], [1, 9, 1])
+    >>> sorted(c for _, c in pack_one_dim(hist, "nodes", (6, 2, 4), "lpfhp"))
+    [1, 1]
+    """
+    one_dim_limits, key = _one_dim_limits(hist, component, limits)
+    if algorithm == "lpfhp":
+        return greedy_pack(hist.num_nodes, hist.num_edges, hist.counts, one_dim_limits, key, "best_fit")
+    if algorithm == "spfhp":
+        return greedy_pack(hist.num_nodes, hist.num_edges, hist.counts, one_dim_limits, key, "worst_fit")
+    if algorithm == "nnlshp":
+        return _nnlshp(hist, component, one_dim_limits, key, depth)
+    raise ValueError(f"Unknown 1D algorithm {algorithm!r}; choose one of {ONE_DIM_ALGORITHMS}.")
+
+
+def _strategy_matrix(lengths: np.ndarray, capacity: int, depth: int) -> list[tuple[int, ...]]:
+    """The fullest pack strategies (row-index multisets of up to ``depth`` lengths)."""
+    candidates: list[tuple[int, tuple[int, ...]]] = []
+    rows = range(len(lengths))
+    for size in range(1, depth + 1):
+        for combo in combinations_with_replacement(rows, size):
+            total = int(lengths[list(combo)].sum())
+            if total <= capacity:
+                candidates.append((total, combo))
+    candidates.sort(key=lambda tc: (-tc[0], tc[1]))
+    return [combo for _, combo in candidates[:NNLS_MAX_STRATEGIES]]
+
+
+def _nnlshp(hist, component, limits, key, depth) -> list[Strategy]:
+    values = hist.num_nodes if component == "nodes" else hist.num_edges
+    capacity = limits[0] if component == "nodes" else limits[1]
+    depth = max(1, min(depth, limits[2]))
+    lengths, row_of_bin = np.unique(values, return_inverse=True)
+    demand = np.bincount(row_of_bin, weights=hist.counts).astype(np.int64)
+    strategies = _strategy_matrix(lengths, capacity, depth)
+    matrix = np.zeros((len(lengths), len(strategies)))
+    for column, combo in enumerate(strategies):
+        for row in combo:
+            matrix[row, column] += 1
+    mixture = lsq_linear(matrix, demand.astype(float), bounds=(0, np.inf), method="trf").x
+    # Round down and never take more graphs of a length than exist.
+    available = demand.copy()
+    chosen: list[tuple[tuple[int, ...], int]] = []
+    for column in np.argsort(-mixture, kind="stable"):
+        count = int(np.floor(mixture[column] + 1e-9))
+        if count <= 0:
+            break
+        combo = strategies[column]
+        rows, multiplicity = np.unique(combo, return_counts=True)
+        count = min(count, int((available[rows] // multiplicity).min()))
+        if count:
+            available[rows] -= multiplicity * count
+            chosen.append((combo, count))
+    strategies_out = _realise(hist, row_of_bin, chosen)
+    leftover = _leftover_counts(hist, strategies_out)
+    if leftover.sum():
+        mask = leftover > 0
+        bins = np.flatnonzero(mask)
+        rest = greedy_pack(
+            hist.num_nodes[mask], hist.num_edges[mask], leftover[mask], limits, key, "best_fit"
+        )
+        strategies_out += [(tuple(int(bins[i]) for i in items), count) for items, count in rest]
+    return strategies_out
+
+
+def _realise(hist, row_of_bin, chosen) -> list[Strategy]:
+    """Turn length strategies into bin strategies, splitting counts across bins."""
+    queues: dict[int, deque] = {}
+    for bin_index, row in enumerate(row_of_bin.tolist()):
+        queues.setdefault(row, deque()).append([bin_index, int(hist.counts[bin_index])])
+    out: list[Strategy] = []
+    for combo, count in chosen:
+        pending = [((), count)]
+        for row in combo:
+            queue = queues[row]
+            next_pending = []
+            for prefix, need in pending:
+                while need:
+                    entry = queue[0]
+                    take = min(need, entry[1])
+                    next_pending.append((prefix + (entry[0],), take))
+                    entry[1] -= take
+                    need -= take
+                    if entry[1] == 0:
+                        queue.popleft()
+            pending = next_pending
+        out.extend((tuple(sorted(items)), n) for items, n in pending)
+    return out
+
+
+def _leftover_counts(hist: SizeHistogram, strategies: list[Strategy]) -> np.ndarray:
+    used = np.zeros(hist.num_tuples, dtype=np.int64)
+    for items, count in strategies:
+        for item in items:
+            used[item] += count
+    return hist.counts - used
