@@ -7,10 +7,14 @@
 """
 from .api import ALGORITHMS, BASELINES, BEST, best_plan, pack, resolve_limits
 from .bounds import lower_bound
+from .compare import compare
 from .heuristics import HEURISTICS, weighted_sum
 from .histogram import SizeHistogram
 from .one_dim import ONE_DIM_ALGORITHMS
 from .plan import PackingPlan
+from .sweep import default_limits, smallest_limits, sweep
+
+__version__ = "0.1.0"
 
 __all__ = [
     "ALGORITHMS",
@@ -21,8 +25,12 @@ __all__ = [
     "PackingPlan",
     "SizeHistogram",
     "best_plan",
+    "compare",
+    "default_limits",
     "lower_bound",
     "pack",
     "resolve_limits",
+    "smallest_limits",
+    "sweep",
     "weighted_sum",
 ]

@@ -97,8 +97,7 @@ def pack(
         raise ValueError(f"Unknown algorithm {algorithm!r}; choose one of: {known}.")
     key = resolve_heuristic(heuristic, weights)
     strategies = greedy_pack(hist.num_nodes, hist.num_edges, hist.counts, limits, key, algorithm)
-    name = heuristic if heuristic != "weighted" else f"weighted({weights[0]:g},{weights[1]:g})"
-    return _plan_from_strategies(hist, strategies, limits, name, algorithm)
+    return _plan_from_strategies(hist, strategies, limits, key.name, algorithm)
 
 
 def best_plan(

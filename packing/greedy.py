@@ -95,7 +95,7 @@ class _OpenGroups:
             self.members[slot] = deque()
             self.total[slot] = 0
             self.rem_nodes[slot], self.rem_edges[slot] = state[0], state[1]
-            self.score[slot] = float(self.heuristic(np.int64(state[0]), np.int64(state[1])))
+            self.score[slot] = self.heuristic.scalar(state[0], state[1])
             self.age[slot] = self.opened
             self.opened += 1
         self.members[slot].append([node, count])
@@ -161,32 +161,22 @@ def _copies_that_fit(nodes: int, edges: int, room_nodes: int, room_edges: int, r
 
 def bin_order(nodes: np.ndarray, edges: np.ndarray, heuristic: Heuristic) -> np.ndarray:
     """Indices of histogram bins from the largest heuristic value down (ties: nodes, edges)."""
-    return np.lexsort((-edges, -nodes, -heuristic(nodes, edges)))
+    return np.lexsort((-edges, -nodes, -heuristic.array(nodes, edges)))
 
 
-def greedy_pack(
+def _run(
     nodes: np.ndarray,
     edges: np.ndarray,
     counts: np.ndarray,
     limits: tuple[int, int, int],
     heuristic: Heuristic,
-    fit: str = "best_fit",
-    order: np.ndarray | None = None,
-) -> list[Strategy]:
-    """Pack histogram bins into packs of at most ``limits = (nodes, edges, graphs)``.
-
-    Returns strategies ``(bin indices, repeat count)``; a bin index appears once per copy.
-    Every bin must fit into an empty pack on its own (the caller checks this).
-
-    >>> from packing.heuristics import HEURISTICS
-    >>> greedy_pack(np.array([2, 1]), np.array([2, 2]), np.array([2, 2]), (3, 4, 4), HEURISTICS["sum"])
-    [((0, 1), 2)]
-    """
+    fit: str,
+) -> tuple[_ContentTree, list[tuple[int, int]]]:
+    """The greedy pass; returns the content tree and the closed (content node, count) pairs."""
     if fit not in FITS:
         raise ValueError(f"Unknown algorithm {fit!r}; choose one of {', '.join(FITS)}.")
     max_nodes, max_edges, max_graphs = (int(v) for v in limits)
-    if order is None:
-        order = bin_order(nodes, edges, heuristic)
+    order = bin_order(nodes, edges, heuristic)
     order_nodes = nodes[order].astype(np.int64)
     order_edges = edges[order].astype(np.int64)
     rest_min_nodes = np.minimum.accumulate(order_nodes[::-1])[::-1]
@@ -232,9 +222,46 @@ def greedy_pack(
                       graphs + per_pack, child, count)
             remaining -= packs * per_pack
     closed.extend(groups.drain())
+    return tree, closed
 
+
+def greedy_pack(
+    nodes: np.ndarray,
+    edges: np.ndarray,
+    counts: np.ndarray,
+    limits: tuple[int, int, int],
+    heuristic: Heuristic,
+    fit: str = "best_fit",
+) -> list[Strategy]:
+    """Pack histogram bins into packs of at most ``limits = (nodes, edges, graphs)``.
+
+    Returns strategies ``(bin indices, repeat count)``; a bin index appears once per copy.
+    Every bin must fit into an empty pack on its own (the caller checks this).
+
+    >>> from packing.heuristics import HEURISTICS
+    >>> greedy_pack(np.array([2, 1]), np.array([2, 2]), np.array([2, 2]), (3, 4, 4), HEURISTICS["sum"])
+    [((0, 1), 2)]
+    """
+    tree, closed = _run(nodes, edges, counts, limits, heuristic, fit)
     merged: dict[tuple[int, ...], int] = {}
     for node, count in closed:
         key = tree.items(node)
         merged[key] = merged.get(key, 0) + count
     return sorted(merged.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def count_packs(
+    nodes: np.ndarray,
+    edges: np.ndarray,
+    counts: np.ndarray,
+    limits: tuple[int, int, int],
+    heuristic: Heuristic,
+    fit: str = "best_fit",
+) -> int:
+    """Only the number of packs :func:`greedy_pack` would use (faster: no pack contents).
+
+    >>> from packing.heuristics import HEURISTICS
+    >>> count_packs(np.array([2, 1]), np.array([2, 2]), np.array([2, 2]), (3, 4, 4), HEURISTICS["sum"])
+    2
+    """
+    return sum(count for _, count in _run(nodes, edges, counts, limits, heuristic, fit)[1])
