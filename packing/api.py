@@ -25,8 +25,8 @@ def resolve_limits(
     (5, 10, 2)
     """
     limits = (
-        hist.max_nodes if max_nodes is None else max_nodes,
-        hist.max_edges if max_edges is None else max_edges,
+        max(hist.max_nodes, 1) if max_nodes is None else max_nodes,
+        max(hist.max_edges, 1) if max_edges is None else max_edges,
         hist.num_graphs if max_graphs is None else max_graphs,
     )
     for name, value in zip(("max_nodes", "max_edges", "max_graphs"), limits):

@@ -1,0 +1,100 @@
+"""Property tests: every algorithm, heuristic and baseline on random histograms and limits.
+
+Invariants: every graph is packed exactly once, no pack breaks a limit, counts are
+conserved, the plan never beats the lower bound, and plans survive a JSON round trip.
+"""
+import json
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from packing import ALGORITHMS, HEURISTICS, ONE_DIM_ALGORITHMS, PackingPlan, SizeHistogram, pack, sweep
+from packing.greedy import count_packs
+from packing.heuristics import resolve_heuristic
+
+PROPERTY_SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def histogram_and_limits(draw):
+    rows = draw(st.lists(
+        st.tuples(st.integers(0, 30), st.integers(0, 70), st.integers(1, 60)), min_size=1, max_size=25))
+    nodes, edges, counts = (np.array(v) for v in zip(*rows))
+    hist = SizeHistogram.from_counts(nodes, edges, counts)
+    max_nodes = draw(st.integers(max(1, hist.max_nodes), max(1, hist.max_nodes) * 4))
+    max_edges = draw(st.integers(max(1, hist.max_edges), max(1, hist.max_edges) * 4))
+    max_graphs = draw(st.integers(1, 40))
+    return hist, (max_nodes, max_edges, max_graphs)
+
+
+def assert_valid(plan: PackingPlan, hist: SizeHistogram) -> None:
+    assert plan.check(hist)
+    assert plan.num_graphs == hist.num_graphs
+    assert plan.total_nodes == hist.total_nodes and plan.total_edges == hist.total_edges
+    assert plan.num_packs >= plan.lower_bound
+    assert 0 < plan.node_efficiency <= 1 or hist.total_nodes == 0
+    assert 0 <= plan.edge_efficiency <= 1
+    assert all(count > 0 for _, count in plan.packs)
+    restored = PackingPlan.from_dict(json.loads(json.dumps(plan.to_dict())))
+    assert restored == plan and restored.check(hist)
+
+
+@PROPERTY_SETTINGS
+@given(histogram_and_limits(), st.sampled_from(sorted(HEURISTICS)), st.sampled_from(ALGORITHMS))
+def test_tuple_packing_invariants(case, heuristic, algorithm):
+    hist, limits = case
+    plan = pack(hist, *limits, heuristic=heuristic, algorithm=algorithm)
+    assert_valid(plan, hist)
+    key = resolve_heuristic(heuristic)
+    assert count_packs(hist.num_nodes, hist.num_edges, hist.counts, limits, key, algorithm) == plan.num_packs
+
+
+@PROPERTY_SETTINGS
+@given(histogram_and_limits(), st.floats(0.01, 10), st.floats(0.01, 10))
+def test_weighted_heuristic_invariants(case, node_weight, edge_weight):
+    hist, limits = case
+    assert_valid(pack(hist, *limits, heuristic="weighted", weights=(node_weight, edge_weight)), hist)
+
+
+@PROPERTY_SETTINGS
+@given(histogram_and_limits(), st.sampled_from(["node_only", "edge_only"]), st.sampled_from(ONE_DIM_ALGORITHMS))
+def test_one_dimensional_baseline_invariants(case, baseline, one_dim):
+    hist, limits = case
+    plan = pack(hist, *limits, algorithm=baseline, one_dim=one_dim)
+    assert plan.check(hist)
+    assert plan.num_graphs == hist.num_graphs
+    limited = plan.pack_nodes if baseline == "node_only" else plan.pack_edges
+    assert limited.max() <= (limits[0] if baseline == "node_only" else limits[1])
+    assert plan.pack_graphs.max() <= limits[2]
+    assert PackingPlan.from_dict(plan.to_dict()) == plan
+
+
+@PROPERTY_SETTINGS
+@given(histogram_and_limits())
+def test_none_baseline_and_best_plan(case):
+    hist, limits = case
+    none = pack(hist, *limits, algorithm="none")
+    assert none.num_packs == hist.num_graphs and none.check(hist)
+    best = pack(hist, *limits, algorithm="best")
+    assert_valid(best, hist)
+    for heuristic in HEURISTICS:
+        for algorithm in ALGORITHMS:
+            assert best.num_packs <= pack(hist, *limits, heuristic=heuristic, algorithm=algorithm).num_packs
+
+
+@settings(max_examples=15, deadline=None)
+@given(histogram_and_limits())
+def test_sweep_cells_equal_single_packs(case):
+    hist, (max_nodes, max_edges, max_graphs) = case
+    node_limits = [max_nodes, max_nodes + 7]
+    edge_limits = [max(1, hist.max_edges - 1), max_edges]
+    frame = sweep(hist, node_limits, edge_limits, max_graphs=max_graphs, workers=1)
+    assert len(frame) == len(set(node_limits)) * len(set(edge_limits))
+    for row in frame.itertuples():
+        if row.max_edges < hist.max_edges:
+            assert not row.feasible
+            continue
+        plan = pack(hist, row.max_nodes, row.max_edges, max_graphs)
+        assert row.packs == plan.num_packs
+        assert np.isclose(row.harmonic_mean, plan.harmonic_mean)
