@@ -94,9 +94,9 @@ def run(argv: list[str] | None = None) -> int:
     >>> import tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "h.csv")
     >>> _ = SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2]).save(path)
-    >>> run(["pack", path, "--max-nodes", "5", "--max-edges", "6"])  # doctest: +ELLIPSIS
-    {...
-      "packs": 2,...
+    >>> run(["stats", path])  # doctest: +ELLIPSIS
+    {
+     "graphs": 4,...
     0
     """
     args = build_parser().parse_args(argv)

@@ -24,8 +24,6 @@ When nothing fits, new packs are opened holding as many copies of the bin as fit
 """
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 
 from .heuristics import Heuristic
@@ -58,17 +56,21 @@ class _ContentTree:
 
 
 class _OpenGroups:
-    """Open pack groups keyed by remaining (nodes, edges, graph slots), searchable with numpy."""
+    """Open pack groups keyed by remaining (nodes, edges, graph slots), searchable with numpy.
 
-    def __init__(self, heuristic: Heuristic) -> None:
+    ``rank`` orders the groups for the chosen fit (lowest rank wins): the heuristic of the
+    remaining space for best fit, its negative for worst fit, the opening order for first fit.
+    """
+
+    def __init__(self, heuristic: Heuristic, fit: str) -> None:
         self.heuristic = heuristic
+        self.fit = fit
         capacity = 64
         self.rem_nodes = np.full(capacity, -1, dtype=np.int64)  # -1 marks a free slot
         self.rem_edges = np.full(capacity, -1, dtype=np.int64)
-        self.score = np.zeros(capacity, dtype=np.float64)
-        self.age = np.zeros(capacity, dtype=np.int64)
+        self.rank = np.zeros(capacity, dtype=np.float64)
         self.state: list[tuple[int, int, int] | None] = [None] * capacity
-        self.members: list[deque | None] = [None] * capacity
+        self.members: list[list | None] = [None] * capacity
         self.total: list[int] = [0] * capacity
         self.slot_of: dict[tuple[int, int, int], int] = {}
         self.free = list(range(capacity - 1, -1, -1))
@@ -76,7 +78,7 @@ class _OpenGroups:
 
     def _grow(self) -> None:
         old = self.rem_nodes.size
-        for name, fill in (("rem_nodes", -1), ("rem_edges", -1), ("score", 0.0), ("age", 0)):
+        for name, fill in (("rem_nodes", -1), ("rem_edges", -1), ("rank", 0.0)):
             array = getattr(self, name)
             setattr(self, name, np.concatenate([array, np.full(old, fill, dtype=array.dtype)]))
         self.state.extend([None] * old)
@@ -92,24 +94,29 @@ class _OpenGroups:
             slot = self.free.pop()
             self.slot_of[state] = slot
             self.state[slot] = state
-            self.members[slot] = deque()
-            self.total[slot] = 0
-            self.rem_nodes[slot], self.rem_edges[slot] = state[0], state[1]
-            self.score[slot] = self.heuristic.scalar(state[0], state[1])
-            self.age[slot] = self.opened
+            self.members[slot] = [[node, count]]
+            self.total[slot] = count
+            self.rem_nodes[slot] = state[0]
+            self.rem_edges[slot] = state[1]
+            if self.fit == "first_fit":
+                self.rank[slot] = self.opened
+            else:
+                score = self.heuristic.scalar(state[0], state[1])
+                self.rank[slot] = score if self.fit == "best_fit" else -score
             self.opened += 1
+            return
         self.members[slot].append([node, count])
         self.total[slot] += count
 
     def take(self, slot: int, count: int) -> list[tuple[int, int]]:
-        """Remove ``count`` packs from a group (oldest members first)."""
+        """Remove ``count`` packs from a group (most recently added members first)."""
         members = self.members[slot]
         taken: list[tuple[int, int]] = []
         need = count
         while need:
-            member = members[0]
+            member = members[-1]
             if member[1] <= need:
-                members.popleft()
+                members.pop()
                 taken.append((member[0], member[1]))
                 need -= member[1]
             else:
@@ -125,19 +132,15 @@ class _OpenGroups:
         del self.slot_of[self.state[slot]]
         self.state[slot] = None
         self.members[slot] = None
-        self.rem_nodes[slot] = self.rem_edges[slot] = -1
+        self.rem_nodes[slot] = -1
+        self.rem_edges[slot] = -1
         self.free.append(slot)
 
-    def find(self, nodes: int, edges: int, fit: str) -> int:
+    def find(self, nodes: int, edges: int) -> int:
         """Slot of the group chosen for a bin of this size, or -1 when none fits."""
-        fits = (self.rem_nodes >= nodes) & (self.rem_edges >= edges)
-        if fit == "best_fit":
-            slot = int(np.where(fits, self.score, np.inf).argmin())
-        elif fit == "worst_fit":
-            slot = int(np.where(fits, self.score, -np.inf).argmax())
-        else:
-            slot = int(np.where(fits, self.age, np.iinfo(np.int64).max).argmin())
-        return slot if fits[slot] else -1
+        ranked = np.where((self.rem_nodes >= nodes) & (self.rem_edges >= edges), self.rank, np.inf)
+        slot = int(ranked.argmin())
+        return slot if ranked[slot] != np.inf else -1
 
     def close_below(self, min_nodes: int, min_edges: int) -> list[tuple[int, int]]:
         """Close every group that no remaining bin can fit into; return its packs."""
@@ -159,6 +162,24 @@ def _copies_that_fit(nodes: int, edges: int, room_nodes: int, room_edges: int, r
     return min(by_nodes, by_edges, room_graphs)
 
 
+def _most_graphs_per_pack(nodes, edges, counts, max_nodes: int, max_edges: int) -> int:
+    """An upper bound on the graphs any pack can hold: the most of the smallest graphs that
+    fit by nodes, and by edges. When the graph limit is above it, it can never bind."""
+    most = []
+    for sizes, limit in ((nodes, max_nodes), (edges, max_edges)):
+        order = np.argsort(sizes, kind="stable")
+        size, count = sizes[order].astype(np.int64), counts[order].astype(np.int64)
+        volume, graphs = np.cumsum(size * count), np.cumsum(count)
+        whole = int(np.searchsorted(volume, limit, side="right"))  # bins that fit entirely
+        if whole == len(size):
+            most.append(int(graphs[-1]))
+            continue
+        used = int(volume[whole - 1]) if whole else 0
+        before = int(graphs[whole - 1]) if whole else 0
+        most.append(before + (limit - used) // int(size[whole]))
+    return min(most)
+
+
 def bin_order(nodes: np.ndarray, edges: np.ndarray, heuristic: Heuristic) -> np.ndarray:
     """Indices of histogram bins from the largest heuristic value down (ties: nodes, edges)."""
     return np.lexsort((-edges, -nodes, -heuristic.array(nodes, edges)))
@@ -171,19 +192,23 @@ def _run(
     limits: tuple[int, int, int],
     heuristic: Heuristic,
     fit: str,
-) -> tuple[_ContentTree, list[tuple[int, int]]]:
-    """The greedy pass; returns the content tree and the closed (content node, count) pairs."""
+    tree: _ContentTree | None,
+) -> list[tuple[int, int]]:
+    """The greedy pass; returns the closed (content node, count) pairs. Pack contents are
+    recorded in ``tree`` when one is given (counting packs needs none)."""
     if fit not in FITS:
         raise ValueError(f"Unknown algorithm {fit!r}; choose one of {', '.join(FITS)}.")
     max_nodes, max_edges, max_graphs = (int(v) for v in limits)
     order = bin_order(nodes, edges, heuristic)
     order_nodes = nodes[order].astype(np.int64)
     order_edges = edges[order].astype(np.int64)
-    rest_min_nodes = np.minimum.accumulate(order_nodes[::-1])[::-1]
-    rest_min_edges = np.minimum.accumulate(order_edges[::-1])[::-1]
+    rest_min_nodes = np.minimum.accumulate(order_nodes[::-1])[::-1].tolist()
+    rest_min_edges = np.minimum.accumulate(order_edges[::-1])[::-1].tolist()
+    order_nodes, order_edges, order_counts = order_nodes.tolist(), order_edges.tolist(), counts[order].tolist()
+    add_content = tree.add if tree is not None else (lambda parent, item, copies: -1)
 
-    tree = _ContentTree()
-    groups = _OpenGroups(heuristic)
+    graphs_can_bind = _most_graphs_per_pack(nodes, edges, counts, max_nodes, max_edges) > max_graphs
+    groups = _OpenGroups(heuristic, fit)
     closed: list[tuple[int, int]] = []
     floor = (-1, -1)
 
@@ -191,23 +216,23 @@ def _run(
         if graphs >= max_graphs or room_nodes < floor[0] or room_edges < floor[1]:
             closed.append((node, count))
         else:
-            groups.add((room_nodes, room_edges, graphs), node, count)
+            groups.add((room_nodes, room_edges, graphs if graphs_can_bind else 0), node, count)
 
     for position, item in enumerate(order.tolist()):
-        size_n, size_e = int(order_nodes[position]), int(order_edges[position])
-        remaining = int(counts[item])
-        new_floor = (int(rest_min_nodes[position]), int(rest_min_edges[position]))
+        size_n, size_e = order_nodes[position], order_edges[position]
+        remaining = order_counts[position]
+        new_floor = (rest_min_nodes[position], rest_min_edges[position])
         if new_floor != floor:
             floor = new_floor
             closed.extend(groups.close_below(*floor))
         while remaining:
-            slot = groups.find(size_n, size_e, fit) if groups.slot_of else -1
+            slot = groups.find(size_n, size_e) if groups.slot_of else -1
             if slot < 0:
                 per_pack = _copies_that_fit(size_n, size_e, max_nodes, max_edges, max_graphs)
                 full, rest = divmod(remaining, per_pack)
                 for copies, packs in ((per_pack, full), (rest, 1 if rest else 0)):
                     if packs:
-                        node = tree.add(-1, item, copies)
+                        node = add_content(-1, item, copies)
                         place(max_nodes - copies * size_n, max_edges - copies * size_e, copies, node, packs)
                 break
             room_nodes, room_edges, graphs = groups.state[slot]
@@ -217,12 +242,12 @@ def _run(
             per_pack = min(per_pack, remaining)
             packs = min(groups.total[slot], remaining // per_pack)
             for node, count in groups.take(slot, packs):
-                child = tree.add(node, item, per_pack)
+                child = add_content(node, item, per_pack)
                 place(room_nodes - per_pack * size_n, room_edges - per_pack * size_e,
                       graphs + per_pack, child, count)
             remaining -= packs * per_pack
     closed.extend(groups.drain())
-    return tree, closed
+    return closed
 
 
 def greedy_pack(
@@ -242,7 +267,8 @@ def greedy_pack(
     >>> greedy_pack(np.array([2, 1]), np.array([2, 2]), np.array([2, 2]), (3, 4, 4), HEURISTICS["sum"])
     [((0, 1), 2)]
     """
-    tree, closed = _run(nodes, edges, counts, limits, heuristic, fit)
+    tree = _ContentTree()
+    closed = _run(nodes, edges, counts, limits, heuristic, fit, tree)
     merged: dict[tuple[int, ...], int] = {}
     for node, count in closed:
         key = tree.items(node)
@@ -264,4 +290,4 @@ def count_packs(
     >>> count_packs(np.array([2, 1]), np.array([2, 2]), np.array([2, 2]), (3, 4, 4), HEURISTICS["sum"])
     2
     """
-    return sum(count for _, count in _run(nodes, edges, counts, limits, heuristic, fit)[1])
+    return sum(count for _, count in _run(nodes, edges, counts, limits, heuristic, fit, None))

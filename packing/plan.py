@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -23,6 +23,7 @@ class PackingPlan:
     Efficiencies are measured against the limits the user chose. The 1D baselines leave
     one component unlimited (``unlimited="edges"`` for node-only packing); that component
     is measured against the largest sum that occurs, as in Krell et al., Table 2.
+    ``improved`` says that exact fill re-packed the packs the heuristic left with slack.
 
     >>> plan = PackingPlan(packs=[(((3, 4), (2, 2)), 2)], max_nodes=5, max_edges=8, max_graphs=4)
     >>> plan.num_packs, plan.node_efficiency, plan.edge_efficiency
@@ -36,7 +37,7 @@ class PackingPlan:
     heuristic: str = "product"
     algorithm: str = "best_fit"
     unlimited: str | None = None
-    notes: dict[str, Any] = field(default_factory=dict, compare=False)
+    improved: bool = False
 
     # ----------------------------------------------------------------- per-pack arrays
     @cached_property
@@ -159,6 +160,7 @@ class PackingPlan:
         return {
             "heuristic": self.heuristic,
             "algorithm": self.algorithm,
+            "improved": self.improved,
             "max_nodes": self.max_nodes,
             "max_edges": self.max_edges,
             "max_graphs": self.max_graphs,
@@ -232,6 +234,7 @@ class PackingPlan:
             "heuristic": self.heuristic,
             "algorithm": self.algorithm,
             "unlimited": self.unlimited,
+            "improved": self.improved,
             "packs": packs,
         }
 
@@ -254,6 +257,7 @@ class PackingPlan:
                 heuristic=str(data.get("heuristic", "product")),
                 algorithm=str(data.get("algorithm", "best_fit")),
                 unlimited=data.get("unlimited"),
+                improved=bool(data.get("improved", False)),
             )
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"Not a packing plan: {error!r} is missing or malformed.") from None

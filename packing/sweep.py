@@ -78,7 +78,7 @@ def sweep(
 
     >>> frame = sweep(SizeHistogram.from_sizes([2, 3, 5], [2, 4, 8]), [5, 10], [8, 16], workers=1)
     >>> frame[["max_nodes", "max_edges", "packs"]].values.tolist()
-    [[5, 8, 3], [5, 16, 2], [10, 8, 2], [10, 16, 1]]
+    [[5, 8, 2], [5, 16, 2], [10, 8, 2], [10, 16, 1]]
     """
     if algorithm not in ALGORITHMS:
         raise ValueError(f"Sweeps run tuple packing; algorithm must be one of {', '.join(ALGORITHMS)}.")

@@ -10,6 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from packing import ALGORITHMS, HEURISTICS, ONE_DIM_ALGORITHMS, PackingPlan, SizeHistogram, pack, sweep
+from packing.api import _plan_from_strategies
+from packing.exact_fill import exact_fill_pack
 from packing.greedy import count_packs
 from packing.heuristics import resolve_heuristic
 
@@ -98,3 +100,23 @@ def test_sweep_cells_equal_single_packs(case):
         plan = pack(hist, row.max_nodes, row.max_edges, max_graphs)
         assert row.packs == plan.num_packs
         assert np.isclose(row.harmonic_mean, plan.harmonic_mean)
+
+
+@PROPERTY_SETTINGS
+@given(histogram_and_limits(), st.sampled_from(sorted(HEURISTICS)), st.sampled_from(ALGORITHMS))
+def test_improvement_never_adds_packs_and_keeps_invariants(case, heuristic, algorithm):
+    hist, limits = case
+    plain = pack(hist, *limits, heuristic=heuristic, algorithm=algorithm)
+    improved = pack(hist, *limits, heuristic=heuristic, algorithm=algorithm, improve=True)
+    assert_valid(improved, hist)
+    assert improved.num_packs <= plain.num_packs
+    assert improved.improved == (improved.num_packs < plain.num_packs)
+
+
+@PROPERTY_SETTINGS
+@given(histogram_and_limits())
+def test_exact_fill_alone_packs_every_graph_once(case):
+    hist, limits = case
+    strategies = exact_fill_pack(hist.num_nodes, hist.num_edges, hist.counts, limits)
+    plan = _plan_from_strategies(hist, strategies, limits, "exact", "exact_fill")
+    assert_valid(plan, hist)

@@ -1,0 +1,155 @@
+"""Exact-fill packing: build one pack pattern at a time so that the binding limit is met
+exactly, then repeat that pattern as often as the histogram allows.
+
+Method: the Minimum Bin Slack idea of Gupta and Ho, "A new heuristic algorithm for the
+one-dimensional bin-packing problem" (Production Planning & Control, 1999): each pack is
+chosen to leave the least slack, with the largest remaining graph always in it. Here the
+slack is minimised by a bounded knapsack over the binding component (the one whose volume
+bound is larger), keeping the other component and the graph count within their limits.
+On histograms a pattern is repeated while its graphs last, so the number of knapsack
+solves grows with the number of distinct patterns, not with the number of graphs.
+
+`improve` applies it where greedy packing leaves slack: packs that are exactly full are
+kept, the rest are dissolved and re-packed; the result is kept only if it uses fewer packs.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .greedy import Strategy, greedy_pack
+from .heuristics import HEURISTICS
+
+CANDIDATES_PER_SIZE = 2  # graphs per binding-component size the knapsack may choose from
+
+
+def _binding_first(nodes, edges, counts, limits):
+    """(primary sizes, secondary sizes, primary cap, secondary cap) with the binding limit first."""
+    max_nodes, max_edges, _ = limits
+    node_volume = float(np.dot(nodes, counts)) / max_nodes
+    edge_volume = float(np.dot(edges, counts)) / max_edges
+    if node_volume >= edge_volume:
+        return nodes, edges, max_nodes, max_edges
+    return edges, nodes, max_edges, max_nodes
+
+
+def _candidates(order: np.ndarray, primary: np.ndarray, available: np.ndarray) -> list[int]:
+    """Per primary size, the live bins with the smallest secondary size (order is sorted so)."""
+    taken: dict[int, int] = {}
+    out = []
+    for index in order.tolist():
+        if available[index] <= 0 or primary[index] == 0:
+            continue
+        size = int(primary[index])
+        if taken.get(size, 0) < CANDIDATES_PER_SIZE:
+            taken[size] = taken.get(size, 0) + 1
+            out.append(index)
+    return out
+
+
+def _fill(candidates, primary, secondary, available, cap_primary, cap_secondary, max_items):
+    """Bounded knapsack: multiplicities that reach the largest primary sum <= cap_primary
+    with secondary sum <= cap_secondary. Returns {bin: copies}."""
+    least = np.full(cap_primary + 1, np.inf)
+    least[0] = 0.0
+    pieces: list[tuple[int, int, int]] = []
+    improved: list[np.ndarray] = []
+    for index in candidates:
+        size_p, size_s = int(primary[index]), int(secondary[index])
+        if size_p > cap_primary or size_s > cap_secondary:
+            continue
+        bound = min(int(available[index]), cap_primary // size_p, max_items,
+                    cap_secondary // size_s if size_s else max_items)
+        step = 1
+        while bound > 0:  # binary splitting of the copy bound
+            copies = min(step, bound)
+            bound -= copies
+            step *= 2
+            shift = copies * size_p
+            candidate = least[:-shift] + copies * size_s
+            better = candidate < least[shift:]
+            if better.any():
+                least[shift:] = np.where(better, candidate, least[shift:])
+                mask = np.zeros(cap_primary + 1, dtype=bool)
+                mask[shift:] = better
+                pieces.append((index, copies, shift))
+                improved.append(mask)
+    reach = int(np.flatnonzero(least <= cap_secondary).max())
+    chosen: dict[int, int] = {}
+    for (index, copies, shift), mask in zip(reversed(pieces), reversed(improved)):
+        if mask[reach]:
+            chosen[index] = chosen.get(index, 0) + copies
+            reach -= shift
+    return chosen
+
+
+def exact_fill_pack(
+    nodes: np.ndarray, edges: np.ndarray, counts: np.ndarray, limits: tuple[int, int, int]
+) -> list[Strategy]:
+    """Pack histogram bins with least-slack patterns; returns (bin indices, count) strategies.
+
+    >>> exact_fill_pack(np.array([3, 2, 1]), np.array([1, 1, 1]), np.array([2, 2, 2]), (6, 10, 4))
+    [((0, 0), 1), ((1, 1, 2, 2), 1)]
+    """
+    primary, secondary, cap_primary, cap_secondary = _binding_first(nodes, edges, counts, limits)
+    max_graphs = limits[2]
+    available = counts.astype(np.int64).copy()
+    order = np.lexsort((secondary, -primary))  # largest binding size first
+    strategies: list[Strategy] = []
+    while True:
+        live = order[(available[order] > 0) & (primary[order] > 0)]
+        if live.size == 0:
+            break
+        first = int(live[0])
+        available[first] -= 1
+        chosen = _fill(_candidates(live, primary, available), primary, secondary, available,
+                       cap_primary - int(primary[first]), cap_secondary - int(secondary[first]),
+                       max_graphs - 1)
+        available[first] += 1
+        chosen[first] = chosen.get(first, 0) + 1
+        while sum(chosen.values()) > max_graphs:  # the knapsack does not count graphs
+            smallest = min(chosen, key=lambda i: (primary[i], i))
+            chosen[smallest] -= 1
+            if not chosen[smallest]:
+                del chosen[smallest]
+        repeat = min(int(available[i]) // copies for i, copies in chosen.items())
+        for index, copies in chosen.items():
+            available[index] -= copies * repeat
+        items = tuple(sorted(i for index, copies in chosen.items() for i in [index] * copies))
+        strategies.append((items, repeat))
+    if available.any():  # graphs with zero binding size: let best fit place them
+        rest = np.flatnonzero(available)
+        extra = greedy_pack(nodes[rest], edges[rest], available[rest], limits, HEURISTICS["product"], "best_fit")
+        strategies += [(tuple(int(rest[i]) for i in items), count) for items, count in extra]
+    return strategies
+
+
+def improve(
+    nodes: np.ndarray, edges: np.ndarray, counts: np.ndarray, limits: tuple[int, int, int],
+    strategies: list[Strategy],
+) -> list[Strategy]:
+    """Re-pack the packs of ``strategies`` that have slack in the binding limit with
+    :func:`exact_fill_pack`; return whichever plan uses fewer packs.
+
+    >>> nodes, edges, counts = np.array([4, 3, 2, 1]), np.array([1, 1, 1, 1]), np.array([1, 1, 1, 1])
+    >>> slack = [((0,), 1), ((1, 3), 1), ((2,), 1)]
+    >>> sum(c for _, c in improve(nodes, edges, counts, (5, 9, 4), slack))
+    2
+    """
+    primary, _, cap_primary, _ = _binding_first(nodes, edges, counts, limits)
+    kept: list[Strategy] = []
+    loose = np.zeros_like(counts)
+    loose_packs = 0
+    for items, count in strategies:
+        if int(primary[list(items)].sum()) == cap_primary:
+            kept.append((items, count))
+        else:
+            loose_packs += count
+            np.add.at(loose, list(items), count)
+    if loose_packs == 0:
+        return strategies
+    mask = loose > 0
+    bins = np.flatnonzero(mask)
+    repacked = exact_fill_pack(nodes[mask], edges[mask], loose[mask], limits)
+    if sum(count for _, count in repacked) >= loose_packs:
+        return strategies
+    return kept + [(tuple(int(bins[i]) for i in items), count) for items, count in repacked]
