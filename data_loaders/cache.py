@@ -1,0 +1,100 @@
+"""On-disk cache of computed histograms: one Parquet file per key, written atomically.
+
+The key is the data set, split, effective options and :data:`CACHE_VERSION`; the file
+stores the key and the provenance in its Parquet metadata. A file that cannot be read, has
+the wrong key or fails the histogram checks is treated as missing and removed, so a corrupt
+entry is recomputed and never crashes the caller.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from packing import SizeHistogram
+
+from .paths import cache_root
+
+#: Bump when the way any histogram is computed changes; old entries are then ignored.
+CACHE_VERSION = 1
+
+_META_KEY = b"graph_packing"
+
+
+def cache_key(dataset: str, split: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The cache key of one histogram (a JSON-able dict).
+
+    >>> cache_key("qm9", "all", {"graph": "bonds"})["version"] == CACHE_VERSION
+    True
+    """
+    return {"dataset": dataset, "split": split, "options": dict(sorted(options.items())),
+            "version": CACHE_VERSION}
+
+
+def cache_path(key: dict[str, Any]) -> Path:
+    """File of ``key`` under :func:`cache_root` (readable name plus a digest of the key).
+
+    >>> cache_path(cache_key("qm9", "all", {})).suffix
+    '.parquet'
+    """
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
+    return cache_root() / f"{key['dataset']}__{key['split']}__{digest}.parquet"
+
+
+def save_cached(key: dict[str, Any], hist: SizeHistogram, provenance: str) -> Path:
+    """Write ``hist`` for ``key`` atomically (temporary file, then rename); return the path.
+
+    >>> import os, tempfile; os.environ["GRAPH_PACKING_CACHE"] = tempfile.mkdtemp()
+    >>> key = cache_key("demo", "all", {})
+    >>> _ = save_cached(key, SizeHistogram.from_sizes([2], [2]), "a demo")
+    >>> load_cached(key)[0].num_graphs
+    1
+    >>> del os.environ["GRAPH_PACKING_CACHE"]
+    """
+    path = cache_path(key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    meta = {"key": key, "provenance": provenance, "graphs": hist.num_graphs}
+    table = pa.Table.from_pandas(hist.to_frame(), preserve_index=False)
+    table = table.replace_schema_metadata({_META_KEY: json.dumps(meta).encode()})
+    handle, tmp_name = tempfile.mkstemp(prefix=".tmp-", suffix=".parquet", dir=path.parent)
+    os.close(handle)
+    try:
+        pq.write_table(table, tmp_name)
+        os.replace(tmp_name, path)
+    finally:
+        if os.path.exists(tmp_name):
+            os.unlink(tmp_name)
+    return path
+
+
+def load_cached(key: dict[str, Any]) -> tuple[SizeHistogram, str] | None:
+    """The cached histogram and provenance for ``key``, or ``None`` if absent or corrupt.
+
+    A corrupt or mismatching file is deleted so the next write replaces it cleanly.
+
+    >>> import os, tempfile; os.environ["GRAPH_PACKING_CACHE"] = tempfile.mkdtemp()
+    >>> load_cached(cache_key("demo", "all", {})) is None
+    True
+    >>> del os.environ["GRAPH_PACKING_CACHE"]
+    """
+    path = cache_path(key)
+    if not path.exists():
+        return None
+    try:
+        table = pq.read_table(path)
+        meta = json.loads((table.schema.metadata or {})[_META_KEY])
+        if meta["key"] != key:
+            raise ValueError("cache key mismatch")
+        hist = SizeHistogram.from_frame(table.to_pandas())
+        if hist.num_graphs != meta["graphs"]:
+            raise ValueError("graph count mismatch")
+        return hist, str(meta["provenance"])
+    except Exception:  # any unreadable entry is a cache miss, never a crash
+        path.unlink(missing_ok=True)
+        return None

@@ -1,0 +1,61 @@
+"""Loading PyTorch pickles as safely as torch allows (``weights_only`` with an allow-list).
+
+torch >= 2.6 loads with ``weights_only=True`` by default, which refuses PyG's ``Data``
+classes: ogb 1.3.6 then fails with "Weights only load failed". Instead of falling back to
+full unpickling (arbitrary code execution), we allow exactly PyG's data containers and the
+numpy array pieces that OGB split files hold.
+"""
+from __future__ import annotations
+
+import pickle
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+import torch
+
+
+def _allowed_globals() -> list[Any]:
+    """PyG data containers plus numpy array reconstruction (for ``split_dict.pt`` files)."""
+    from torch_geometric.data.data import Data, DataEdgeAttr, DataTensorAttr
+    from torch_geometric.data.storage import EdgeStorage, GlobalStorage, NodeStorage
+
+    numpy_pieces = [np.ndarray, np.dtype, np._core.multiarray._reconstruct]
+    numpy_pieces += [type(np.dtype(kind)) for kind in ("int64", "int32", "float32", "float64", "bool")]
+    return [Data, DataEdgeAttr, DataTensorAttr, GlobalStorage, NodeStorage, EdgeStorage,
+            *numpy_pieces]
+
+
+@contextmanager
+def pyg_safe_globals() -> Iterator[None]:
+    """Within this block ``torch.load(..., weights_only=True)`` accepts PyG data files.
+
+    >>> import io
+    >>> from torch_geometric.data import Data
+    >>> buffer = io.BytesIO(); torch.save(Data(num_nodes=3), buffer); _ = buffer.seek(0)
+    >>> with pyg_safe_globals():
+    ...     torch.load(buffer, weights_only=True).num_nodes
+    3
+    """
+    with torch.serialization.safe_globals(_allowed_globals()):
+        yield
+
+
+def safe_torch_load(path: str | Path) -> Any:
+    """``torch.load`` with ``weights_only=True`` and only PyG's data classes allowed.
+
+    A file that needs any other Python object is refused with a ``ValueError`` instead of
+    being unpickled.
+    """
+    try:
+        with pyg_safe_globals():
+            return torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as error:
+        first_line = str(error).strip().splitlines()[-1][:300]
+        raise ValueError(
+            f"{Path(path).name} contains Python objects other than PyG data and tensors; "
+            f"it was not loaded, for safety ({first_line})."
+        ) from None
+    except (RuntimeError, EOFError, OSError) as error:
+        raise ValueError(f"{Path(path).name} is not a readable PyTorch file: {error}") from None
