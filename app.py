@@ -1,5 +1,86 @@
-"""Graph packing dashboard (entry point)."""
+"""Graph packing dashboard: entry point, navigation and the Overview page.
+
+Run with ``bash run.sh dashboard`` (``streamlit run app.py``). The dataset picker in the
+sidebar is drawn here, on every page, so the chosen dataset follows the user around.
+"""
+from __future__ import annotations
+
+import pandas as pd
 import streamlit as st
 
-st.title("Graph packing dashboard")
-st.write("Choose how to batch small graphs for GNN training: size histograms, tuple packing, limit sweeps.")
+from pages import cache, state
+from pages.widgets import USER_ERRORS, dataset_sidebar, selection_summary, show_error
+
+st.set_page_config(page_title="Graph packing", page_icon=":material/grid_view:", layout="wide")
+
+DATASETS = st.Page("pages/datasets_page.py", title="Datasets", icon=":material/bar_chart:", url_path="datasets")
+PACKING = st.Page("pages/packing_page.py", title="Packing", icon=":material/inventory_2:", url_path="packing")
+SWEEP = st.Page("pages/sweep_page.py", title="Limit sweep", icon=":material/grid_on:", url_path="sweep")
+EXPORT = st.Page("pages/export_page.py", title="Export", icon=":material/download:", url_path="export")
+
+
+def overview() -> None:
+    """What the tool does, the workflow, the datasets available now, links to each page."""
+    st.title("Graph packing dashboard")
+    st.markdown(
+        "Accelerators want batches of a fixed shape, so batches of small graphs are padded to a "
+        "fixed number of nodes, edges and graphs, and that padding is wasted compute. This dashboard "
+        "reads how big the graphs of a dataset are and packs several graphs into each fixed-size pack "
+        "(tuple packing on the 2D size histogram), so most of every batch is real data. It sweeps the "
+        "pack limits on a harmonic-mean heatmap, compares against no packing and 1D packing, and "
+        "exports the chosen configuration for your training code."
+    )
+    st.subheader("Workflow")
+    st.markdown(
+        "1. **Datasets**: pick a dataset, split and graph construction in the sidebar (or upload "
+        "your own sizes) and look at its (nodes, edges) histogram.\n"
+        "2. **Packing**: set max nodes, max edges and max graphs per pack, choose a heuristic and "
+        "algorithm, and read the efficiencies against the lower bound and the baselines.\n"
+        "3. **Limit sweep**: try a grid of limits, read the harmonic-mean heatmap and click a cell to "
+        "choose those limits.\n"
+        "4. **Export**: download the configuration as JSON (with the plan), the strategies as CSV and "
+        "the figures as PNG or interactive HTML."
+    )
+    columns = st.columns(4)
+    for column, page, text in zip(
+        columns, (DATASETS, PACKING, SWEEP, EXPORT),
+        ("Sizes, histogram, marginals, comparison, upload", "Limits, efficiencies, Table 2 comparison",
+         "Harmonic-mean heatmap, smallest good limits", "JSON, CSV, PNG and HTML"),
+    ):
+        with column:
+            st.page_link(page, label=f"**{page.title}**", icon=page.icon)
+            st.caption(text)
+    st.subheader("Datasets available now")
+    try:
+        specs = cache.dataset_specs()
+    except USER_ERRORS as error:
+        show_error(error, "Could not list the datasets")
+        return
+    rows = [
+        {
+            "dataset": spec.name,
+            "what": spec.title,
+            "available": "bundled, opens offline" if spec.bundled else "needs download",
+            "download": spec.download_size or "none",
+            "splits": ", ".join(spec.splits),
+            "options": ", ".join(f"{k}={v}" for k, v in spec.options.items()) or "none",
+        }
+        for spec in specs
+    ]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.caption(
+        "Bundled datasets ship as size profiles with the project and open without a network. "
+        "The others download on first use; offline, their pages say so. Your own sizes (CSV or "
+        "Parquet with num_nodes, num_edges[, count], or SMILES) can be uploaded on the Datasets page."
+    )
+
+
+HOME = st.Page(overview, title="Overview", icon=":material/home:", default=True)
+navigation = st.navigation([HOME, DATASETS, PACKING, SWEEP, EXPORT])
+try:
+    st.session_state[state.SELECTION] = dataset_sidebar()
+except USER_ERRORS as error:  # the dataset registry itself failed: say so, keep the pages usable
+    st.session_state[state.SELECTION] = None
+    show_error(error, "Could not list the datasets")
+navigation.run()
+selection_summary()

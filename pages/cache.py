@@ -1,0 +1,130 @@
+"""Cached wrappers around the data loaders and the packing engine.
+
+Histograms, plans and comparison tables go through ``st.cache_data`` (a histogram is
+hashed by its arrays); sweeps are kept in a small process-wide store so that a sweep can
+report progress while it runs and is instant the second time.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from collections import OrderedDict
+from typing import Any, Callable
+
+import pandas as pd
+import streamlit as st
+
+import data_loaders
+from packing import PackingPlan, SizeHistogram, compare, pack, sweep
+
+_HASH = {SizeHistogram: lambda h: (h.num_nodes.tobytes(), h.num_edges.tobytes(), h.counts.tobytes())}
+_SWEEP_STORE_SIZE = 24
+
+
+@st.cache_data(show_spinner=False, ttl=3600)
+def dataset_specs() -> list:
+    """Every dataset the loaders offer (``data_loaders.list_datasets``)."""
+    return data_loaders.list_datasets()
+
+
+def spec_for(name: str):
+    """The spec of dataset ``name`` or None (for uploads)."""
+    return next((spec for spec in dataset_specs() if spec.name == name), None)
+
+
+@st.cache_data(show_spinner="Loading the dataset's size histogram...", max_entries=32)
+def load_dataset(name: str, split: str, options: tuple[tuple[str, Any], ...]) -> tuple[SizeHistogram, dict]:
+    """``data_loaders.load_histogram`` with options given as sorted (name, value) pairs.
+
+    Raises ``data_loaders.DatasetUnavailableError`` or ``ValueError`` (not cached).
+    """
+    return data_loaders.load_histogram(name, split, **dict(options))
+
+
+@st.cache_data(show_spinner=False, max_entries=64, hash_funcs=_HASH)
+def plan_for(
+    hist: SizeHistogram, max_nodes: int, max_edges: int, max_graphs: int,
+    heuristic: str, algorithm: str, one_dim: str = "lpfhp",
+) -> PackingPlan:
+    """``packing.pack`` for one set of limits and one method (raises ``ValueError``)."""
+    return pack(hist, max_nodes, max_edges, max_graphs, heuristic=heuristic, algorithm=algorithm, one_dim=one_dim)
+
+
+@st.cache_data(show_spinner="Packing with every heuristic and algorithm...", max_entries=32, hash_funcs=_HASH)
+def compare_table(hist: SizeHistogram, max_nodes: int, max_edges: int, max_graphs: int, one_dim: str) -> pd.DataFrame:
+    """``packing.compare``: every heuristic x algorithm and the baselines (Table 2 layout)."""
+    return compare(hist, max_nodes, max_edges, max_graphs, one_dim=one_dim)
+
+
+@st.cache_resource(show_spinner=False)
+def _sweep_store() -> tuple["OrderedDict[tuple, pd.DataFrame]", threading.Lock]:
+    return OrderedDict(), threading.Lock()
+
+
+def sweep_key(hist: SizeHistogram, node_limits, edge_limits, max_graphs: int, heuristic: str, algorithm: str) -> tuple:
+    """The cache key of one sweep."""
+    return (hash(hist), tuple(node_limits), tuple(edge_limits), int(max_graphs), heuristic, algorithm)
+
+
+def cached_sweep(key: tuple) -> pd.DataFrame | None:
+    """A finished sweep from the store, or None."""
+    store, lock = _sweep_store()
+    with lock:
+        frame = store.get(key)
+        if frame is not None:
+            store.move_to_end(key)
+        return frame
+
+
+def run_sweep(
+    hist: SizeHistogram, node_limits: list[int], edge_limits: list[int], max_graphs: int,
+    heuristic: str, algorithm: str, progress: Callable[[int, int], None] | None = None,
+) -> pd.DataFrame:
+    """``packing.sweep`` through the store: cached sweeps return at once, new ones report
+    ``progress(done, total)`` (raises ``ValueError`` for invalid input)."""
+    key = sweep_key(hist, node_limits, edge_limits, max_graphs, heuristic, algorithm)
+    frame = cached_sweep(key)
+    if frame is not None:
+        return frame
+    frame = sweep(hist, node_limits, edge_limits, max_graphs=max_graphs, heuristic=heuristic,
+                  algorithm=algorithm, progress=progress)
+    store, lock = _sweep_store()
+    with lock:
+        store[key] = frame
+        while len(store) > _SWEEP_STORE_SIZE:
+            store.popitem(last=False)
+    return frame
+
+
+def png_browser() -> str | None:
+    """Path of the Chromium that kaleido uses for PNG export, or None when there is none."""
+    explicit = os.environ.get("BROWSER_PATH")
+    if explicit and os.path.exists(explicit):
+        return explicit
+    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+_KALEIDO_LOCK = threading.Lock()
+_KALEIDO_STARTED = False
+
+
+def figure_png(fig) -> bytes:
+    """Render a plotly figure to PNG with kaleido, keeping one browser open for speed."""
+    global _KALEIDO_STARTED
+    import kaleido
+
+    with _KALEIDO_LOCK:
+        if not _KALEIDO_STARTED:
+            kaleido.start_sync_server(silence_warnings=True)
+            _KALEIDO_STARTED = True
+        return fig.to_image(format="png", width=1100, height=fig.layout.height or 500, scale=1)
+
+
+def figure_html(fig) -> str:
+    """A standalone interactive HTML file of a figure (plotly.js embedded: works offline)."""
+    return fig.to_html(include_plotlyjs=True, full_html=True)

@@ -1,0 +1,137 @@
+"""Datasets page: statistics, the 2D size histogram, marginals, comparison and upload."""
+from __future__ import annotations
+
+import streamlit as st
+
+import data_loaders
+from pages import cache, figures, state
+from pages.widgets import current_dataset, load_selection, provenance_caption, show_error
+
+UPLOAD_KEY = "upload_file"
+UPLOAD_TYPES = ["csv", "parquet", "smi", "smiles", "txt"]
+
+
+def _on_upload() -> None:
+    """Read an uploaded file into a histogram and make it the current dataset."""
+    uploaded = st.session_state.get(UPLOAD_KEY)
+    if uploaded is None:
+        st.session_state.pop(state.UPLOAD_ERROR, None)
+        return
+    try:
+        hist, info = data_loaders.load_user_file(uploaded, filename=uploaded.name)
+    except Exception as error:  # untrusted input: every failure becomes an inline message
+        message = str(error) or type(error).__name__
+        st.session_state[state.UPLOAD_ERROR] = (uploaded.name, message)
+        return
+    label = state.UPLOAD_PREFIX + uploaded.name
+    state.uploads()[label] = (hist, info)
+    st.session_state.pop(state.UPLOAD_ERROR, None)
+    st.session_state[state.DATASET] = label
+    st.session_state[state.SPLIT] = "all"
+
+
+def upload_section() -> None:
+    """File uploader for the user's own sizes; errors are shown inline."""
+    st.subheader("Your own data")
+    st.file_uploader(
+        "Upload sizes: CSV or Parquet with columns num_nodes, num_edges (one row per graph) or "
+        "num_nodes, num_edges, count (a histogram), or a SMILES file (one molecule per line)",
+        type=UPLOAD_TYPES, key=UPLOAD_KEY, on_change=_on_upload,
+    )
+    st.caption("Saved PyG datasets (pickles) are never accepted: export their sizes to CSV first, "
+               "e.g. with np.diff(dataset.slices['x']) and np.diff(dataset.slices['edge_index']).")
+    error = st.session_state.get(state.UPLOAD_ERROR)
+    if error is not None:
+        name, message = error
+        st.error(f"**Could not read {name}.** {message}", icon=":material/error:")
+
+
+def histogram_section(hist, title: str) -> None:
+    """The heatmap with its colour and tail controls, then the two marginals."""
+    left, right = st.columns([1, 2])
+    with left:
+        log_color = st.toggle("Log colour scale", value=True, key="ds_log_color")
+    with right:
+        min_count = st.number_input(
+            "Tail cut-off: hide size tuples with fewer graphs than", min_value=1,
+            max_value=max(int(hist.counts.max()), 1), value=1, step=1, key="ds_min_count",
+        )
+    fig, grid = figures.histogram_figure(hist, log_color=log_color, min_count=int(min_count), title=title)
+    st.plotly_chart(fig, key="ds_heatmap")
+    if grid.hidden_graphs:
+        st.caption(
+            f"The cut-off hides {grid.hidden_tuples:,} rare size tuples holding {grid.hidden_graphs:,} "
+            f"graphs ({grid.hidden_share:.2%} of the dataset); statistics and packing still use all graphs."
+        )
+    else:
+        st.caption("All size tuples are shown.")
+    if grid.node_width > 1 or grid.edge_width > 1:
+        st.caption(f"Sizes are binned for display: {grid.node_width} node(s) x {grid.edge_width} edge(s) per cell.")
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(figures.marginal_figure(hist, "nodes"), key="ds_nodes")
+    with right:
+        st.plotly_chart(figures.marginal_figure(hist, "edges"), key="ds_edges")
+
+
+def compare_section(selection: state.Selection, hist) -> None:
+    """Statistics, marginals and heatmaps of two or more datasets side by side."""
+    st.subheader("Compare datasets")
+    others = [s.name for s in cache.dataset_specs() if s.name != selection.name]
+    others += [name for name in state.uploads() if name != selection.name]
+    chosen = st.multiselect(
+        "Compare with (default split and options of each)", others, key="ds_compare",
+        format_func=lambda n: n.replace(state.UPLOAD_PREFIX, "uploaded: "),
+    )
+    if not chosen:
+        st.caption("Pick one or more datasets to see them next to the current one.")
+        return
+    hists = {selection.label: hist}
+    for name in chosen:
+        spec = cache.spec_for(name)
+        split = "all" if spec is None else ("train" if "train" in spec.splits else spec.splits[0])
+        other = state.Selection(name, split, dict(spec.options) if spec else {})
+        loaded = load_selection(other)
+        if loaded is not None:
+            hists[other.label] = loaded[0]
+    if len(hists) < 2:
+        return
+    st.dataframe(figures.stats_table(hists), width="stretch")
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(figures.marginal_comparison_figure(hists, "nodes"), key="cmp_nodes")
+    with right:
+        st.plotly_chart(figures.marginal_comparison_figure(hists, "edges"), key="cmp_edges")
+    for index, column in enumerate(st.columns(min(len(hists), 3))):
+        names = list(hists)[index::3]
+        with column:
+            for name in names:
+                fig, _ = figures.histogram_figure(hists[name], title=name, height=360)
+                fig.update_traces(showscale=False)
+                st.plotly_chart(fig, key=f"cmp_heat_{name}")
+
+
+def main() -> None:
+    st.title("Datasets")
+    loaded = current_dataset()
+    if loaded is None:
+        upload_section()
+        return
+    selection, hist, info = loaded
+    spec = cache.spec_for(selection.name)
+    st.markdown(f"**{spec.title if spec else selection.label}**. {spec.source if spec else ''}")
+    provenance_caption(info)
+    st.subheader("Statistics")
+    st.dataframe(figures.stats_table({selection.label: hist}), width="stretch")
+    st.caption("Efficiencies are for padding every graph to the largest one (no packing), as in "
+               "Table 1 of Krell et al.; edges are directed (an undirected bond counts twice).")
+    st.subheader("Graph sizes")
+    histogram_section(hist, f"Graphs per (nodes, edges): {selection.label}")
+    compare_section(selection, hist)
+    upload_section()
+
+
+try:
+    main()
+except (ValueError, data_loaders.DatasetUnavailableError) as error:
+    show_error(error, "Something in the chosen settings does not work")

@@ -1,0 +1,154 @@
+"""Export page: the chosen configuration as JSON, strategies as CSV, figures as PNG and
+HTML, and loading a configuration back."""
+from __future__ import annotations
+
+from typing import Callable
+
+import streamlit as st
+
+import data_loaders
+from packing import BASELINES, HEURISTICS, ONE_DIM_ALGORITHMS, PackingPlan, SizeHistogram
+from packing.export import SCHEMA_VERSION, config_histogram, config_json, export_config, load_config
+from pages import cache, figures, state
+from pages.widgets import current_dataset, show_error
+
+LOAD_KEY = "ex_load_file"
+
+
+def figure_builders(selection: state.Selection, hist: SizeHistogram, plan: PackingPlan) -> dict[str, Callable]:
+    """Name -> function building each exportable figure (built only when downloaded)."""
+    builders: dict[str, Callable] = {
+        "size-histogram": lambda: figures.histogram_figure(hist, title=f"Graphs per (nodes, edges): {selection.label}")[0],
+        "graphs-per-pack": lambda: figures.graphs_per_pack_figure(plan),
+        "pack-fill": lambda: figures.pack_fill_figure(plan),
+        "pack-strategies": lambda: figures.strategies_figure(plan),
+    }
+    last = st.session_state.get(state.SWEEP)
+    if last and last["for"] == selection.key:
+        from pages.sweep_page import grid  # the sweep's grid, to find it in the cache
+
+        params = last["params"]
+        nodes, edges = grid(params)
+        key = cache.sweep_key(hist, nodes, edges, params["max_graphs"], params["heuristic"], params["algorithm"])
+        frame = cache.cached_sweep(key)
+        if frame is not None:
+            chosen = (plan.max_nodes, plan.max_edges)
+            builders["sweep-heatmap"] = lambda: figures.sweep_figure(frame, selected=chosen)
+    return builders
+
+
+def figure_downloads(builders: dict[str, Callable], stem: str) -> None:
+    """A PNG and an HTML download per figure; PNG only where a Chromium is installed."""
+    browser = cache.png_browser()
+    if browser is None:
+        st.warning("PNG export needs a Chromium browser for kaleido, and none was found. Install it "
+                   "(`apt-get install -y chromium`) or set BROWSER_PATH to a Chrome/Chromium binary; "
+                   "the interactive HTML files below work without it.")
+    for name, build in builders.items():
+        label, png, html = st.columns([2, 1, 1])
+        label.markdown(f"**{name.replace('-', ' ')}**")
+        if browser is not None:
+            png.download_button("PNG", data=lambda build=build: cache.figure_png(build()),
+                                file_name=f"{stem}-{name}.png", mime="image/png", key=f"ex_png_{name}",
+                                icon=":material/image:")
+        html.download_button("HTML", data=lambda build=build: cache.figure_html(build()),
+                             file_name=f"{stem}-{name}.html", mime="text/html", key=f"ex_html_{name}",
+                             icon=":material/code:")
+
+
+def _apply(config: dict) -> None:
+    """Make a loaded configuration the current dataset, limits and method."""
+    dataset = config["dataset"]
+    name, split, options = dataset["name"], dataset.get("split", "all"), dict(dataset.get("options", {}))
+    if name.startswith(state.UPLOAD_PREFIX) or cache.spec_for(name) is None:
+        name = name if name.startswith(state.UPLOAD_PREFIX) else state.UPLOAD_PREFIX + name
+        state.uploads()[name] = (config_histogram(config), {
+            "dataset": name, "split": "all", "options": {}, "source": "configuration file",
+            "provenance": dataset.get("provenance", ""), "graphs": dataset.get("graphs", 0), "seconds": 0.0})
+        split, options = "all", {}
+    st.session_state[state.DATASET] = name
+    st.session_state[state.SPLIT] = split
+    for option, value in options.items():
+        st.session_state[state.OPTION_PREFIX + option] = value
+    limits = config["limits"]
+    owner = state.Selection(name, split, options).key
+    state.set_limits(limits["max_nodes"], limits["max_edges"], limits["max_graphs"], "a loaded configuration", owner)
+    method = config["method"]
+    algorithm = method.get("requested", method["algorithm"])
+    if algorithm in BASELINES:
+        one_dim = method["heuristic"] if method["heuristic"] in ONE_DIM_ALGORITHMS else state.method()["one_dim"]
+        state.set_method(algorithm=algorithm, one_dim=one_dim)
+    else:
+        heuristic = method["heuristic"] if method["heuristic"] in HEURISTICS else state.method()["heuristic"]
+        state.set_method(algorithm=algorithm, heuristic=heuristic)
+
+
+def load_section(current: PackingPlan | None) -> None:
+    """Upload a configuration JSON, verify it and offer to apply it."""
+    st.subheader("Load a configuration")
+    uploaded = st.file_uploader("Configuration JSON exported by this tool", type=["json"], key=LOAD_KEY)
+    if uploaded is None:
+        return
+    try:
+        config, plan = load_config(uploaded.getvalue())
+    except ValueError as error:
+        show_error(error, f"Could not load {uploaded.name}")
+        return
+    metrics = config["metrics"]
+    same = current is not None and plan == current
+    st.success(
+        f"Loaded {uploaded.name}: {config['dataset']['name']} ({config['dataset']['split']}), limits "
+        f"{plan.max_nodes:,} / {plan.max_edges:,} / {plan.max_graphs:,}, {plan.num_packs:,} packs, node "
+        f"efficiency {metrics['node_efficiency']:.2%}, edge efficiency {metrics['edge_efficiency']:.2%}. "
+        "The plan packs its histogram exactly and its metrics check out."
+    )
+    st.markdown("Same plan as the current configuration: **" + ("yes" if same else "no") + "**")
+    if not same:
+        st.button("Apply this configuration", on_click=_apply, args=(config,), key="ex_apply")
+
+
+def main() -> None:
+    st.title("Export")
+    loaded = current_dataset()
+    if loaded is None:
+        load_section(None)
+        return
+    selection, hist, info = loaded
+    chosen, method = state.limits(), state.method()
+    limits = (chosen["max_nodes"], chosen["max_edges"], chosen["max_graphs"])
+    try:
+        plan = cache.plan_for(hist, *limits, method["heuristic"], method["algorithm"], method["one_dim"])
+    except ValueError as error:
+        show_error(error, "These limits do not work")
+        st.info("Fix the limits on the Packing page or choose a cell on the Limit sweep page.")
+        load_section(None)
+        return
+    config = export_config(plan, hist, dataset=selection.name, split=selection.split, options=selection.options,
+                           info=info, requested_algorithm=method["algorithm"])
+    stem = f"{selection.name.replace(state.UPLOAD_PREFIX, '').rsplit('.', 1)[0]}-{limits[0]}n-{limits[1]}e-{limits[2]}g"
+    st.markdown(
+        f"**{selection.label}**: max nodes {limits[0]:,}, max edges {limits[1]:,}, max graphs {limits[2]:,}; "
+        f"{plan.heuristic} / {plan.algorithm}. Node efficiency {plan.node_efficiency:.2%}, edge efficiency "
+        f"{plan.edge_efficiency:.2%}, {plan.num_packs:,} packs (lower bound {plan.lower_bound:,}, gap {plan.gap:.2%})."
+    )
+    st.caption(f"Limits from {chosen['source']}.")
+    left, right = st.columns(2)
+    left.download_button("Download configuration (JSON)", config_json(config), file_name=f"{stem}.json",
+                         mime="application/json", type="primary", key="ex_json", icon=":material/download:")
+    right.download_button("Download strategies (CSV)", plan.to_frame().to_csv(index=False),
+                          file_name=f"{stem}-strategies.csv", mime="text/csv", key="ex_csv", icon=":material/table:")
+    with st.expander("Configuration JSON"):
+        st.caption(f"Schema version {SCHEMA_VERSION}, documented in packing/export.py. Load it in Python with "
+                   "`from packing.export import load_config; config, plan = load_config('file.json')`.")
+        shown = {**config, "histogram": f"{hist.num_tuples} size tuples (in the file)",
+                 "plan": {**config["plan"], "packs": f"{plan.num_strategies} strategies (in the file)"}}
+        st.json(shown)
+    st.subheader("Figures")
+    figure_downloads(figure_builders(selection, hist, plan), stem)
+    load_section(plan)
+
+
+try:
+    main()
+except (ValueError, data_loaders.DatasetUnavailableError) as error:
+    show_error(error, "Something in the chosen settings does not work")

@@ -1,0 +1,341 @@
+"""Plotly figure builders for the dashboard: pure functions, no Streamlit.
+
+Every builder takes engine objects (``SizeHistogram``, ``PackingPlan``, sweep frames) and
+returns a ``plotly.graph_objects.Figure``; pages only place them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from packing import PackingPlan, SizeHistogram
+
+MAX_AXIS_CELLS = 200
+SWEEP_TRACE = "limits"  # name of the clickable sweep trace (one point per grid cell)
+_LAYOUT = dict(margin=dict(l=60, r=20, t=50, b=50), template="plotly_white")
+
+
+@dataclass(frozen=True)
+class SizeGrid:
+    """A (nodes, edges) histogram laid out on a grid for a heatmap.
+
+    ``counts`` has shape (len(edges), len(nodes)); empty cells are NaN. With ``width``
+    of 1 on both axes every cell is one exact size tuple; larger widths bin sizes.
+    """
+
+    nodes: np.ndarray
+    edges: np.ndarray
+    counts: np.ndarray
+    node_width: int
+    edge_width: int
+    hidden_graphs: int
+    hidden_tuples: int
+    total_graphs: int
+
+    @property
+    def hidden_share(self) -> float:
+        """Share of all graphs that the tail cut-off hides."""
+        return self.hidden_graphs / self.total_graphs if self.total_graphs else 0.0
+
+
+def _axis(values: np.ndarray, max_cells: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Grid coordinates for ``values``: the distinct values when few, else equal bins.
+
+    Returns (axis coordinates, index of each value on the axis, bin width).
+    """
+    unique = np.unique(values)
+    if unique.size <= max_cells:
+        return unique, np.searchsorted(unique, values), 1
+    low, high = int(unique[0]), int(unique[-1])
+    width = int(np.ceil((high - low + 1) / max_cells))
+    index = (values - low) // width
+    starts = low + width * np.arange(int(index.max()) + 1)
+    used = np.unique(index)
+    return starts[used], np.searchsorted(used, index), width
+
+
+def size_grid(hist: SizeHistogram, min_count: int = 1, max_cells: int = MAX_AXIS_CELLS) -> SizeGrid:
+    """Lay ``hist`` out on a grid, hiding tuples with fewer than ``min_count`` graphs.
+
+    >>> grid = size_grid(SizeHistogram.from_sizes([2, 2, 3, 5], [2, 2, 4, 8]), min_count=2)
+    >>> grid.nodes.tolist(), grid.edges.tolist(), grid.hidden_graphs
+    ([2], [2], 2)
+    """
+    keep = hist.counts >= max(int(min_count), 1)
+    if not keep.any():  # never hide everything: keep the most common tuple
+        keep = hist.counts == hist.counts.max()
+    nodes, edges, counts = hist.num_nodes[keep], hist.num_edges[keep], hist.counts[keep]
+    x, xi, node_width = _axis(nodes, max_cells)
+    y, yi, edge_width = _axis(edges, max_cells)
+    grid = np.zeros((y.size, x.size))
+    np.add.at(grid, (yi, xi), counts)
+    grid[grid == 0] = np.nan
+    return SizeGrid(
+        nodes=x, edges=y, counts=grid, node_width=node_width, edge_width=edge_width,
+        hidden_graphs=int(hist.counts[~keep].sum()), hidden_tuples=int((~keep).sum()),
+        total_graphs=hist.num_graphs,
+    )
+
+
+def histogram_figure(
+    hist: SizeHistogram, log_color: bool = True, min_count: int = 1, title: str | None = None,
+    height: int = 480,
+) -> tuple[go.Figure, SizeGrid]:
+    """The 2D (nodes, edges) histogram as a heatmap; hover shows nodes, edges, count, share."""
+    grid = size_grid(hist, min_count)
+    share = grid.counts / hist.num_graphs * 100
+    z = np.log10(grid.counts) if log_color else grid.counts
+    node_label = "nodes" if grid.node_width == 1 else f"nodes (bins of {grid.node_width}, from)"
+    edge_label = "edges" if grid.edge_width == 1 else f"edges (bins of {grid.edge_width}, from)"
+    colorbar: dict = {"title": "graphs"}
+    if log_color:
+        top = int(np.ceil(np.nanmax(z))) if np.isfinite(np.nanmax(z)) else 1
+        ticks = list(range(0, max(top, 1) + 1))
+        colorbar.update(tickvals=ticks, ticktext=[f"{10 ** t:,}" for t in ticks], title="graphs (log)")
+    fig = go.Figure(
+        go.Heatmap(
+            x=grid.nodes, y=grid.edges, z=z, customdata=np.dstack([grid.counts, share]),
+            colorscale="Viridis", colorbar=colorbar, hoverongaps=False,
+            hovertemplate=(
+                f"{node_label}: %{{x}}<br>{edge_label}: %{{y}}<br>graphs: %{{customdata[0]:,.0f}}"
+                "<br>share: %{customdata[1]:.3f}%<extra></extra>"
+            ),
+        )
+    )
+    fig.update_layout(
+        title=title or "Graphs per (nodes, edges) size tuple", xaxis_title="nodes per graph",
+        yaxis_title="edges per graph (directed)", height=height, **_LAYOUT,
+    )
+    return fig, grid
+
+
+def marginal_figure(hist: SizeHistogram, component: str, title: str | None = None) -> go.Figure:
+    """Bar chart of graphs per number of nodes (or edges)."""
+    values, counts = hist.marginal(component)
+    fig = go.Figure(
+        go.Bar(
+            x=values, y=counts, customdata=counts / hist.num_graphs * 100,
+            hovertemplate=f"{component}: %{{x}}<br>graphs: %{{y:,}}<br>share: %{{customdata:.2f}}%<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title=title or f"Graphs per number of {component}", xaxis_title=f"{component} per graph",
+        yaxis_title="graphs", height=320, bargap=0, **_LAYOUT,
+    )
+    return fig
+
+
+def marginal_comparison_figure(hists: dict[str, SizeHistogram], component: str) -> go.Figure:
+    """Share of graphs per number of nodes (or edges), one line per dataset."""
+    fig = go.Figure()
+    for name, hist in hists.items():
+        values, counts = hist.marginal(component)
+        fig.add_trace(
+            go.Scatter(
+                x=values, y=counts / hist.num_graphs * 100, mode="lines", name=name, line_shape="hv",
+                hovertemplate=f"{name}<br>{component}: %{{x}}<br>share: %{{y:.2f}}%<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        title=f"Share of graphs per number of {component}", xaxis_title=f"{component} per graph",
+        yaxis_title="share of graphs (%)", height=340, legend=dict(orientation="h", y=-0.25), **_LAYOUT,
+    )
+    return fig
+
+
+def graphs_per_pack_figure(plan: PackingPlan) -> go.Figure:
+    """How many packs hold 1, 2, ... graphs."""
+    per_pack = plan.graphs_per_pack()
+    fig = go.Figure(
+        go.Bar(
+            x=list(per_pack), y=list(per_pack.values()),
+            hovertemplate="%{x} graphs per pack<br>packs: %{y:,}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title="Graphs per pack", xaxis_title="graphs in the pack", yaxis_title="packs", height=340, **_LAYOUT
+    )
+    return fig
+
+
+def pack_fill_figure(plan: PackingPlan, buckets: int = 20) -> go.Figure:
+    """Distribution of node and edge fill over all packs (weighted by repeat counts)."""
+    edges = np.linspace(0.0, 1.0, buckets + 1)
+    centers = (edges[:-1] + edges[1:]) / 2 * 100
+    fig = go.Figure()
+    fills = {
+        "node fill": plan.pack_nodes / plan.node_capacity,
+        "edge fill": plan.pack_edges / max(plan.edge_capacity, 1),
+    }
+    for name, fill in fills.items():
+        counts, _ = np.histogram(np.clip(fill, 0, 1), bins=edges, weights=plan.pack_counts)
+        fig.add_trace(
+            go.Bar(
+                x=centers, y=counts, name=name, width=100 / buckets * 0.45,
+                hovertemplate=f"{name} %{{x:.1f}}% ± {50 / buckets:.1f}<br>packs: %{{y:,}}<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        title="Pack fill (share of the limit used)", xaxis_title="fill (%)", yaxis_title="packs",
+        barmode="group", height=340, legend=dict(orientation="h", y=-0.25), **_LAYOUT,
+    )
+    fig.update_xaxes(range=[0, 100])
+    return fig
+
+
+def strategies_figure(plan: PackingPlan, top: int = 15) -> go.Figure:
+    """The ``top`` most used distinct packs, by how many packs use them."""
+    frame = plan.to_frame().head(top).iloc[::-1]
+    labels = [p if len(p) <= 48 else p[:45] + "..." for p in frame["pack"]]
+    fig = go.Figure(
+        go.Bar(
+            x=frame["count"], y=labels, orientation="h",
+            customdata=np.stack([frame["graphs"], frame["nodes"], frame["edges"], frame["count"] / plan.num_packs * 100], axis=1),
+            hovertemplate=(
+                "%{y}<br>used by %{x:,} packs (%{customdata[3]:.1f}%)<br>%{customdata[0]} graphs, "
+                "%{customdata[1]} nodes, %{customdata[2]} edges<extra></extra>"
+            ),
+        )
+    )
+    fig.update_layout(
+        title=f"The {len(frame)} most used pack strategies", xaxis_title="packs using it",
+        height=max(320, 26 * len(frame) + 120), **_LAYOUT,
+    )
+    fig.update_layout(margin=dict(l=20, r=20, t=50, b=50))
+    fig.update_yaxes(automargin=True)
+    return fig
+
+
+def sweep_figure(
+    frame: pd.DataFrame, floor: float = 0.5, selected: tuple[int, int] | None = None
+) -> go.Figure:
+    """The harmonic-mean heatmap of a limit sweep.
+
+    Cells below ``floor`` are drawn grey, infeasible cells (below the largest graph) stay
+    empty, the best cell gets a star and ``selected`` a frame. An invisible square marker
+    per cell (trace ``SWEEP_TRACE``, customdata = [max_nodes, max_edges]) carries the hover
+    text and makes each cell clickable.
+    """
+    nodes = np.sort(frame["max_nodes"].unique())
+    edges = np.sort(frame["max_edges"].unique())
+    table = frame.set_index(["max_edges", "max_nodes"])
+    hm = table["harmonic_mean"].unstack("max_nodes").reindex(index=edges, columns=nodes).to_numpy(float)
+    good = np.where(hm >= floor, hm * 100, np.nan)
+    low = np.where(hm < floor, 1.0, np.nan)
+    fig = go.Figure()
+    fig.add_trace(
+        go.Heatmap(
+            x=nodes, y=edges, z=good, zmin=floor * 100, zmax=100, colorscale="Viridis",
+            colorbar=dict(title="harmonic<br>mean (%)"), hoverinfo="skip", hoverongaps=False,
+        )
+    )
+    if np.isfinite(low).any():
+        fig.add_trace(
+            go.Heatmap(
+                x=nodes, y=edges, z=low, colorscale=[[0, "#d9d9d9"], [1, "#d9d9d9"]], showscale=False,
+                hoverinfo="skip", hoverongaps=False, name=f"below {floor:.0%}",
+            )
+        )
+    feasible = frame[frame["feasible"].astype(bool)]
+    custom = np.stack(
+        [
+            feasible["max_nodes"], feasible["max_edges"], feasible["harmonic_mean"] * 100,
+            feasible["node_efficiency"] * 100, feasible["edge_efficiency"] * 100,
+            feasible["packs"], feasible["lower_bound"], feasible["gap"] * 100,
+        ],
+        axis=1,
+    ) if len(feasible) else np.empty((0, 8))
+    cell = min(46, max(8, 520 // max(len(nodes), len(edges), 1)))
+    fig.add_trace(
+        go.Scatter(
+            x=feasible["max_nodes"], y=feasible["max_edges"], mode="markers", name=SWEEP_TRACE,
+            marker=dict(symbol="square", size=cell, color="rgba(0,0,0,0)", opacity=0.01),
+            selected=dict(marker=dict(opacity=0.01)), unselected=dict(marker=dict(opacity=0.01)),
+            customdata=custom, showlegend=False,
+            hovertemplate=(
+                "max nodes %{customdata[0]:.0f}, max edges %{customdata[1]:.0f}<br>"
+                "harmonic mean %{customdata[2]:.2f}%<br>node efficiency %{customdata[3]:.2f}%<br>"
+                "edge efficiency %{customdata[4]:.2f}%<br>packs %{customdata[5]:,.0f} "
+                "(lower bound %{customdata[6]:,.0f}, gap %{customdata[7]:.2f}%)<extra>click to select</extra>"
+            ),
+        )
+    )
+    if len(feasible):
+        best = feasible.loc[feasible["harmonic_mean"].idxmax()]
+        fig.add_trace(
+            go.Scatter(
+                x=[best["max_nodes"]], y=[best["max_edges"]], mode="markers+text", name="best",
+                marker=dict(symbol="star", size=16, color="white", line=dict(color="black", width=1.5)),
+                text=["best"], textposition="top center", textfont=dict(color="white"),
+                hoverinfo="skip", showlegend=False,
+            )
+        )
+    if selected is not None:
+        fig.add_trace(
+            go.Scatter(
+                x=[selected[0]], y=[selected[1]], mode="markers", name="selected",
+                marker=dict(symbol="square-open", size=cell, color="red", line=dict(width=3)),
+                hoverinfo="skip", showlegend=False,
+            )
+        )
+    fig.update_layout(
+        title="Harmonic mean of node and edge efficiency per limit pair", xaxis_title="max nodes per pack",
+        yaxis_title="max edges per pack", height=560, hovermode="closest", clickmode="event+select",
+        **_LAYOUT,
+    )
+    return fig
+
+
+def highlight_best(frame: pd.DataFrame) -> "pd.io.formats.style.Styler":
+    """Style a comparison table (Table 2 layout): the best value per metric column in bold
+    on green; packs and gap are best when lowest, efficiencies and packing factor when highest."""
+    lower_better = {"packs", "gap"}
+    higher_better = {"node_efficiency", "edge_efficiency", "harmonic_mean", "packing_factor"}
+
+    def mark(column: pd.Series) -> list[str]:
+        if column.name in lower_better:
+            best = column == column.min()
+        elif column.name in higher_better:
+            best = column == column.max()
+        else:
+            return [""] * len(column)
+        return ["font-weight: bold; background-color: #c7e9c0" if b else "" for b in best]
+
+    percent = {c: "{:.2%}" for c in ("node_efficiency", "edge_efficiency", "harmonic_mean", "gap")}
+    return frame.style.apply(mark).format({**percent, "packing_factor": "{:.2f}", "packs": "{:,}", "lower_bound": "{:,}"})
+
+
+TABLE1_ROWS = {
+    "graphs": "Number of graphs",
+    "max_nodes": "Max number of nodes",
+    "max_edges": "Max number of edges",
+    "distinct_tuples": "Node-edge length count",
+    "node_efficiency": "Node efficiency (%)",
+    "edge_efficiency": "Edge efficiency (%)",
+    "node_speedup": "Potential speedup for nodes",
+    "edge_speedup": "Potential speedup for edges",
+    "mean_nodes": "Mean nodes per graph",
+    "mean_edges": "Mean edges per graph",
+}
+
+
+def stats_table(hists: dict[str, SizeHistogram]) -> pd.DataFrame:
+    """Dataset statistics in the rows of Table 1 of the tuple-packing paper, one column
+    per dataset; efficiencies are padding to the largest graph, as text for display.
+
+    >>> stats_table({"toy": SizeHistogram.from_sizes([2, 4], [2, 6])})["toy"].tolist()[:5]
+    ['2', '4', '6', '2', '75.00']
+    """
+    columns = {}
+    for name, hist in hists.items():
+        stats = hist.stats()
+        columns[name] = [
+            f"{stats['graphs']:,}", f"{stats['max_nodes']:,}", f"{stats['max_edges']:,}",
+            f"{stats['distinct_tuples']:,}", f"{stats['node_efficiency'] * 100:.2f}",
+            f"{stats['edge_efficiency'] * 100:.2f}", f"{stats['node_speedup']:.2f}",
+            f"{stats['edge_speedup']:.2f}", f"{stats['mean_nodes']:.2f}", f"{stats['mean_edges']:.2f}",
+        ]
+    return pd.DataFrame(columns, index=pd.Index(list(TABLE1_ROWS.values()), name="metric"))

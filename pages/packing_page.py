@@ -1,0 +1,132 @@
+"""Packing page: limits and method, result cards, plots, Table 2 comparison, strategies."""
+from __future__ import annotations
+
+import streamlit as st
+
+import data_loaders
+from packing import ALGORITHMS, BASELINES, BEST, HEURISTICS, ONE_DIM_ALGORITHMS
+from pages import cache, figures, state
+from pages.widgets import current_dataset, show_error
+
+ALGORITHM_LABELS = {
+    "best_fit": "best fit (longest pack first)",
+    "first_fit": "first fit (shortest pack first)",
+    "worst_fit": "worst fit (emptiest pack first)",
+    "none": "baseline: no packing",
+    "node_only": "baseline: node-only 1D packing",
+    "edge_only": "baseline: edge-only 1D packing",
+    BEST: "best of all (every heuristic x algorithm)",
+}
+LIMIT_LABELS = {"max_nodes": "Max nodes per pack", "max_edges": "Max edges per pack", "max_graphs": "Max graphs per pack"}
+
+
+def _on_limit_change() -> None:
+    values = {name: st.session_state[f"pk_{name}"] for name in LIMIT_LABELS}
+    if any(value is None for value in values.values()):
+        return
+    state.set_limits(**values, source="your input on the Packing page")
+
+
+def _on_method_change() -> None:
+    state.set_method(**{name: st.session_state[f"pk_{name}"] for name in ("heuristic", "algorithm", "one_dim")})
+
+
+def _reset_limits(max_nodes: int, max_edges: int) -> None:
+    state.set_limits(max_nodes, max_edges, state.DEFAULT_MAX_GRAPHS, "data defaults (largest graph)")
+
+
+def controls(hist) -> None:
+    """Limit inputs and method choice; they write the chosen configuration to session state."""
+    chosen, method = state.limits(), state.method()
+    for name in LIMIT_LABELS:
+        st.session_state.setdefault(f"pk_{name}", chosen[name])
+    for name in ("heuristic", "algorithm", "one_dim"):
+        st.session_state.setdefault(f"pk_{name}", method[name])
+    columns = st.columns([1, 1, 1, 1])
+    for column, (name, label) in zip(columns, LIMIT_LABELS.items()):
+        with column:
+            st.number_input(label, min_value=1, step=1, key=f"pk_{name}", on_change=_on_limit_change)
+    with columns[3]:
+        st.write("")
+        st.button("Reset to data defaults", on_click=_reset_limits, args=(hist.max_nodes, hist.max_edges),
+                  help=f"Largest graph: {hist.max_nodes} nodes, {hist.max_edges} edges; 256 graphs per pack.")
+    st.caption(f"Limits from {chosen['source']}. The largest graph has {hist.max_nodes:,} nodes and "
+               f"{hist.max_edges:,} edges, so limits must be at least that.")
+    columns = st.columns(3)
+    algorithm = st.session_state["pk_algorithm"]
+    with columns[0]:
+        st.selectbox("Algorithm", [*ALGORITHMS, BEST, *BASELINES], key="pk_algorithm",
+                     format_func=ALGORITHM_LABELS.get, on_change=_on_method_change)
+    with columns[1]:
+        st.selectbox("Heuristic (orders graphs and packs)", list(HEURISTICS), key="pk_heuristic",
+                     on_change=_on_method_change, disabled=algorithm not in ALGORITHMS)
+    with columns[2]:
+        st.selectbox("1D algorithm for the node/edge-only baselines", ONE_DIM_ALGORITHMS, key="pk_one_dim",
+                     on_change=_on_method_change, disabled=algorithm not in ("node_only", "edge_only"))
+
+
+def result_cards(plan) -> None:
+    """The headline metrics of a plan."""
+    row = st.columns(4)
+    row[0].metric("Node efficiency", f"{plan.node_efficiency:.2%}")
+    row[1].metric("Edge efficiency", f"{plan.edge_efficiency:.2%}")
+    row[2].metric("Harmonic mean", f"{plan.harmonic_mean:.2%}")
+    row[3].metric("Packing factor", f"{plan.packing_factor:.2f} graphs/pack")
+    row = st.columns(4)
+    row[0].metric("Packs", f"{plan.num_packs:,}")
+    row[1].metric("Lower bound", f"{plan.lower_bound:,}")
+    row[2].metric("Gap to lower bound", f"{plan.gap:.2%}", help="packs / lower bound - 1; 0 means optimal")
+    shares = plan.closing_limit_shares()
+    closing = max(shares, key=shares.get)
+    row[3].metric("Packs closed by", closing,
+                  help="Which limit each pack is closest to: graphs when its graph slots are full, else "
+                       "the fuller of nodes and edges.")
+    st.caption(
+        "Limit that closes the packs: " + ", ".join(f"{name} {share:.1%}" for name, share in shares.items())
+        + f". Tight limits actually used: {plan.tight_limits[0]:,} nodes, {plan.tight_limits[1]:,} edges. "
+        f"Method: {plan.heuristic} / {plan.algorithm}, {plan.num_strategies:,} distinct packs."
+    )
+    if plan.unlimited:
+        st.info(f"This baseline ignores the {plan.unlimited} limit; its {plan.unlimited[:-1]} efficiency is "
+                f"measured against the largest sum that occurs, as in Table 2 of Krell et al.")
+
+
+def main() -> None:
+    st.title("Packing")
+    loaded = current_dataset()
+    if loaded is None:
+        return
+    selection, hist, _ = loaded
+    st.caption(f"Dataset: {selection.label}: {hist.num_graphs:,} graphs, {hist.num_tuples:,} size tuples.")
+    controls(hist)
+    chosen, method = state.limits(), state.method()
+    limits = (chosen["max_nodes"], chosen["max_edges"], chosen["max_graphs"])
+    try:
+        plan = cache.plan_for(hist, *limits, method["heuristic"], method["algorithm"], method["one_dim"])
+    except ValueError as error:
+        show_error(error, "These limits do not work")
+        st.info("Use **Reset to data defaults** or pick limits on the Limit sweep page.")
+        return
+    result_cards(plan)
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(figures.graphs_per_pack_figure(plan), key="pk_graphs_per_pack")
+    with right:
+        st.plotly_chart(figures.pack_fill_figure(plan), key="pk_fill")
+    st.subheader("Every heuristic and algorithm for these limits")
+    table = cache.compare_table(hist, *limits, method["one_dim"])
+    st.dataframe(figures.highlight_best(table), hide_index=True, width="stretch")
+    st.caption("Layout of Table 2 of Krell et al.; best value per column highlighted. Efficiencies are "
+               "against the limits above (baselines: against the largest sum for the ignored component).")
+    st.subheader("Most used pack strategies")
+    st.plotly_chart(figures.strategies_figure(plan), key="pk_strategies")
+    with st.expander(f"All {plan.num_strategies:,} distinct packs"):
+        st.dataframe(plan.to_frame(), hide_index=True, width="stretch",
+                     column_config={"node_fill": st.column_config.ProgressColumn("node fill", min_value=0, max_value=1),
+                                    "edge_fill": st.column_config.ProgressColumn("edge fill", min_value=0, max_value=1)})
+
+
+try:
+    main()
+except (ValueError, data_loaders.DatasetUnavailableError) as error:
+    show_error(error, "Something in the chosen settings does not work")

@@ -1,0 +1,103 @@
+"""Session-state keys and accessors shared by the pages.
+
+Widgets that live on one page are cleaned up by Streamlit when another page runs, so
+everything that must survive a page switch (chosen limits, method, the selected sweep
+cell, uploaded histograms) is kept under plain keys that no widget owns. The dataset
+widgets are drawn in the sidebar by ``app.py`` on every page, so their keys persist.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import streamlit as st
+
+# Sidebar widgets (drawn on every page).
+DATASET = "ds_name"
+SPLIT = "ds_split"
+OPTION_PREFIX = "ds_opt_"
+# Plain keys owned by no widget.
+LIMITS = "limits"          # {"max_nodes", "max_edges", "max_graphs", "source", "for"}
+METHOD = "method"          # {"heuristic", "algorithm", "one_dim"}
+UPLOADS = "uploads"        # label -> (SizeHistogram, info)
+UPLOAD_ERROR = "upload_error"
+SWEEP = "sweep"            # parameters of the last sweep run for the current dataset
+SELECTION = "selection"    # the Selection read from the sidebar on this run
+UPLOAD_PREFIX = "upload:"
+
+DEFAULT_MAX_GRAPHS = 256
+DEFAULT_METHOD = {"heuristic": "product", "algorithm": "best_fit", "one_dim": "lpfhp"}
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The dataset the user works on: a registered dataset or an uploaded file."""
+
+    name: str
+    split: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_upload(self) -> bool:
+        return self.name.startswith(UPLOAD_PREFIX)
+
+    @property
+    def label(self) -> str:
+        """Short human-readable name, e.g. ``qm9 (all, graph=bonds)``."""
+        if self.is_upload:
+            return f"uploaded file {self.name[len(UPLOAD_PREFIX):]}"
+        opts = ", ".join(f"{k}={v}" for k, v in self.options.items())
+        return f"{self.name} ({self.split}{', ' + opts if opts else ''})"
+
+    @property
+    def key(self) -> str:
+        """A stable string identifying this selection (limits are reset when it changes)."""
+        return json.dumps([self.name, self.split, self.options], sort_keys=True, default=str)
+
+
+def uploads() -> dict[str, tuple]:
+    """Uploaded histograms of this session, by selection name (``upload:<file name>``)."""
+    return st.session_state.setdefault(UPLOADS, {})
+
+
+def limits() -> dict[str, Any] | None:
+    """The chosen pack limits, or None before the first dataset was loaded."""
+    return st.session_state.get(LIMITS)
+
+
+def set_limits(max_nodes: int, max_edges: int, max_graphs: int, source: str, owner: str | None = None) -> None:
+    """Choose pack limits for the Packing, Limit sweep and Export pages.
+
+    ``source`` says where they came from (shown to the user); ``owner`` is the dataset
+    selection key they belong to (kept when None).
+    """
+    previous = limits() or {}
+    st.session_state[LIMITS] = {
+        "max_nodes": int(max_nodes), "max_edges": int(max_edges), "max_graphs": int(max_graphs),
+        "source": source, "for": owner if owner is not None else previous.get("for"),
+    }
+    # Refresh the Packing page's inputs if they are on screen.
+    for name in ("max_nodes", "max_edges", "max_graphs"):
+        st.session_state[f"pk_{name}"] = int(st.session_state[LIMITS][name])
+
+
+def ensure_limits(selection: Selection, largest_nodes: int, largest_edges: int) -> dict[str, Any]:
+    """Limits for ``selection``: the data defaults (largest graph, 256 graphs) when the
+    dataset changed since limits were last chosen."""
+    current = limits()
+    if current is None or current.get("for") != selection.key:
+        set_limits(largest_nodes, largest_edges, DEFAULT_MAX_GRAPHS, "data defaults (largest graph)", selection.key)
+    return limits()
+
+
+def method() -> dict[str, str]:
+    """The chosen heuristic, algorithm and 1D algorithm for the baselines."""
+    return st.session_state.setdefault(METHOD, dict(DEFAULT_METHOD))
+
+
+def set_method(**changes: str) -> None:
+    """Update the chosen method (keys: heuristic, algorithm, one_dim)."""
+    st.session_state[METHOD] = {**method(), **changes}
+    for name, value in changes.items():
+        st.session_state[f"pk_{name}"] = value

@@ -1,0 +1,198 @@
+"""Limit sweep page: pack over a grid of (max nodes, max edges), read the harmonic-mean
+heatmap, find the smallest good limits and click a cell to choose it."""
+from __future__ import annotations
+
+import streamlit as st
+
+import data_loaders
+from packing import ALGORITHMS, HEURISTICS, default_limits, smallest_limits
+from pages import cache, figures, state
+from pages.widgets import current_dataset, show_error
+
+CHART_KEY = "sw_chart"
+MAX_CELLS = 2500
+RANGE_FIELDS = ("n0", "n1", "ns", "e0", "e1", "es")
+
+
+def default_params(hist, max_graphs: int) -> dict:
+    """From the largest graph up to four times it, twelve values per axis."""
+    nodes, edges = default_limits(hist)
+    step = lambda values: max(1, round((values[-1] - values[0]) / max(len(values) - 1, 1)))  # noqa: E731
+    return {
+        "n0": nodes[0], "n1": nodes[-1], "ns": step(nodes), "e0": edges[0], "e1": edges[-1], "es": step(edges),
+        "max_graphs": max_graphs, "heuristic": "product", "algorithm": "best_fit",
+    }
+
+
+def grid(params: dict) -> tuple[list[int], list[int]]:
+    """Node and edge limits of the sweep (each range includes its stop value)."""
+    def axis(start: int, stop: int, step: int) -> list[int]:
+        values = list(range(int(start), int(stop) + 1, int(step)))
+        if values and values[-1] != stop:
+            values.append(int(stop))
+        return values
+    return axis(params["n0"], params["n1"], params["ns"]), axis(params["e0"], params["e1"], params["es"])
+
+
+def check_grid(nodes: list[int], edges: list[int], params: dict) -> str | None:
+    """A user-facing message when the ranges do not give a usable grid, else None."""
+    if not nodes:
+        return f"The node range is empty: start {params['n0']} is above stop {params['n1']}."
+    if not edges:
+        return f"The edge range is empty: start {params['e0']} is above stop {params['e1']}."
+    if len(nodes) * len(edges) > MAX_CELLS:
+        return (f"{len(nodes)} x {len(edges)} = {len(nodes) * len(edges):,} cells is more than {MAX_CELLS:,}; "
+                "use larger steps or narrower ranges.")
+    return None
+
+
+def form(params: dict, owner: str) -> dict | None:
+    """The sweep settings form; the submitted settings, or None when not submitted.
+
+    The inputs start from ``params`` when first drawn or when the dataset (``owner``) changed.
+    """
+    fresh = st.session_state.get("sw_for") != owner
+    st.session_state["sw_for"] = owner
+    for name in (*RANGE_FIELDS, "max_graphs", "heuristic", "algorithm"):
+        if fresh or f"sw_{name}" not in st.session_state:
+            st.session_state[f"sw_{name}"] = params[name]
+    with st.form("sweep_form"):
+        columns = st.columns(3)
+        labels = {"n0": "Max nodes from", "n1": "to", "ns": "step", "e0": "Max edges from", "e1": "to", "es": "step"}
+        for index, name in enumerate(RANGE_FIELDS):
+            with columns[index % 3]:
+                st.number_input(labels[name], min_value=1, step=1, key=f"sw_{name}")
+        columns = st.columns(3)
+        with columns[0]:
+            st.number_input("Max graphs per pack", min_value=1, step=1, key="sw_max_graphs")
+        with columns[1]:
+            st.selectbox("Heuristic", list(HEURISTICS), key="sw_heuristic")
+        with columns[2]:
+            st.selectbox("Algorithm", ALGORITHMS, key="sw_algorithm")
+        submitted = st.form_submit_button("Run sweep", type="primary")
+    if not submitted:
+        return None
+    return {name: st.session_state[f"sw_{name}"] for name in (*RANGE_FIELDS, "max_graphs", "heuristic", "algorithm")}
+
+
+def run(hist, params: dict, nodes: list[int], edges: list[int]):
+    """Run (or fetch) the sweep, with a progress bar while it runs."""
+    key = cache.sweep_key(hist, nodes, edges, params["max_graphs"], params["heuristic"], params["algorithm"])
+    frame = cache.cached_sweep(key)
+    if frame is not None:
+        return frame
+    bar = st.progress(0.0, text=f"Packing {len(nodes) * len(edges):,} limit pairs...")
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(done / total, text=f"Packed {done:,} of {total:,} limit pairs")
+
+    frame = cache.run_sweep(hist, nodes, edges, params["max_graphs"], params["heuristic"], params["algorithm"], progress)
+    bar.empty()
+    return frame
+
+
+def _on_cell_click() -> None:
+    """Choose the clicked cell's limits (and the sweep's method) for Packing and Export."""
+    event = st.session_state.get(CHART_KEY)
+    sweep = st.session_state.get(state.SWEEP)
+    if not event or not sweep:
+        return
+    trace = st.session_state.get("sw_trace")
+    points = [p for p in event["selection"]["points"] if p.get("curve_number") == trace]
+    try:
+        max_nodes, max_edges = int(round(float(points[0]["x"]))), int(round(float(points[0]["y"])))
+    except (IndexError, KeyError, TypeError, ValueError):
+        return  # a click outside the grid cells selects nothing
+    params = sweep["params"]
+    state.set_limits(max_nodes, max_edges, params["max_graphs"], "the sweep heatmap (clicked cell)")
+    state.set_method(heuristic=params["heuristic"], algorithm=params["algorithm"])
+
+
+def _use_limits(max_nodes: int, max_edges: int, max_graphs: int, heuristic: str, algorithm: str, source: str) -> None:
+    state.set_limits(max_nodes, max_edges, max_graphs, source)
+    state.set_method(heuristic=heuristic, algorithm=algorithm)
+
+
+def results(frame, params: dict) -> None:
+    """Heatmap (clickable), best cell, finder and download of a finished sweep."""
+    feasible = frame[frame["feasible"].astype(bool)]
+    if feasible.empty:
+        st.warning("No limit pair in these ranges fits the largest graph; start the ranges at or above "
+                   "the largest graph's nodes and edges.")
+        return
+    floor = st.slider("Shade cells with a harmonic mean below (%)", 0, 99, 50, key="sw_floor") / 100
+    chosen = state.limits()
+    selected = (chosen["max_nodes"], chosen["max_edges"]) if chosen else None
+    fig = figures.sweep_figure(frame, floor=floor, selected=selected)
+    st.session_state["sw_trace"] = next(i for i, t in enumerate(fig.data) if t.name == figures.SWEEP_TRACE)
+    st.plotly_chart(fig, key=CHART_KEY, on_select=_on_cell_click, selection_mode="points")
+    best = feasible.loc[feasible["harmonic_mean"].idxmax()]
+    infeasible = len(frame) - len(feasible)
+    st.caption(
+        f"Best cell (star): {int(best['max_nodes']):,} nodes, {int(best['max_edges']):,} edges, harmonic mean "
+        f"{best['harmonic_mean']:.2%} (node {best['node_efficiency']:.2%}, edge {best['edge_efficiency']:.2%}), "
+        f"{int(best['packs']):,} packs. Grey cells are below {floor:.0%}"
+        + (f"; {infeasible} empty cells are below the largest graph." if infeasible else ".")
+        + " Click a cell to choose its limits (red frame)."
+    )
+    if chosen and chosen["source"].startswith("the sweep"):
+        st.success(f"Chosen: max nodes {chosen['max_nodes']:,}, max edges {chosen['max_edges']:,}, "
+                   f"max graphs {chosen['max_graphs']:,} ({params['heuristic']}, {params['algorithm']}).")
+        st.page_link("pages/packing_page.py", label="See this configuration on the Packing page",
+                     icon=":material/arrow_forward:")
+    st.subheader("Smallest limits that reach a target")
+    target = st.number_input("Both efficiencies at least (%)", min_value=1.0, max_value=100.0, value=95.0,
+                             step=0.5, key="sw_target")
+    row = smallest_limits(frame, target / 100)
+    if row is None:
+        st.warning(f"No cell reaches {target:g}% for both efficiencies; widen the ranges or lower the target.")
+    else:
+        n, e = int(row["max_nodes"]), int(row["max_edges"])
+        st.markdown(f"**{n:,} nodes x {e:,} edges** (smallest product of the two): node efficiency "
+                    f"{row['node_efficiency']:.2%}, edge efficiency {row['edge_efficiency']:.2%}, "
+                    f"{int(row['packs']):,} packs, gap {row['gap']:.2%}.")
+        st.button("Use these limits", key="sw_use_found", on_click=_use_limits,
+                  args=(n, e, params["max_graphs"], params["heuristic"], params["algorithm"],
+                        f"the sweep finder (both efficiencies >= {target:g}%)"))
+    st.download_button("Download the sweep as CSV", frame.to_csv(index=False), file_name="sweep.csv",
+                       mime="text/csv", key="sw_csv")
+
+
+def main() -> None:
+    st.title("Limit sweep")
+    loaded = current_dataset()
+    if loaded is None:
+        return
+    selection, hist, _ = loaded
+    st.caption(f"Dataset: {selection.label}. Largest graph: {hist.max_nodes:,} nodes, {hist.max_edges:,} edges.")
+    last = st.session_state.get(state.SWEEP)
+    if last and last["for"] == selection.key:
+        params = last["params"]
+    else:
+        params = default_params(hist, state.limits()["max_graphs"])
+    submitted = form(params, selection.key)
+    if submitted is not None:
+        nodes, edges = grid(submitted)
+        problem = check_grid(nodes, edges, submitted)
+        if problem:
+            st.error(f"**The sweep cannot run.** {problem}", icon=":material/error:")
+            return
+        try:
+            run(hist, submitted, nodes, edges)
+        except ValueError as error:
+            show_error(error, "The sweep cannot run")
+            return
+        st.session_state[state.SWEEP] = {"for": selection.key, "params": submitted}
+        last, params = st.session_state[state.SWEEP], submitted
+    if not last or last["for"] != selection.key:
+        st.info("Set the ranges (defaults: from the largest graph up to four times it) and press **Run sweep**.")
+        return
+    nodes, edges = grid(params)
+    frame = run(hist, params, nodes, edges)
+    results(frame, params)
+
+
+try:
+    main()
+except (ValueError, data_loaders.DatasetUnavailableError) as error:
+    show_error(error, "Something in the chosen settings does not work")
