@@ -8,7 +8,7 @@ from pages import cache, figures, state
 from pages.widgets import current_dataset, load_selection, provenance_caption, show_error
 
 UPLOAD_KEY = "upload_file"
-UPLOAD_TYPES = ["csv", "parquet", "smi", "smiles", "txt"]
+UPLOAD_TYPES = ["csv", "tsv", "parquet", "pq", "smi", "smiles", "txt", "json", "gz"]
 
 
 def _on_upload() -> None:
@@ -18,7 +18,10 @@ def _on_upload() -> None:
         st.session_state.pop(state.UPLOAD_ERROR, None)
         return
     try:
-        hist, info = data_loaders.load_user_file(uploaded, filename=uploaded.name)
+        hist, info = data_loaders.load_user_file(
+            uploaded, filename=uploaded.name, hydrogens=bool(st.session_state.get("up_hydrogens", False)),
+            k=int(st.session_state.get("up_k", 24)),
+        )
     except Exception as error:  # untrusted input: every failure becomes an inline message
         message = str(error) or type(error).__name__
         st.session_state[state.UPLOAD_ERROR] = (uploaded.name, message)
@@ -34,16 +37,32 @@ def upload_section() -> None:
     """File uploader for the user's own sizes; errors are shown inline."""
     st.subheader("Your own data")
     st.file_uploader(
-        "Upload sizes: CSV or Parquet with columns num_nodes, num_edges (one row per graph) or "
-        "num_nodes, num_edges, count (a histogram), or a SMILES file (one molecule per line)",
+        "Upload sizes: CSV, TSV or Parquet with num_nodes, num_edges (one row per graph) or "
+        "num_nodes, num_edges, count (a histogram), a smiles or AFLOW compound column, a SMILES "
+        "file (one molecule per line) or an AFLOW JSON export; .gz allowed",
         type=UPLOAD_TYPES, key=UPLOAD_KEY, on_change=_on_upload,
     )
-    st.caption("Saved PyG datasets (pickles) are never accepted: export their sizes to CSV first, "
-               "e.g. with np.diff(dataset.slices['x']) and np.diff(dataset.slices['edge_index']).")
+    left, right = st.columns(2)
+    left.checkbox("SMILES: count hydrogen atoms as nodes", key="up_hydrogens", on_change=_on_upload)
+    right.number_input("AFLOW: neighbours per atom (k)", min_value=1, max_value=4096, value=24, step=1,
+                       key="up_k", on_change=_on_upload)
+    st.caption("Saved PyG datasets (pickles) are never accepted from an upload: export their sizes to CSV "
+               "first, e.g. np.diff(dataset.slices['x']) and np.diff(dataset.slices['edge_index']).")
     error = st.session_state.get(state.UPLOAD_ERROR)
     if error is not None:
         name, message = error
         st.error(f"**Could not read {name}.** {message}", icon=":material/error:")
+        return
+    uploaded = st.session_state.get(UPLOAD_KEY)
+    found = state.uploads().get(state.UPLOAD_PREFIX + uploaded.name) if uploaded is not None else None
+    if found is not None:
+        info = found[1]
+        st.success(f"Read {uploaded.name}: {info.get('graphs', found[0].num_graphs):,} graphs. "
+                   f"{info.get('provenance', '')} It is now the current dataset (see the sidebar).")
+        if info.get("invalid"):
+            examples = ", ".join(map(str, info.get("invalid_examples", [])))
+            st.warning(f"{info['invalid']:,} SMILES could not be parsed and were skipped"
+                       + (f", e.g. {examples}." if examples else "."))
 
 
 def histogram_section(hist, title: str) -> None:

@@ -57,19 +57,19 @@ def form(params: dict, owner: str) -> dict | None:
         if fresh or f"sw_{name}" not in st.session_state:
             st.session_state[f"sw_{name}"] = params[name]
     with st.form("sweep_form"):
-        columns = st.columns(3)
         labels = {"n0": "Max nodes from", "n1": "to", "ns": "step", "e0": "Max edges from", "e1": "to", "es": "step"}
-        for index, name in enumerate(RANGE_FIELDS):
-            with columns[index % 3]:
+        for column, name in zip(st.columns(6), RANGE_FIELDS):
+            with column:
                 st.number_input(labels[name], min_value=1, step=1, key=f"sw_{name}")
-        columns = st.columns(3)
+        columns = st.columns([2, 2, 2, 1], vertical_alignment="bottom")
         with columns[0]:
             st.number_input("Max graphs per pack", min_value=1, step=1, key="sw_max_graphs")
         with columns[1]:
             st.selectbox("Heuristic", list(HEURISTICS), key="sw_heuristic")
         with columns[2]:
             st.selectbox("Algorithm", ALGORITHMS, key="sw_algorithm")
-        submitted = st.form_submit_button("Run sweep", type="primary")
+        with columns[3]:
+            submitted = st.form_submit_button("Run sweep", type="primary", width="stretch")
     if not submitted:
         return None
     return {name: st.session_state[f"sw_{name}"] for name in (*RANGE_FIELDS, "max_graphs", "heuristic", "algorithm")}

@@ -87,8 +87,8 @@ def dataset_sidebar() -> state.Selection:
         for option, default in spec.options.items():
             if option == "graph":
                 continue
-            visible = _is_visible(option, chosen.get("graph"))
-            chosen[option] = _option_widget(option, default, spec.choices.get(option)) if visible else default
+            if _is_visible(option, chosen.get("graph")):  # hidden options keep the loader's default
+                chosen[option] = _option_widget(option, default, spec.choices.get(option))
     return state.Selection(name, split, chosen)
 
 

@@ -1,0 +1,129 @@
+"""Every user error gives an inline message, never a traceback (AppTest, bundled data)."""
+from __future__ import annotations
+
+import gzip
+import io
+import json
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+PAGES = ("pages/datasets_page.py", "pages/packing_page.py", "pages/sweep_page.py", "pages/export_page.py")
+
+
+@pytest.fixture
+def app(tmp_path, monkeypatch) -> AppTest:
+    monkeypatch.setenv("GRAPH_PACKING_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("GRAPH_PACKING_CACHE", str(tmp_path / "cache"))
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    at.run()
+    return at
+
+
+def errors(at: AppTest) -> list[str]:
+    assert not at.exception, [e.value for e in at.exception]
+    return [e.value for e in at.error]
+
+
+def upload(at: AppTest, name: str, content: bytes) -> AppTest:
+    at.switch_page("pages/datasets_page.py").run()
+    at.get("file_uploader")[0].set_value((name, content, "application/octet-stream"))
+    return at.run()
+
+
+def test_limit_below_largest_graph(app):
+    app.switch_page("pages/packing_page.py").run()
+    app.number_input(key="pk_max_edges").set_value(10).run()
+    (message,) = errors(app)
+    assert "do not fit into one pack" in message and "at least 29 nodes and 56 edges" in message
+    app.switch_page("pages/export_page.py").run()
+    assert any("do not fit" in m for m in errors(app))
+    app.switch_page("pages/packing_page.py").run()
+    app.button[0].click().run()  # Reset to data defaults
+    assert errors(app) == [] and app.session_state["limits"]["max_edges"] == 56
+
+
+def test_empty_upload(app):
+    upload(app, "sizes.csv", b"")
+    (message,) = errors(app)
+    assert "sizes.csv" in message and "empty" in message
+
+
+@pytest.mark.parametrize(
+    "name, content, expected",
+    [
+        ("sizes.csv", b"a,b\n1,2\n", "expected num_nodes,num_edges"),
+        ("sizes.csv", b"num_nodes,num_edges\n3,x\n", "whole numbers"),
+        ("sizes.parquet", b"not parquet", "could not be read"),
+        # .pt is not in the uploader's types; a gzipped pickle gets past that filter and is refused
+        ("dataset.pt.gz", gzip.compress(b"\x80\x04K\x01."), "never read from an upload"),
+    ],
+)
+def test_malformed_upload(app, name, content, expected):
+    upload(app, name, content)
+    (message,) = errors(app)
+    assert expected in message
+    assert app.session_state["ds_name"] == "qm9"  # the current dataset is unchanged
+
+
+def test_good_upload_becomes_the_dataset(app):
+    frame = pd.DataFrame({"num_nodes": [3, 5, 7, 3], "num_edges": [4, 8, 12, 4]})
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer)
+    upload(app, "mine.parquet", buffer.getvalue())
+    assert errors(app) == []
+    assert app.session_state["ds_name"] == "upload:mine.parquet"
+    assert app.dataframe[0].value.iloc[0, 0] == "4"
+    app.switch_page("pages/packing_page.py").run()
+    assert errors(app) == [] and {m.label: m.value for m in app.metric}["Packs"] == "3"  # (3,4)+(3,4) share a pack
+
+
+def test_offline_dataset_on_every_page(app):
+    app.sidebar.selectbox(key="ds_name").set_value("pcqm4mv2").run()
+    for page in PAGES:
+        app.switch_page(page).run()
+        messages = errors(app)
+        assert messages and "needs a download" in messages[0], page
+        assert "Connect to the internet" in messages[0]
+
+
+@pytest.mark.parametrize(
+    "ranges, expected",
+    [
+        ({"sw_n0": 80, "sw_n1": 40}, "The node range is empty"),
+        ({"sw_e0": 300, "sw_e1": 100}, "The edge range is empty"),
+        ({"sw_n0": 29, "sw_n1": 2000, "sw_ns": 1}, "use larger steps"),
+    ],
+)
+def test_bad_sweep_ranges(app, ranges, expected):
+    app.switch_page("pages/sweep_page.py").run()
+    for key, value in ranges.items():
+        app.number_input(key=key).set_value(value)
+    app.button[0].click().run()
+    (message,) = errors(app)
+    assert expected in message
+
+
+def test_sweep_range_below_largest_graph(app):
+    app.switch_page("pages/sweep_page.py").run()
+    for key, value in {"sw_n0": 5, "sw_n1": 20, "sw_ns": 5}.items():
+        app.number_input(key=key).set_value(value)
+    app.button[0].click().run()
+    assert errors(app) == []
+    assert any("No limit pair" in w.value for w in app.warning)
+
+
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (b"{not json", "invalid JSON"),
+        (json.dumps({"schema": "something else"}).encode(), "Not a graph packing configuration"),
+    ],
+)
+def test_malformed_configuration(app, content, expected):
+    app.switch_page("pages/export_page.py").run()
+    app.get("file_uploader")[0].set_value(("config.json", content, "application/json"))
+    app.run()
+    (message,) = errors(app)
+    assert expected in message

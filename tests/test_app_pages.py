@@ -1,0 +1,173 @@
+"""Every dashboard page rendered headless with Streamlit's AppTest, on the bundled data."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import data_loaders
+from packing import pack
+
+PAGES = {
+    "datasets": "pages/datasets_page.py",
+    "packing": "pages/packing_page.py",
+    "sweep": "pages/sweep_page.py",
+    "export": "pages/export_page.py",
+}
+
+
+@pytest.fixture
+def app(tmp_path, monkeypatch) -> AppTest:
+    """The dashboard on the bundled data, with data and cache folders in a temp dir."""
+    monkeypatch.setenv("GRAPH_PACKING_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("GRAPH_PACKING_CACHE", str(tmp_path / "cache"))
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def open_page(at: AppTest, page: str) -> AppTest:
+    at.switch_page(PAGES[page]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def figures(at: AppTest) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def choose_dataset(at: AppTest, name: str, split: str | None = None) -> None:
+    at.sidebar.selectbox(key="ds_name").set_value(name).run()
+    if split is not None:
+        at.sidebar.selectbox(key="ds_split").set_value(split).run()
+    assert not at.exception
+
+
+def test_overview_lists_workflow_datasets_and_pages(app):
+    assert app.title[0].value == "Graph packing dashboard"
+    text = " ".join(m.value for m in app.markdown)
+    assert "Workflow" in " ".join(s.value for s in app.subheader)
+    for step in ("Datasets", "Packing", "Limit sweep", "Export"):
+        assert step in text
+    table = app.dataframe[0].value
+    assert {"qm9", "ogbg-molhiv", "ogbg-molpcba", "ogbg-code2"} <= set(table["dataset"])
+    available = dict(zip(table["dataset"], table["available"]))
+    assert available["qm9"] == "bundled, opens offline"
+    assert available["ogbg-code2"] == "needs download"
+
+
+def test_datasets_page_shows_statistics_heatmap_and_marginals(app):
+    open_page(app, "datasets")
+    stats = app.dataframe[0].value
+    column = stats.columns[0]
+    assert stats.loc["Number of graphs", column] == "130,831"
+    assert stats.loc["Max number of nodes", column] == "29"
+    heatmap, nodes, edges = figures(app)[:3]
+    assert heatmap["data"][0]["type"] == "heatmap"
+    assert "share" in heatmap["data"][0]["hovertemplate"] and "graphs" in heatmap["data"][0]["hovertemplate"]
+    assert nodes["data"][0]["type"] == "bar" and edges["data"][0]["type"] == "bar"
+    assert any("bundled profile" in c.value for c in app.caption)
+
+
+def test_datasets_tail_cutoff_says_what_it_hides(app):
+    open_page(app, "datasets")
+    app.number_input(key="ds_min_count").set_value(50).run()
+    hidden = [c.value for c in app.caption if "The cut-off hides" in c.value]
+    assert hidden and "% of the dataset" in hidden[0]
+    app.toggle(key="ds_log_color").set_value(False).run()
+    assert figures(app)[0]["data"][0]["colorbar"]["title"]["text"] == "graphs"
+
+
+def test_datasets_split_and_construction_change_the_histogram(app):
+    open_page(app, "datasets")
+    choose_dataset(app, "ogbg-molhiv", "train")
+    stats = app.dataframe[0].value
+    assert stats.iloc[0, 0] == "32,901" and stats.loc["Max number of nodes"].iloc[0] == "222"
+    choose_dataset(app, "qm9")
+    app.sidebar.selectbox(key="ds_opt_graph").set_value("full").run()
+    stats = app.dataframe[0].value
+    assert stats.loc["Max number of edges"].iloc[0] == str(29 * 28)
+
+
+def test_datasets_comparison_side_by_side(app):
+    open_page(app, "datasets")
+    app.multiselect(key="ds_compare").set_value(["ogbg-molhiv", "ogbg-molpcba"]).run()
+    assert not app.exception
+    table = app.dataframe[1].value
+    assert len(table.columns) == 3
+    assert table.loc["Node-edge length count"].tolist()[1:] != ["", ""]
+    lines = [f for f in figures(app) if f["data"][0]["type"] == "scatter"]
+    assert len(lines) == 2 and len(lines[0]["data"]) == 3
+
+
+def test_packing_page_cards_plots_table_and_strategies(app):
+    choose_dataset(app, "ogbg-molhiv", "train")
+    open_page(app, "packing")
+    metrics = {m.label: m.value for m in app.metric}
+    hist, _ = data_loaders.load_histogram("ogbg-molhiv", "train")
+    hist_plan = pack(hist, hist.max_nodes, hist.max_edges, 256)
+    assert metrics["Packs"] == f"{hist_plan.num_packs:,}"
+    assert metrics["Node efficiency"] == f"{hist_plan.node_efficiency:.2%}"
+    assert {"Harmonic mean", "Lower bound", "Gap to lower bound", "Packing factor", "Packs closed by"} <= set(metrics)
+    titles = [f["layout"]["title"]["text"] for f in figures(app)]
+    assert "Graphs per pack" in titles and any("Pack fill" in t for t in titles)
+    assert any("most used pack strategies" in t for t in titles)
+    table = app.dataframe[0].value
+    assert len(table) == 6 * 3 + 3 and {"none", "node_only", "edge_only"} <= set(table["method"])
+
+
+def test_packing_limits_and_method_are_used(app):
+    open_page(app, "packing")
+    app.number_input(key="pk_max_nodes").set_value(100).run()
+    app.number_input(key="pk_max_edges").set_value(200).run()
+    app.selectbox(key="pk_algorithm").set_value("best").run()
+    assert not app.error
+    metrics = {m.label: m.value for m in app.metric}
+    assert float(metrics["Node efficiency"].rstrip("%")) > 90
+    assert app.session_state["limits"]["max_nodes"] == 100
+    app.selectbox(key="pk_algorithm").set_value("node_only").run()
+    assert any("ignores the edges limit" in i.value for i in app.info)
+
+
+def test_sweep_runs_and_finder_selects_limits(app):
+    open_page(app, "sweep")
+    for key, value in {"sw_n0": 29, "sw_n1": 89, "sw_ns": 20, "sw_e0": 56, "sw_e1": 176, "sw_es": 40}.items():
+        app.number_input(key=key).set_value(value)
+    app.button[0].click().run()
+    assert not app.exception and not app.error
+    (heatmap,) = [f for f in figures(app) if f["layout"]["title"]["text"].startswith("Harmonic mean")]
+    names = [t.get("name") for t in heatmap["data"]]
+    assert "limits" in names and "best" in names
+    clickable = heatmap["data"][names.index("limits")]
+    assert "edge efficiency" in clickable["hovertemplate"] and "gap" in clickable["hovertemplate"]
+    app.number_input(key="sw_target").set_value(90.0).run()
+    app.button(key="sw_use_found").click().run()
+    chosen = app.session_state["limits"]
+    assert chosen["source"].startswith("the sweep finder")
+    open_page(app, "packing")
+    assert app.number_input(key="pk_max_nodes").value == chosen["max_nodes"]
+
+
+def test_export_page_offers_json_csv_and_figures(app):
+    open_page(app, "export")
+    labels = [b.label for b in app.get("download_button")]
+    assert "Download configuration (JSON)" in labels and "Download strategies (CSV)" in labels
+    assert labels.count("HTML") >= 4
+    shown = app.json[0].value
+    config = json.loads(shown)
+    assert config["schema_version"] == 1 and config["dataset"]["name"] == "qm9"
+    assert config["limits"]["max_nodes"] == 29
+
+
+def test_first_render_is_fast_when_warm(app):
+    import time
+
+    for page in PAGES:
+        open_page(app, page)  # warm the caches
+    for page in PAGES:
+        start = time.perf_counter()
+        open_page(app, page)
+        assert time.perf_counter() - start < 3.0, page
