@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import numpy as np
-import torch
 
 
 def _allowed_globals() -> list[Any]:
@@ -31,13 +30,15 @@ def _allowed_globals() -> list[Any]:
 def pyg_safe_globals() -> Iterator[None]:
     """Within this block ``torch.load(..., weights_only=True)`` accepts PyG data files.
 
-    >>> import io
+    >>> import io, torch
     >>> from torch_geometric.data import Data
     >>> buffer = io.BytesIO(); torch.save(Data(num_nodes=3), buffer); _ = buffer.seek(0)
     >>> with pyg_safe_globals():
     ...     torch.load(buffer, weights_only=True).num_nodes
     3
     """
+    import torch
+
     with torch.serialization.safe_globals(_allowed_globals()):
         yield
 
@@ -48,6 +49,8 @@ def safe_torch_load(path: str | Path) -> Any:
     A file that needs any other Python object is refused with a ``ValueError`` instead of
     being unpickled.
     """
+    import torch
+
     try:
         with pyg_safe_globals():
             return torch.load(path, map_location="cpu", weights_only=True)
@@ -57,5 +60,5 @@ def safe_torch_load(path: str | Path) -> Any:
             f"{Path(path).name} contains Python objects other than PyG data and tensors; "
             f"it was not loaded, for safety ({first_line})."
         ) from None
-    except (RuntimeError, EOFError, OSError) as error:
+    except Exception as error:  # torch raises many types (KeyError, RuntimeError...) on junk
         raise ValueError(f"{Path(path).name} is not a readable PyTorch file: {error}") from None

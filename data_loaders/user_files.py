@@ -81,7 +81,7 @@ def _from_smiles(smiles: list[str], name: str, hydrogens: bool) -> tuple[SizeHis
     note = f"{name}: {nodes.size} molecules from SMILES via RDKit ({atoms}, 2 x bonds)"
     if invalid:
         note += f"; {len(invalid)} SMILES could not be parsed and are not counted"
-    extra = {"invalid": len(invalid),
+    extra = {"invalid": len(invalid), "invalid_entries": [i + 1 for i in invalid],
              "invalid_examples": [f"entry {i + 1}: {smiles[i]!r}" for i in invalid[:_EXAMPLES]]}
     return SizeHistogram.from_sizes(nodes, edges), {"provenance": note + ".", **extra}
 

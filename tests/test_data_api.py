@@ -1,0 +1,122 @@
+"""Registry, options, bundled profiles, the on-disk cache and the command line."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest_data import SHARED, isolated_roots, needs_shared  # noqa: F401
+from data_loaders import DatasetSpec, list_datasets, load_histogram
+from data_loaders.cache import cache_key, cache_path
+
+from packing import SizeHistogram
+
+REPO = Path(__file__).resolve().parents[1]
+SOURCES = {"bundled profile", "local files", "download", "computed from coordinates", "cache", "user file"}
+
+
+def test_registry_contract() -> None:
+    specs = {spec.name: spec for spec in list_datasets()}
+    assert {"ogbg-molhiv", "ogbg-molpcba", "ogbg-code2", "ogbg-ppa", "pcqm4mv2", "qm9", "aflow"} <= set(specs)
+    for spec in specs.values():
+        assert isinstance(spec, DatasetSpec) and spec.title and spec.source and spec.splits
+        assert isinstance(spec.options, dict) and isinstance(spec.choices, dict)
+        assert spec.bundled or spec.download_size
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            spec.name = "x"  # type: ignore[misc]
+    assert specs["qm9"].options == {"graph": "bonds", "cutoff": 5.0, "k": 8}
+    assert specs["qm9"].choices == {"graph": ("bonds", "full", "radius", "knn")}
+    assert specs["aflow"].options == {"k": 24}
+    specs["qm9"].options["graph"] = "full"
+    assert list_datasets()[5].options["graph"] == "bonds"
+
+
+@pytest.mark.parametrize("spec", [s for s in list_datasets() if s.bundled], ids=lambda s: s.name)
+def test_every_bundled_data_set_opens_offline_on_every_split(spec: DatasetSpec) -> None:
+    for split in spec.splits:
+        hist, info = load_histogram(spec.name, split)
+        assert info["source"] == "bundled profile" and info["graphs"] == hist.num_graphs > 0
+        assert set(info) >= {"dataset", "split", "options", "source", "provenance", "graphs", "seconds"}
+        assert info["seconds"] < 1.0
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: load_histogram("nope"), "Unknown data set 'nope'"),
+    (lambda: load_histogram("qm9", graph="triangles"), "must be one of bonds, full, radius, knn"),
+    (lambda: load_histogram("qm9", graph="radius", cutoff=-1), "between"),
+    (lambda: load_histogram("qm9", graph="knn", k=2.5), "whole number"),
+    (lambda: load_histogram("qm9", colour="red"), "no option"),
+    (lambda: load_histogram("ogbg-molhiv", "dev"), "no split 'dev'"),
+    (lambda: load_histogram("aflow", k="many"), "must be a number"),
+])
+def test_bad_requests_raise_value_errors(call, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+@needs_shared
+def test_computed_histograms_are_cached_and_corrupt_entries_recomputed(isolated_roots) -> None:
+    first, info = load_histogram("aflow", "classification_data", k=16, use_bundled=False)
+    assert info["source"] == "local files"
+    second, info = load_histogram("aflow", "classification_data", k=16, use_bundled=False)
+    assert info["source"] == "cache" and second == first
+    path = cache_path(cache_key("aflow", "classification_data", {"k": 16}))
+    for damage in (b"garbage", path.read_bytes()[:40]):
+        path.write_bytes(damage)
+        again, info = load_histogram("aflow", "classification_data", k=16, use_bundled=False)
+        assert info["source"] == "local files" and again == first
+    assert [p.name for p in isolated_roots["cache"].iterdir()] == [path.name]  # no temp files left
+
+
+def test_cache_entry_for_another_key_is_not_trusted(isolated_roots) -> None:
+    from data_loaders.cache import load_cached, save_cached
+
+    key_a, key_b = cache_key("demo", "all", {"k": 1}), cache_key("demo", "all", {"k": 2})
+    save_cached(key_a, SizeHistogram.from_sizes([1], [1]), "a")
+    cache_path(key_b).write_bytes(cache_path(key_a).read_bytes())
+    assert load_cached(key_b) is None and not cache_path(key_b).exists()
+    assert load_cached(key_a)[1] == "a"
+
+
+def test_non_default_radius_is_computed_then_served_from_cache(isolated_roots) -> None:
+    hist, info = load_histogram("qm9", graph="radius", cutoff=3.0)
+    assert info["source"] == "computed from coordinates" and hist.num_graphs == 130831
+    cached, info = load_histogram("qm9", graph="radius", cutoff=3.0, k=99)  # k is irrelevant here
+    assert info["source"] == "cache" and cached == hist and info["seconds"] < 0.5
+    assert hist.total_edges < load_histogram("qm9", graph="radius")[0].total_edges
+
+
+def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "data_loaders", *args], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+
+
+def test_command_line(isolated_roots, tmp_path: Path) -> None:
+    env = {**os.environ, "GRAPH_PACKING_DATA": str(isolated_roots["data"]),
+           "GRAPH_PACKING_CACHE": str(isolated_roots["cache"])}
+    listing = _cli("list", env=env)
+    assert listing.returncode == 0 and "ogbg-molhiv" in listing.stdout and "graph=bonds" in listing.stdout
+    assert "--option" in _cli("histogram", "--help", env=env).stdout
+    out = tmp_path / "knn.parquet"
+    run = _cli("histogram", "qm9", "--option", "graph=knn", "--option", "k=5", "--out", str(out), env=env)
+    assert run.returncode == 0, run.stderr
+    assert SizeHistogram.load(out) == load_histogram("qm9", graph="knn", k=5)[0]
+    sizes = tmp_path / "sizes.csv"
+    sizes.write_text("num_nodes,num_edges\n3,4\n5,8\n")
+    run = _cli("file", str(sizes), "--out", str(tmp_path / "h.csv"), env=env)
+    assert run.returncode == 0 and SizeHistogram.load(tmp_path / "h.csv").num_graphs == 2
+    bad = _cli("histogram", "qm9", "--option", "graph=triangles", "--out", str(out), env=env)
+    assert bad.returncode == 2 and "error:" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_package_does_not_import_streamlit() -> None:
+    code = "import sys, data_loaders; data_loaders.load_histogram('qm9'); print('streamlit' in sys.modules)"
+    run = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert run.stdout.strip() == "False", run.stderr
+    sources = "".join(p.read_text() for p in (REPO / "data_loaders").glob("*.py"))
+    assert "import streamlit" not in sources and "from streamlit" not in sources
