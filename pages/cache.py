@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import threading
+import warnings
 from collections import OrderedDict
 from typing import Any, Callable
 
@@ -122,7 +123,9 @@ def figure_png(fig) -> bytes:
         if not _KALEIDO_STARTED:
             kaleido.start_sync_server(silence_warnings=True)
             _KALEIDO_STARTED = True
-        return fig.to_image(format="png", width=1100, height=fig.layout.height or 500, scale=1)
+        with warnings.catch_warnings():  # plotly notes that kaleido's server ignores its options
+            warnings.simplefilter("ignore", UserWarning)
+            return fig.to_image(format="png", width=1100, height=fig.layout.height or 500, scale=1)
 
 
 def figure_html(fig) -> str:

@@ -38,10 +38,12 @@ def _reset_limits(max_nodes: int, max_edges: int) -> None:
 def controls(hist) -> None:
     """Limit inputs and method choice; they write the chosen configuration to session state."""
     chosen, method = state.limits(), state.method()
+    # Written on every run, before the widgets exist, so that the browser shows limits and a
+    # method chosen elsewhere (a sweep cell, a loaded configuration) rather than stale defaults.
     for name in LIMIT_LABELS:
-        st.session_state.setdefault(f"pk_{name}", chosen[name])
+        st.session_state[f"pk_{name}"] = chosen[name]
     for name in ("heuristic", "algorithm", "one_dim"):
-        st.session_state.setdefault(f"pk_{name}", method[name])
+        st.session_state[f"pk_{name}"] = method[name]
     columns = st.columns([1, 1, 1, 1])
     for column, (name, label) in zip(columns, LIMIT_LABELS.items()):
         with column:

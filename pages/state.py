@@ -77,9 +77,6 @@ def set_limits(max_nodes: int, max_edges: int, max_graphs: int, source: str, own
         "max_nodes": int(max_nodes), "max_edges": int(max_edges), "max_graphs": int(max_graphs),
         "source": source, "for": owner if owner is not None else previous.get("for"),
     }
-    # Refresh the Packing page's inputs if they are on screen.
-    for name in ("max_nodes", "max_edges", "max_graphs"):
-        st.session_state[f"pk_{name}"] = int(st.session_state[LIMITS][name])
 
 
 def ensure_limits(selection: Selection, largest_nodes: int, largest_edges: int) -> dict[str, Any]:
@@ -99,5 +96,3 @@ def method() -> dict[str, str]:
 def set_method(**changes: str) -> None:
     """Update the chosen method (keys: heuristic, algorithm, one_dim)."""
     st.session_state[METHOD] = {**method(), **changes}
-    for name, value in changes.items():
-        st.session_state[f"pk_{name}"] = value

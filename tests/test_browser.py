@@ -1,0 +1,206 @@
+"""The dashboard in a real browser: Debian chromium driven by playwright-python.
+
+Starts ``streamlit run app.py`` on a free port, visits every page, runs a small sweep,
+clicks a heatmap cell and sees those limits on the Packing page, downloads the JSON and a
+PNG from the Export page and loads the JSON back (in Python and through the page).
+Screenshots go to tests/artifacts/ (git-ignored); with UPDATE_SCREENSHOTS=1 they are also
+copied to docs/screenshots/ for the README.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "tests" / "artifacts"
+DOCS = ROOT / "docs" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+TIMEOUT_MS = 60_000
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """The dashboard served on localhost; stopped after the module."""
+    tmp = tmp_path_factory.mktemp("browser")
+    port = free_port()
+    env = {
+        **os.environ,
+        "GRAPH_PACKING_DATA": str(tmp / "data"),
+        "GRAPH_PACKING_CACHE": str(tmp / "cache"),
+        "OGB_DISABLE_VERSION_CHECK": "1",
+    }
+    log = open(tmp / "streamlit.log", "w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.headless", "true",
+         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as response:
+                if response.read().strip() == b"ok":
+                    break
+        except OSError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"streamlit did not start; log:\n{(tmp / 'streamlit.log').read_text()}")
+        time.sleep(0.3)
+    yield url
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Debian chromium is missing: apt-get install -y chromium (bash run.sh test does this)")
+    with playwright_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield chromium
+        chromium.close()
+
+
+def screenshot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path))
+    if os.environ.get("UPDATE_SCREENSHOTS") == "1":
+        DOCS.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, DOCS / f"{name}.png")
+
+
+def settle(page) -> None:
+    """Wait until Streamlit has finished running the script and check for tracebacks."""
+    page.wait_for_timeout(300)
+    page.locator("[data-testid=stStatusWidget]").wait_for(state="hidden", timeout=TIMEOUT_MS)
+    assert page.locator("[data-testid=stException]").count() == 0, page.locator("[data-testid=stException]").first.inner_text()
+
+
+def go_to(page, title: str) -> None:
+    page.locator("[data-testid=stSidebarNav]").get_by_role("link", name=title).click()
+    page.get_by_role("heading", name=title, exact=True).wait_for(timeout=TIMEOUT_MS)
+    settle(page)
+
+
+def click_cell(page, index: int) -> tuple[int, int]:
+    """Click the ``index``-th cell of the sweep heatmap; returns its (max nodes, max edges)."""
+    chart = page.locator(".js-plotly-plot").filter(has=page.locator(".heatmaplayer")).first
+    chart.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    cell = chart.evaluate(
+        """(gd, index) => {
+            const layout = gd._fullLayout;
+            const trace = gd._fullData.find(t => t.name === 'limits');
+            const box = gd.getBoundingClientRect();
+            return {x: box.left + layout._size.l + layout.xaxis.d2p(trace.x[index]),
+                    y: box.top + layout._size.t + layout.yaxis.d2p(trace.y[index]),
+                    nodes: trace.x[index], edges: trace.y[index]};
+        }""",
+        index,
+    )
+    page.mouse.move(cell["x"], cell["y"])
+    page.wait_for_timeout(300)
+    page.mouse.click(cell["x"], cell["y"])
+    return int(cell["nodes"]), int(cell["edges"])
+
+
+def test_dashboard_end_to_end(server, browser, tmp_path):
+    from packing import pack
+    from packing.export import config_histogram, load_config
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    page.set_default_timeout(TIMEOUT_MS)
+
+    # Overview
+    page.goto(server)
+    page.get_by_role("heading", name="Graph packing dashboard").wait_for()
+    settle(page)
+    assert page.get_by_text("Bundled datasets ship as size profiles").is_visible()
+    screenshot(page, "overview")
+
+    # Datasets: statistics and the 2D histogram on the default (bundled QM9) data
+    go_to(page, "Datasets")
+    page.locator(".js-plotly-plot .heatmaplayer").first.wait_for()
+    assert page.get_by_role("heading", name="Statistics").is_visible()
+    assert page.get_by_text("Source: bundled profile").is_visible()
+    screenshot(page, "datasets")
+
+    # Limit sweep: a small grid, then click a cell
+    go_to(page, "Limit sweep")
+    page.get_by_label("Max nodes from").fill("29")
+    page.get_by_label("to", exact=True).nth(0).fill("89")
+    page.get_by_label("step", exact=True).nth(0).fill("12")
+    page.get_by_label("Max edges from").fill("56")
+    page.get_by_label("to", exact=True).nth(1).fill("176")
+    page.get_by_label("step", exact=True).nth(1).fill("24")
+    page.get_by_role("button", name="Run sweep").click()
+    page.locator(".js-plotly-plot .heatmaplayer").first.wait_for()
+    settle(page)
+    screenshot(page, "sweep")
+    nodes, edges = click_cell(page, 14)
+    chosen = page.get_by_text(re.compile(r"^Chosen: max nodes"))
+    chosen.wait_for()
+    settle(page)
+    assert f"max nodes {nodes:,}, max edges {edges:,}" in chosen.inner_text()
+
+    # Packing shows the clicked limits
+    page.get_by_role("link", name="See this configuration on the Packing page").click()
+    page.get_by_role("heading", name="Packing", exact=True).wait_for()
+    settle(page)
+    assert page.get_by_label("Max nodes per pack").input_value() == str(nodes)
+    assert page.get_by_label("Max edges per pack").input_value() == str(edges)
+    assert page.get_by_text("Limits from the sweep heatmap (clicked cell)").is_visible()
+    page.get_by_text("Node efficiency").first.wait_for()
+    screenshot(page, "packing")
+
+    # Export: JSON and PNG downloads, then load the JSON back
+    go_to(page, "Export")
+    screenshot(page, "export")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download configuration (JSON)").click()
+    path = tmp_path / "config.json"
+    download.value.save_as(path)
+    config, plan = load_config(path)
+    assert (plan.max_nodes, plan.max_edges, plan.max_graphs) == (nodes, edges, 256)
+    assert config["dataset"]["name"] == "qm9"
+    again = pack(config_histogram(config), nodes, edges, 256,
+                 heuristic=config["method"]["heuristic"], algorithm=config["method"]["algorithm"])
+    assert again == plan
+    with page.expect_download() as download:
+        page.get_by_role("button", name="PNG").first.click()
+    png = tmp_path / "figure.png"
+    download.value.save_as(png)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    page.locator("input[type=file]").set_input_files(str(path))
+    page.get_by_text("Same plan as the current configuration:").wait_for()
+    settle(page)
+    assert page.get_by_text("Same plan as the current configuration:").inner_text().endswith("yes")
+    page.close()
