@@ -75,6 +75,7 @@ class _OpenGroups:
         self.slot_of: dict[tuple[int, int, int], int] = {}
         self.free = list(range(capacity - 1, -1, -1))
         self.opened = 0
+        self.room_bound = (-1, -1)  # no live group has more room than this (per component)
 
     def _grow(self) -> None:
         old = self.rem_nodes.size
@@ -98,6 +99,9 @@ class _OpenGroups:
             self.total[slot] = count
             self.rem_nodes[slot] = state[0]
             self.rem_edges[slot] = state[1]
+            bound = self.room_bound
+            if state[0] > bound[0] or state[1] > bound[1]:
+                self.room_bound = (max(bound[0], state[0]), max(bound[1], state[1]))
             if self.fit == "first_fit":
                 self.rank[slot] = self.opened
             else:
@@ -138,9 +142,14 @@ class _OpenGroups:
 
     def find(self, nodes: int, edges: int) -> int:
         """Slot of the group chosen for a bin of this size, or -1 when none fits."""
+        if nodes > self.room_bound[0] or edges > self.room_bound[1]:
+            return -1
         ranked = np.where((self.rem_nodes >= nodes) & (self.rem_edges >= edges), self.rank, np.inf)
         slot = int(ranked.argmin())
-        return slot if ranked[slot] != np.inf else -1
+        if ranked[slot] == np.inf:
+            self.room_bound = (int(self.rem_nodes.max()), int(self.rem_edges.max()))
+            return -1
+        return slot
 
     def close_below(self, min_nodes: int, min_edges: int) -> list[tuple[int, int]]:
         """Close every group that no remaining bin can fit into; return its packs."""
@@ -226,7 +235,7 @@ def _run(
             floor = new_floor
             closed.extend(groups.close_below(*floor))
         while remaining:
-            slot = groups.find(size_n, size_e) if groups.slot_of else -1
+            slot = groups.find(size_n, size_e)
             if slot < 0:
                 per_pack = _copies_that_fit(size_n, size_e, max_nodes, max_edges, max_graphs)
                 full, rest = divmod(remaining, per_pack)

@@ -13,10 +13,9 @@ single-component heuristic and an unbounded second limit, which is exactly the 1
 from __future__ import annotations
 
 from collections import deque
-from itertools import combinations_with_replacement
 
 import numpy as np
-from scipy.optimize import lsq_linear
+from scipy.optimize import nnls
 
 from .greedy import Strategy, greedy_pack
 from .heuristics import HEURISTICS
@@ -54,16 +53,33 @@ def pack_one_dim(
 
 
 def _strategy_matrix(lengths: np.ndarray, capacity: int, depth: int) -> list[tuple[int, ...]]:
-    """The fullest pack strategies (row-index multisets of up to ``depth`` lengths)."""
-    candidates: list[tuple[int, tuple[int, ...]]] = []
-    rows = range(len(lengths))
-    for size in range(1, depth + 1):
-        for combo in combinations_with_replacement(rows, size):
-            total = int(lengths[list(combo)].sum())
-            if total <= capacity:
-                candidates.append((total, combo))
-    candidates.sort(key=lambda tc: (-tc[0], tc[1]))
-    return [combo for _, combo in candidates[:NNLS_MAX_STRATEGIES]]
+    """The fullest pack strategies: row-index multisets of up to ``depth`` lengths whose sum
+    fits ``capacity``, at most ``NNLS_MAX_STRATEGIES`` of them, fullest first."""
+    rows = np.arange(len(lengths))
+    combos = rows[:, None]  # one strategy per row: sorted row indices
+    totals = lengths.astype(np.int64).copy()
+    kept_combos, kept_totals = [combos], [totals]
+    for _ in range(depth - 1):
+        # Extend every strategy by a row index >= its last one, keeping those that fit.
+        last = combos[:, -1]
+        extend = rows[None, :] >= last[:, None]
+        grown = totals[:, None] + lengths[None, :]
+        ok = extend & (grown <= capacity)
+        parent, row = np.nonzero(ok)
+        combos = np.concatenate([combos[parent], row[:, None]], axis=1)
+        totals = grown[parent, row]
+        if not len(totals):
+            break
+        if len(totals) > 4 * NNLS_MAX_STRATEGIES:  # keep the fullest partial strategies
+            best = np.argsort(-totals, kind="stable")[: 4 * NNLS_MAX_STRATEGIES]
+            combos, totals = combos[best], totals[best]
+        kept_combos.append(combos)
+        kept_totals.append(totals)
+    order = []
+    for index, (combos_k, totals_k) in enumerate(zip(kept_combos, kept_totals)):
+        order.extend((-int(t), index, position) for position, t in enumerate(totals_k.tolist()))
+    order.sort()
+    return [tuple(kept_combos[i][p].tolist()) for _, i, p in order[:NNLS_MAX_STRATEGIES]]
 
 
 def _nnlshp(hist, component, limits, key, depth) -> list[Strategy]:
@@ -77,7 +93,7 @@ def _nnlshp(hist, component, limits, key, depth) -> list[Strategy]:
     for column, combo in enumerate(strategies):
         for row in combo:
             matrix[row, column] += 1
-    mixture = lsq_linear(matrix, demand.astype(float), bounds=(0, np.inf), method="trf").x
+    mixture, _ = nnls(matrix, demand.astype(float), maxiter=20 * matrix.shape[1])
     # Round down and never take more graphs of a length than exist.
     available = demand.copy()
     chosen: list[tuple[tuple[int, ...], int]] = []
