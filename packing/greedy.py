@@ -75,7 +75,6 @@ class _OpenGroups:
         self.slot_of: dict[tuple[int, int, int], int] = {}
         self.free = list(range(capacity - 1, -1, -1))
         self.opened = 0
-        self.room_bound = (-1, -1)  # no live group has more room than this (per component)
 
     def _grow(self) -> None:
         old = self.rem_nodes.size
@@ -99,9 +98,6 @@ class _OpenGroups:
             self.total[slot] = count
             self.rem_nodes[slot] = state[0]
             self.rem_edges[slot] = state[1]
-            bound = self.room_bound
-            if state[0] > bound[0] or state[1] > bound[1]:
-                self.room_bound = (max(bound[0], state[0]), max(bound[1], state[1]))
             if self.fit == "first_fit":
                 self.rank[slot] = self.opened
             else:
@@ -140,16 +136,14 @@ class _OpenGroups:
         self.rem_edges[slot] = -1
         self.free.append(slot)
 
-    def find(self, nodes: int, edges: int) -> int:
-        """Slot of the group chosen for a bin of this size, or -1 when none fits."""
-        if nodes > self.room_bound[0] or edges > self.room_bound[1]:
-            return -1
-        ranked = np.where((self.rem_nodes >= nodes) & (self.rem_edges >= edges), self.rank, np.inf)
-        slot = int(ranked.argmin())
-        if ranked[slot] == np.inf:
-            self.room_bound = (int(self.rem_nodes.max()), int(self.rem_edges.max()))
-            return -1
-        return slot
+    def ranked_fits(self, nodes: int, edges: int, first_only: bool) -> list[int]:
+        """Slots of the groups a bin of this size fits into, best rank first (ties: slot order)."""
+        fits = np.flatnonzero((self.rem_nodes >= nodes) & (self.rem_edges >= edges))
+        if fits.size <= 1:
+            return fits.tolist()
+        if first_only:
+            return [int(fits[self.rank[fits].argmin()])]
+        return fits[np.argsort(self.rank[fits], kind="stable")].tolist()
 
     def close_below(self, min_nodes: int, min_edges: int) -> list[tuple[int, int]]:
         """Close every group that no remaining bin can fit into; return its packs."""
@@ -235,26 +229,32 @@ def _run(
             floor = new_floor
             closed.extend(groups.close_below(*floor))
         while remaining:
-            slot = groups.find(size_n, size_e)
-            if slot < 0:
+            # Best and first fit fill each chosen pack with as many copies as fit, so a
+            # pack that took the bin cannot take it again: one ranked query serves the bin.
+            # Worst fit adds one copy per pack and asks again.
+            slots = groups.ranked_fits(size_n, size_e, first_only=fit == "worst_fit") if groups.slot_of else []
+            for slot in slots:
+                room_nodes, room_edges, graphs = groups.state[slot]
+                per_pack = 1 if fit == "worst_fit" else _copies_that_fit(
+                    size_n, size_e, room_nodes, room_edges, max_graphs - graphs
+                )
+                per_pack = min(per_pack, remaining)
+                packs = min(groups.total[slot], remaining // per_pack)
+                for node, count in groups.take(slot, packs):
+                    child = add_content(node, item, per_pack)
+                    place(room_nodes - per_pack * size_n, room_edges - per_pack * size_e,
+                          graphs + per_pack, child, count)
+                remaining -= packs * per_pack
+                if not remaining:
+                    break
+            if remaining and (not slots or fit != "worst_fit"):
                 per_pack = _copies_that_fit(size_n, size_e, max_nodes, max_edges, max_graphs)
                 full, rest = divmod(remaining, per_pack)
                 for copies, packs in ((per_pack, full), (rest, 1 if rest else 0)):
                     if packs:
                         node = add_content(-1, item, copies)
                         place(max_nodes - copies * size_n, max_edges - copies * size_e, copies, node, packs)
-                break
-            room_nodes, room_edges, graphs = groups.state[slot]
-            per_pack = 1 if fit == "worst_fit" else _copies_that_fit(
-                size_n, size_e, room_nodes, room_edges, max_graphs - graphs
-            )
-            per_pack = min(per_pack, remaining)
-            packs = min(groups.total[slot], remaining // per_pack)
-            for node, count in groups.take(slot, packs):
-                child = add_content(node, item, per_pack)
-                place(room_nodes - per_pack * size_n, room_edges - per_pack * size_e,
-                      graphs + per_pack, child, count)
-            remaining -= packs * per_pack
+                remaining = 0
     closed.extend(groups.drain())
     return closed
 
