@@ -209,13 +209,27 @@ def strategies_figure(plan: PackingPlan, top: int = 15) -> go.Figure:
     return fig
 
 
+def _cell_bounds(axis: np.ndarray, value: float) -> tuple[float, float]:
+    """The extent of a heatmap cell centred at ``value``: halfway to its neighbours.
+
+    >>> _cell_bounds(np.array([10, 20, 40]), 20)
+    (15.0, 30.0)
+    """
+    index = int(np.searchsorted(axis, value))
+    left = (axis[index] - axis[index - 1]) / 2 if index > 0 else None
+    right = (axis[index + 1] - axis[index]) / 2 if index + 1 < len(axis) else None
+    left = left if left is not None else (right if right is not None else 0.5)
+    right = right if right is not None else left
+    return float(value - left), float(value + right)
+
+
 def sweep_figure(
     frame: pd.DataFrame, floor: float = 0.5, selected: tuple[int, int] | None = None
 ) -> go.Figure:
     """The harmonic-mean heatmap of a limit sweep.
 
     Cells below ``floor`` are drawn grey, infeasible cells (below the largest graph) stay
-    empty, the best cell gets a star and ``selected`` a frame. An invisible square marker
+    empty, the best cell gets a star and ``selected`` a red frame. An invisible square marker
     per cell (trace ``SWEEP_TRACE``, customdata = [max_nodes, max_edges]) carries the hover
     text and makes each cell clickable.
     """
@@ -269,21 +283,19 @@ def sweep_figure(
             go.Scatter(
                 x=[best["max_nodes"]], y=[best["max_edges"]], mode="markers+text", name="best",
                 marker=dict(symbol="star", size=16, color="white", line=dict(color="black", width=1.5)),
-                text=["best"], textposition="top center", textfont=dict(color="white"),
+                text=["best"], textposition="top center", textfont=dict(color="black"),
                 hoverinfo="skip", showlegend=False,
             )
         )
-    if selected is not None:
-        fig.add_trace(
-            go.Scatter(
-                x=[selected[0]], y=[selected[1]], mode="markers", name="selected",
-                marker=dict(symbol="square-open", size=cell, color="red", line=dict(width=3)),
-                hoverinfo="skip", showlegend=False,
-            )
-        )
+    if selected is not None and selected[0] in nodes and selected[1] in edges:
+        x0, x1 = _cell_bounds(nodes, selected[0])
+        y0, y1 = _cell_bounds(edges, selected[1])
+        fig.add_shape(type="rect", x0=x0, x1=x1, y0=y0, y1=y1, line=dict(color="red", width=3), name="selected")
     fig.update_layout(
         title="Harmonic mean of node and edge efficiency per limit pair", xaxis_title="max nodes per pack",
         yaxis_title="max edges per pack", height=560, hovermode="closest", clickmode="event+select",
+        hoverdistance=-1,  # the nearest cell centre is the cell under the pointer
+
         **_LAYOUT,
     )
     return fig

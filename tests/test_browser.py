@@ -89,6 +89,8 @@ def browser():
 
 
 def screenshot(page, name: str) -> None:
+    settle(page)
+    page.wait_for_timeout(1000)  # let plotly and the table canvas paint
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path))
@@ -101,6 +103,7 @@ def settle(page) -> None:
     """Wait until Streamlit has finished running the script and check for tracebacks."""
     page.wait_for_timeout(300)
     page.locator("[data-testid=stStatusWidget]").wait_for(state="hidden", timeout=TIMEOUT_MS)
+    page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=TIMEOUT_MS)
     assert page.locator("[data-testid=stException]").count() == 0, page.locator("[data-testid=stException]").first.inner_text()
 
 
@@ -151,6 +154,7 @@ def test_dashboard_end_to_end(server, browser, tmp_path):
     page.locator(".js-plotly-plot .heatmaplayer").first.wait_for()
     assert page.get_by_role("heading", name="Statistics").is_visible()
     assert page.get_by_text("Source: bundled profile").is_visible()
+    page.get_by_role("heading", name="Graph sizes").evaluate("e => e.scrollIntoView({block: 'start'})")
     screenshot(page, "datasets")
 
     # Limit sweep: a small grid, then click a cell
@@ -164,12 +168,13 @@ def test_dashboard_end_to_end(server, browser, tmp_path):
     page.get_by_role("button", name="Run sweep").click()
     page.locator(".js-plotly-plot .heatmaplayer").first.wait_for()
     settle(page)
-    screenshot(page, "sweep")
     nodes, edges = click_cell(page, 14)
     chosen = page.get_by_text(re.compile(r"^Chosen: max nodes"))
     chosen.wait_for()
     settle(page)
     assert f"max nodes {nodes:,}, max edges {edges:,}" in chosen.inner_text()
+    page.get_by_text("Shade cells with a harmonic mean below").evaluate("e => e.scrollIntoView({block: 'start'})")
+    screenshot(page, "sweep")
 
     # Packing shows the clicked limits
     page.get_by_role("link", name="See this configuration on the Packing page").click()
@@ -183,6 +188,7 @@ def test_dashboard_end_to_end(server, browser, tmp_path):
 
     # Export: JSON and PNG downloads, then load the JSON back
     go_to(page, "Export")
+    page.get_by_text("size histogram").wait_for()
     screenshot(page, "export")
     with page.expect_download() as download:
         page.get_by_role("button", name="Download configuration (JSON)").click()
