@@ -33,7 +33,7 @@ ensure_chromium() {
   fi
 }
 
-export OGB_DISABLE_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1
+export PYTHONDONTWRITEBYTECODE=1
 
 case "${1:-}" in
   dashboard)
