@@ -17,6 +17,7 @@ ALGORITHM_LABELS = {
     "edge_only": "baseline: edge-only 1D packing",
     BEST: "best of all (every heuristic x algorithm)",
 }
+VIEWS = ["Plots", "All methods (Table 2)", "Pack strategies"]
 LIMIT_LABELS = {"max_nodes": "Max nodes per pack", "max_edges": "Max edges per pack", "max_graphs": "Max graphs per pack"}
 
 
@@ -110,23 +111,33 @@ def main() -> None:
         st.info("Use **Reset to data defaults** or pick limits on the Limit sweep page.")
         return
     result_cards(plan)
-    left, right = st.columns(2)
-    with left:
-        st.plotly_chart(figures.graphs_per_pack_figure(plan), key="pk_graphs_per_pack")
-    with right:
-        st.plotly_chart(figures.pack_fill_figure(plan), key="pk_fill")
-    st.subheader("Every heuristic and algorithm for these limits")
-    table = cache.compare_table(hist, *limits, method["one_dim"])
+    # Tabs run only when open, so changing limits recomputes just what is on screen.
+    plots, table, strategies = st.tabs(VIEWS, key="pk_view", on_change="rerun")
+    if plots.open:
+        with plots:
+            left, right = st.columns(2)
+            with left:
+                st.plotly_chart(figures.graphs_per_pack_figure(plan), key="pk_graphs_per_pack")
+            with right:
+                st.plotly_chart(figures.pack_fill_figure(plan), key="pk_fill")
+    if table.open:
+        with table:
+            comparison_table(hist, limits, method["one_dim"])
+    if strategies.open:
+        with strategies:
+            st.plotly_chart(figures.strategies_figure(plan), key="pk_strategies")
+            with st.expander(f"All {plan.num_strategies:,} distinct packs"):
+                fill = {name: st.column_config.ProgressColumn(name.replace("_", " "), min_value=0, max_value=1)
+                        for name in ("node_fill", "edge_fill")}
+                st.dataframe(plan.to_frame(), hide_index=True, width="stretch", column_config=fill)
+
+
+def comparison_table(hist, limits: tuple[int, int, int], one_dim: str) -> None:
+    """Every heuristic x algorithm and the three baselines (Table 2 layout), best highlighted."""
+    table = cache.compare_table(hist, *limits, one_dim)
     st.dataframe(figures.highlight_best(table), hide_index=True, width="stretch")
     st.caption("Layout of Table 2 of Krell et al.; best value per column highlighted. Efficiencies are "
                "against the limits above (baselines: against the largest sum for the ignored component).")
-    st.subheader("Most used pack strategies")
-    st.plotly_chart(figures.strategies_figure(plan), key="pk_strategies")
-    with st.expander(f"All {plan.num_strategies:,} distinct packs"):
-        st.dataframe(plan.to_frame(), hide_index=True, width="stretch",
-                     column_config={"node_fill": st.column_config.ProgressColumn("node fill", min_value=0, max_value=1),
-                                    "edge_fill": st.column_config.ProgressColumn("edge fill", min_value=0, max_value=1)})
-
 
 try:
     main()

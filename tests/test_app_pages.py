@@ -114,9 +114,18 @@ def test_packing_page_cards_plots_table_and_strategies(app):
     assert {"Harmonic mean", "Lower bound", "Gap to lower bound", "Packing factor", "Packs closed by"} <= set(metrics)
     titles = [f["layout"]["title"]["text"] for f in figures(app)]
     assert "Graphs per pack" in titles and any("Pack fill" in t for t in titles)
-    assert any("most used pack strategies" in t for t in titles)
+    assert not app.dataframe  # closed tabs do not run
+    app.session_state["pk_view"] = "All methods (Table 2)"
+    app.run()
     table = app.dataframe[0].value
     assert len(table) == 6 * 3 + 3 and {"none", "node_only", "edge_only"} <= set(table["method"])
+    tuple_rows = table[~table["method"].isin(["none", "node_only", "edge_only"])]
+    assert tuple_rows["packs"].min() <= hist_plan.num_packs
+    app.session_state["pk_view"] = "Pack strategies"
+    app.run()
+    assert any("most used pack strategies" in f["layout"]["title"]["text"] for f in figures(app))
+    strategies = app.dataframe[0].value
+    assert strategies["count"].sum() == hist_plan.num_packs
 
 
 def test_packing_limits_and_method_are_used(app):
