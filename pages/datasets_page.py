@@ -5,7 +5,7 @@ import streamlit as st
 
 import data_loaders
 from pages import cache, figures, state
-from pages.widgets import current_dataset, load_selection, provenance_caption, show_error
+from pages.widgets import current_dataset, load_selection, provenance_caption, run_page
 
 UPLOAD_KEY = "upload_file"
 UPLOAD_TYPES = ["csv", "tsv", "parquet", "pq", "smi", "smiles", "txt", "json", "gz"]
@@ -150,7 +150,4 @@ def main() -> None:
     upload_section()
 
 
-try:
-    main()
-except (ValueError, data_loaders.DatasetUnavailableError) as error:
-    show_error(error, "Something in the chosen settings does not work")
+run_page(main)

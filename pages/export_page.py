@@ -6,11 +6,11 @@ from typing import Callable
 
 import streamlit as st
 
-import data_loaders
 from packing import BASELINES, HEURISTICS, ONE_DIM_ALGORITHMS, PackingPlan, SizeHistogram
 from packing.export import SCHEMA_VERSION, config_histogram, config_json, export_config, load_config
 from pages import cache, figures, state
-from pages.widgets import current_dataset, show_error
+from pages.sweeps import grid
+from pages.widgets import current_dataset, run_page, show_error
 
 LOAD_KEY = "ex_load_file"
 
@@ -25,8 +25,6 @@ def figure_builders(selection: state.Selection, hist: SizeHistogram, plan: Packi
     }
     last = st.session_state.get(state.SWEEP)
     if last and last["for"] == selection.key:
-        from pages.sweep_page import grid  # the sweep's grid, to find it in the cache
-
         params = last["params"]
         nodes, edges = grid(params)
         key = cache.sweep_key(hist, nodes, edges, params["max_graphs"], params["heuristic"], params["algorithm"])
@@ -58,6 +56,13 @@ def figure_downloads(builders: dict[str, Callable], stem: str) -> None:
 
 def _apply(config: dict) -> None:
     """Make a loaded configuration the current dataset, limits and method."""
+    try:
+        _apply_config(config)
+    except (KeyError, TypeError, ValueError) as error:
+        st.session_state["ex_apply_error"] = f"The configuration could not be applied: {error!r} is missing or malformed."
+
+
+def _apply_config(config: dict) -> None:
     dataset = config["dataset"]
     name, split, options = dataset["name"], dataset.get("split", "all"), dict(dataset.get("options", {}))
     if name.startswith(state.UPLOAD_PREFIX) or cache.spec_for(name) is None:
@@ -103,6 +108,9 @@ def load_section(current: PackingPlan | None) -> None:
         "The plan packs its histogram exactly and its metrics check out."
     )
     st.markdown("Same plan as the current configuration: **" + ("yes" if same else "no") + "**")
+    problem = st.session_state.pop("ex_apply_error", None)
+    if problem:
+        st.error(problem, icon=":material/error:")
     if not same:
         st.button("Apply this configuration", on_click=_apply, args=(config,), key="ex_apply")
 
@@ -148,7 +156,4 @@ def main() -> None:
     load_section(plan)
 
 
-try:
-    main()
-except (ValueError, data_loaders.DatasetUnavailableError) as error:
-    show_error(error, "Something in the chosen settings does not work")
+run_page(main)

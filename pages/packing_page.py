@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-import data_loaders
 from packing import ALGORITHMS, BASELINES, BEST, HEURISTICS, ONE_DIM_ALGORITHMS
 from pages import cache, figures, state
-from pages.widgets import current_dataset, show_error
+from pages.widgets import current_dataset, run_page, show_error
 
 ALGORITHM_LABELS = {
     "best_fit": "best fit (longest pack first)",
@@ -139,7 +138,4 @@ def comparison_table(hist, limits: tuple[int, int, int], one_dim: str) -> None:
     st.caption("Layout of Table 2 of Krell et al.; best value per column highlighted. Efficiencies are "
                "against the limits above (baselines: against the largest sum for the ignored component).")
 
-try:
-    main()
-except (ValueError, data_loaders.DatasetUnavailableError) as error:
-    show_error(error, "Something in the chosen settings does not work")
+run_page(main)

@@ -2,7 +2,7 @@
 dataset with inline errors, and the summary of the chosen configuration."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import streamlit as st
 
@@ -18,6 +18,18 @@ USER_ERRORS = (ValueError, data_loaders.DatasetUnavailableError, FileNotFoundErr
 def show_error(error: BaseException, what: str) -> None:
     """Show ``error`` inline as ``what`` failed, with its user-facing message."""
     st.error(f"**{what}.** {error}", icon=":material/error:")
+
+
+def run_page(main: Callable[[], None]) -> None:
+    """Run a page's ``main``; user errors become inline messages and anything unexpected
+    becomes an inline message too, so no traceback ever reaches the page."""
+    try:
+        main()
+    except USER_ERRORS as error:
+        show_error(error, "Something in the chosen settings does not work")
+    except Exception as error:  # a bug: still no traceback on the page, but say what happened
+        st.error(f"**Unexpected error ({type(error).__name__}).** {error}. Try other settings or reload the "
+                 "page; if it persists, report it with the steps that led here.", icon=":material/bug_report:")
 
 
 def _dataset_label(name: str) -> str:

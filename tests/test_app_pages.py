@@ -158,6 +158,9 @@ def test_sweep_runs_and_finder_selects_limits(app):
     assert chosen["source"].startswith("the sweep finder")
     open_page(app, "packing")
     assert app.number_input(key="pk_max_nodes").value == chosen["max_nodes"]
+    open_page(app, "export")  # the sweep's heatmap is offered for export, on the Export page alone
+    assert [t.value for t in app.title] == ["Export"]
+    assert "**sweep heatmap**" in [m.value for m in app.markdown]
 
 
 def test_export_page_offers_json_csv_and_figures(app):
