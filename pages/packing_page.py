@@ -73,7 +73,7 @@ def result_cards(plan) -> None:
     row[0].metric("Node efficiency", f"{plan.node_efficiency:.2%}")
     row[1].metric("Edge efficiency", f"{plan.edge_efficiency:.2%}")
     row[2].metric("Harmonic mean", f"{plan.harmonic_mean:.2%}")
-    row[3].metric("Packing factor", f"{plan.packing_factor:.2f} graphs/pack")
+    row[3].metric("Packing factor", f"{plan.packing_factor:.2f}", help="graphs per pack on average")
     row = st.columns(4)
     row[0].metric("Packs", f"{plan.num_packs:,}")
     row[1].metric("Lower bound", f"{plan.lower_bound:,}")

@@ -1,0 +1,95 @@
+"""The dashboard's pure helpers: figure builders, tables and sweep grids (no Streamlit run)."""
+from __future__ import annotations
+
+import doctest
+
+import numpy as np
+import pytest
+
+from packing import SizeHistogram, pack, sweep
+from pages import figures, sweeps
+
+
+@pytest.mark.parametrize("module", [figures, sweeps])
+def test_doctests(module):
+    result = doctest.testmod(module)
+    assert result.failed == 0 and result.attempted > 0
+
+
+def test_size_grid_counts_every_graph_once():
+    rng = np.random.default_rng(0)
+    nodes = rng.integers(1, 60, 5000)
+    hist = SizeHistogram.from_sizes(nodes, 2 * nodes + rng.integers(0, 5, 5000))
+    grid = figures.size_grid(hist)
+    assert np.nansum(grid.counts) == hist.num_graphs and grid.hidden_graphs == 0
+    assert grid.node_width == grid.edge_width == 1
+
+
+def test_size_grid_bins_wide_ranges_and_hides_rare_tuples():
+    nodes = np.arange(1, 5001)
+    hist = SizeHistogram.from_counts(nodes, nodes * 3, np.where(nodes < 100, 50, 1))
+    grid = figures.size_grid(hist, min_count=2)
+    assert grid.hidden_tuples == 4901 and grid.hidden_graphs == 4901
+    assert grid.hidden_share == pytest.approx(4901 / (99 * 50 + 4901))
+    wide = figures.size_grid(hist)
+    assert wide.node_width > 1 and wide.counts.shape[1] <= figures.MAX_AXIS_CELLS
+    assert np.nansum(wide.counts) == hist.num_graphs
+
+
+def test_histogram_hover_and_log_colour():
+    hist = SizeHistogram.from_sizes([3, 3, 5, 9], [4, 4, 8, 16])
+    fig, _ = figures.histogram_figure(hist, log_color=True)
+    trace = fig.data[0]
+    assert "graphs: %{customdata[0]" in trace.hovertemplate and "share" in trace.hovertemplate
+    assert list(trace.colorbar.ticktext)[:2] == ["1", "10"]
+    counts = np.asarray(trace.customdata)[..., 0]
+    assert np.nansum(counts) == 4
+
+
+def test_sweep_figure_marks_best_floor_and_selection():
+    hist = SizeHistogram.from_sizes([2, 3, 5, 4, 4], [2, 4, 8, 6, 6])
+    frame = sweep(hist, [4, 5, 8, 10], [6, 8, 12, 16], max_graphs=8, workers=1)
+    fig = figures.sweep_figure(frame, floor=0.9, selected=(8, 12))
+    names = [trace.name for trace in fig.data]
+    assert figures.SWEEP_TRACE in names and "best" in names
+    clickable = fig.data[names.index(figures.SWEEP_TRACE)]
+    assert len(clickable.x) == int(frame["feasible"].sum())  # infeasible cells are not clickable
+    best = frame.loc[frame["harmonic_mean"].idxmax()]
+    star = fig.data[names.index("best")]
+    assert (star.x[0], star.y[0]) == (best["max_nodes"], best["max_edges"])
+    shade = [t for t in fig.data if t.name == "below 90%"]
+    low = frame["feasible"].astype(bool) & (frame["harmonic_mean"] < 0.9)
+    assert (np.isfinite(np.asarray(shade[0].z, float)).sum() if shade else 0) == low.sum()
+    (frame_shape,) = fig.layout.shapes
+    assert (frame_shape.x0, frame_shape.x1, frame_shape.y0, frame_shape.y1) == (6.5, 9.0, 10.0, 14.0)
+
+
+def test_plan_figures_add_up():
+    hist = SizeHistogram.from_sizes([3, 2, 3, 2, 7], [4, 2, 4, 2, 12])
+    plan = pack(hist, 8, 12, 4)
+    per_pack = figures.graphs_per_pack_figure(plan).data[0]
+    assert sum(per_pack.y) == plan.num_packs
+    fill = figures.pack_fill_figure(plan)
+    assert [sum(trace.y) for trace in fill.data] == [plan.num_packs, plan.num_packs]
+    strategies = figures.strategies_figure(plan).data[0]
+    assert sum(strategies.x) == plan.num_packs
+
+
+def test_tables():
+    hists = {"a": SizeHistogram.from_sizes([2, 4], [2, 6]), "b": SizeHistogram.from_sizes([3], [4])}
+    table = figures.stats_table(hists)
+    assert list(table.columns) == ["a", "b"] and table.loc["Node efficiency (%)", "b"] == "100.00"
+    from packing import compare
+
+    styled = figures.highlight_best(compare(SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2]), 5, 6, 4))
+    html = styled.to_html()
+    assert "font-weight: bold" in html
+
+
+def test_sweep_grid_defaults_start_at_the_largest_graph():
+    hist = SizeHistogram.from_sizes([10, 20], [30, 44])
+    params = sweeps.default_params(hist, 256)
+    nodes, edges = sweeps.grid(params)
+    assert nodes[0] == 20 and nodes[-1] == 80 and edges[0] == 44 and edges[-1] == 176
+    assert sweeps.check_grid(nodes, edges, params) is None
+    assert "empty" in sweeps.check_grid([], edges, {**params, "n0": 9, "n1": 1})
