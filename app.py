@@ -61,7 +61,7 @@ def overview() -> None:
             "dataset": spec.name,
             "what": spec.title,
             "available": "bundled, opens offline" if spec.bundled else "needs download",
-            "download": spec.download_size or "none",
+            "download": "not needed" if spec.bundled else (spec.download_size or "none"),
             "splits": ", ".join(spec.splits),
             "options": ", ".join(f"{k}={v}" for k, v in spec.options.items()) or "none",
         }
