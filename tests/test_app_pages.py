@@ -183,3 +183,21 @@ def test_first_render_is_fast_when_warm(app):
         start = time.perf_counter()
         open_page(app, page)
         assert time.perf_counter() - start < 3.0, page
+
+
+def test_export_loads_a_configuration_back_and_applies_it(app):
+    from packing.export import config_json, export_config
+
+    hist, info = data_loaders.load_histogram("ogbg-molhiv", "train")
+    plan = pack(hist, 260, 560, 32, heuristic="sum", algorithm="first_fit")
+    text = config_json(export_config(plan, hist, dataset="ogbg-molhiv", split="train", info=info))
+    open_page(app, "export")
+    app.get("file_uploader")[0].set_value(("molhiv.json", text.encode(), "application/json"))
+    app.run()
+    assert "Same plan as the current configuration: **no**" in [m.value for m in app.markdown]
+    app.button(key="ex_apply").click().run()
+    assert not app.exception and not app.error
+    assert app.session_state["ds_name"] == "ogbg-molhiv" and app.session_state["ds_split"] == "train"
+    limits = app.session_state["limits"]
+    assert (limits["max_nodes"], limits["max_edges"], limits["max_graphs"]) == (260, 560, 32)
+    assert "Same plan as the current configuration: **yes**" in [m.value for m in app.markdown]
