@@ -138,7 +138,7 @@ class _OpenGroups:
 
     def ranked_fits(self, nodes: int, edges: int, first_only: bool) -> list[int]:
         """Slots of the groups a bin of this size fits into, best rank first (ties: slot order)."""
-        fits = np.flatnonzero((self.rem_nodes >= nodes) & (self.rem_edges >= edges))
+        fits = ((self.rem_nodes >= nodes) & (self.rem_edges >= edges)).nonzero()[0]
         if fits.size <= 1:
             return fits.tolist()
         if first_only:
