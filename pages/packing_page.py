@@ -1,6 +1,8 @@
 """Packing page: limits and method, result cards, plots, Table 2 comparison, strategies."""
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import streamlit as st
 
 from packing import ALGORITHMS, BASELINES, BEST, HEURISTICS, ONE_DIM_ALGORITHMS
@@ -103,8 +105,10 @@ def main() -> None:
     controls(hist)
     chosen, method = state.limits(), state.method()
     limits = (chosen["max_nodes"], chosen["max_edges"], chosen["max_graphs"])
+    searching = st.spinner("Trying every heuristic and algorithm...") if method["algorithm"] == BEST else nullcontext()
     try:
-        plan = cache.plan_for(hist, *limits, method["heuristic"], method["algorithm"], method["one_dim"])
+        with searching:
+            plan = cache.plan_for(hist, *limits, method["heuristic"], method["algorithm"], method["one_dim"])
     except ValueError as error:
         show_error(error, "These limits do not work")
         st.info("Use **Reset to data defaults** or pick limits on the Limit sweep page.")
