@@ -6,7 +6,7 @@ from typing import Sequence
 import numpy as np
 
 from .exact_fill import improve as improve_strategies
-from .greedy import FITS, greedy_pack
+from .greedy import FITS, count_packs, greedy_pack
 from .heuristics import HEURISTICS, resolve_heuristic
 from .histogram import SizeHistogram
 from .one_dim import ONE_DIM_ALGORITHMS, pack_one_dim
@@ -119,18 +119,23 @@ def best_plan(
     heuristics: Sequence[str] = tuple(HEURISTICS),
     algorithms: Sequence[str] = ALGORITHMS,
 ) -> PackingPlan:
-    """The plan with the fewest packs over every heuristic and algorithm (ties: the higher
-    harmonic mean, then the first in ``HEURISTICS`` x ``ALGORITHMS`` order), then improved
-    by exact fill where that saves packs.
+    """The plan with the fewest packs over every heuristic and algorithm (ties: the first
+    in ``HEURISTICS`` x ``ALGORITHMS`` order), then improved by exact fill where that saves
+    packs.
 
     >>> best_plan(SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2]), 5, 6, 4).num_packs
     2
     """
     limits = resolve_limits(hist, max_nodes, max_edges, max_graphs)
-    best: PackingPlan | None = None
-    for heuristic in heuristics:
-        for algorithm in algorithms:
-            plan = pack(hist, *limits, heuristic=heuristic, algorithm=algorithm)
-            if best is None or (plan.num_packs, -plan.harmonic_mean) < (best.num_packs, -best.harmonic_mean):
-                best = plan
-    return pack(hist, *limits, heuristic=best.heuristic, algorithm=best.algorithm, improve=True)
+    packs = {
+        (heuristic, algorithm): count_packs(
+            hist.num_nodes, hist.num_edges, hist.counts, limits, resolve_heuristic(heuristic), algorithm
+        )
+        for heuristic in heuristics
+        for algorithm in algorithms
+    }
+    fewest = min(packs.values())
+    # Equal pack counts mean equal efficiencies, so the first such pair wins the tie.
+    heuristic, algorithm = next(pair for pair, count in packs.items() if count == fewest)
+    return pack(hist, *limits, heuristic=heuristic, algorithm=algorithm, improve=True)
+
