@@ -76,8 +76,8 @@ def _strategy_matrix(lengths: np.ndarray, capacity: int, depth: int) -> list[tup
         kept_combos.append(combos)
         kept_totals.append(totals)
     order = []
-    for index, (combos_k, totals_k) in enumerate(zip(kept_combos, kept_totals)):
-        order.extend((-int(t), index, position) for position, t in enumerate(totals_k.tolist()))
+    for depth_index, totals_k in enumerate(kept_totals):
+        order.extend((-int(t), depth_index, position) for position, t in enumerate(totals_k.tolist()))
     order.sort()
     return [tuple(kept_combos[i][p].tolist()) for _, i, p in order[:NNLS_MAX_STRATEGIES]]
 

@@ -13,9 +13,7 @@ PAGES = ("pages/datasets_page.py", "pages/packing_page.py", "pages/sweep_page.py
 
 
 @pytest.fixture
-def app(tmp_path, monkeypatch) -> AppTest:
-    monkeypatch.setenv("GRAPH_PACKING_DATA", str(tmp_path / "data"))
-    monkeypatch.setenv("GRAPH_PACKING_CACHE", str(tmp_path / "cache"))
+def app() -> AppTest:
     at = AppTest.from_file("../app.py", default_timeout=60)
     at.run()
     return at

@@ -18,10 +18,8 @@ PAGES = {
 
 
 @pytest.fixture
-def app(tmp_path, monkeypatch) -> AppTest:
-    """The dashboard on the bundled data, with data and cache folders in a temp dir."""
-    monkeypatch.setenv("GRAPH_PACKING_DATA", str(tmp_path / "data"))
-    monkeypatch.setenv("GRAPH_PACKING_CACHE", str(tmp_path / "cache"))
+def app() -> AppTest:
+    """The dashboard on the bundled data (conftest gives it empty data and cache folders)."""
     at = AppTest.from_file("../app.py", default_timeout=60)
     at.run()
     assert not at.exception

@@ -7,10 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from conftest_data import SHARED, isolated_roots, needs_shared  # noqa: F401
+from data_helpers import needs_shared
 from data_loaders import DatasetSpec, list_datasets, load_histogram
 from data_loaders.cache import cache_key, cache_path
 

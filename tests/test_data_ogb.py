@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest_data import SHARED, isolated_roots, make_ogb_folder, needs_shared  # noqa: F401
+from data_helpers import SHARED, make_ogb_folder, needs_shared
 from data_loaders import DatasetUnavailableError, load_histogram
 from data_loaders.ogb_layout import OGB_LAYOUTS
 from data_loaders.ogb_online import build_graphprop, import_ogb

@@ -1,7 +1,7 @@
 """The shipped profiles equal what data_loaders/make_profiles.py computes from the sources."""
 from __future__ import annotations
 
-from conftest_data import SHARED, isolated_roots, needs_shared  # noqa: F401
+from data_helpers import SHARED, needs_shared
 from data_loaders import load_histogram
 from data_loaders.make_profiles import QM9_BUNDLED, aflow_profiles, ogb_profiles, qm9_profiles
 from data_loaders.paths import PROFILES_DIR

@@ -3,14 +3,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from torch_geometric.data import Data, InMemoryDataset
 
-from conftest_data import isolated_roots  # noqa: F401
 from data_loaders import load_pyg_dataset
 from data_loaders.pyg_sizes import dataset_sizes, loop_sizes
 

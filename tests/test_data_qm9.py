@@ -4,7 +4,6 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial.distance import pdist
 
-from conftest_data import isolated_roots  # noqa: F401
 from data_loaders import load_histogram
 from data_loaders.qm9 import NUM_MOLECULES, parse_coordinates, qm9_sizes, read_qm9
 

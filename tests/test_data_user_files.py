@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest_data import SHARED, isolated_roots, needs_shared  # noqa: F401
+from data_helpers import SHARED, needs_shared
 from data_loaders import load_histogram, load_user_file
 from data_loaders.ogb_layout import read_raw_sizes
 

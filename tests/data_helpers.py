@@ -1,4 +1,4 @@
-"""Shared helpers for the data_loaders tests (imported by tests/test_data_*.py)."""
+"""Helpers for the data_loaders tests: the shared real data and small OGB folders."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,15 +14,6 @@ needs_shared = pytest.mark.skipif(
     not (SHARED / "ogbg_molhiv").is_dir(),
     reason=f"shared real data not found at {SHARED} (set GRAPH_PACKING_SHARED_DATA)",
 )
-
-
-@pytest.fixture(autouse=True)
-def isolated_roots(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
-    """Point the download folder and the histogram cache at fresh temporary folders."""
-    roots = {"data": tmp_path_factory.mktemp("datasets"), "cache": tmp_path_factory.mktemp("histograms")}
-    monkeypatch.setenv("GRAPH_PACKING_DATA", str(roots["data"]))
-    monkeypatch.setenv("GRAPH_PACKING_CACHE", str(roots["cache"]))
-    return roots
 
 
 def write_gz_column(path: Path, values: np.ndarray) -> None:
