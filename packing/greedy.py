@@ -228,11 +228,13 @@ def _run(
         if new_floor != floor:
             floor = new_floor
             closed.extend(groups.close_below(*floor))
+        # Best and first fit fill each chosen pack with as many copies as fit, so a pack
+        # that took the bin cannot take it again: one ranked query of all fitting groups
+        # serves the bin (just the top one for a single graph). Worst fit adds one copy
+        # per pack and asks again each time.
+        first_only = fit == "worst_fit" or remaining == 1
         while remaining:
-            # Best and first fit fill each chosen pack with as many copies as fit, so a
-            # pack that took the bin cannot take it again: one ranked query serves the bin.
-            # Worst fit adds one copy per pack and asks again.
-            slots = groups.ranked_fits(size_n, size_e, first_only=fit == "worst_fit") if groups.slot_of else []
+            slots = groups.ranked_fits(size_n, size_e, first_only) if groups.slot_of else []
             for slot in slots:
                 room_nodes, room_edges, graphs = groups.state[slot]
                 per_pack = 1 if fit == "worst_fit" else _copies_that_fit(
@@ -247,7 +249,9 @@ def _run(
                 remaining -= packs * per_pack
                 if not remaining:
                     break
-            if remaining and (not slots or fit != "worst_fit"):
+            if remaining and slots and fit == "worst_fit":
+                continue
+            if remaining:
                 per_pack = _copies_that_fit(size_n, size_e, max_nodes, max_edges, max_graphs)
                 full, rest = divmod(remaining, per_pack)
                 for copies, packs in ((per_pack, full), (rest, 1 if rest else 0)):
