@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import os
 import platform
-import statistics
 import tempfile
-import time
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 import torch
 from torch_geometric.data import Data, InMemoryDataset
 
+from benchmarks.timing import timed
 from data_loaders import load_histogram
 from data_loaders.pyg_sizes import dataset_sizes, loop_sizes
 from data_loaders.qm9 import read_qm9
@@ -47,16 +45,6 @@ def million_graph_dataset(seed: int = 0) -> tuple[Collated, np.ndarray, np.ndarr
     data = Data(x=torch.zeros(int(nodes.sum()), 1, dtype=torch.uint8),
                 edge_index=torch.zeros(2, int(edges.sum()), dtype=torch.long))
     return Collated(data, {"x": offsets(nodes), "edge_index": offsets(edges)}), nodes, edges
-
-
-def timed(run: Callable[[], object], repeats: int) -> tuple[float, object]:
-    """Median wall time over ``repeats`` runs and the last result."""
-    times, result = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
 
 
 def main() -> pd.DataFrame:

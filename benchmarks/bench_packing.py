@@ -8,30 +8,18 @@ from __future__ import annotations
 
 import os
 import platform
-import statistics
 import time
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 
 from benchmarks.synthetic import ppa_like
+from benchmarks.timing import timed
 from data_loaders import load_histogram
 from packing import pack, sweep
 
 RESULTS = Path(__file__).resolve().parent / "results"
-
-
-def timed(run: Callable[[], object], repeats: int) -> tuple[float, object]:
-    """Median wall time over ``repeats`` runs (after one warm-up) and the last result."""
-    result = run()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
 
 
 def main() -> pd.DataFrame:
@@ -52,13 +40,13 @@ def main() -> pd.DataFrame:
 
     for name, hist in (("ogbg-molhiv", molhiv), ("ogbg-molpcba", molpcba)):
         limits = (hist.max_nodes, hist.max_edges, 256)
-        seconds, plan = timed(lambda: pack(hist, *limits, heuristic="product", algorithm="best_fit"), 15)
+        seconds, plan = timed(lambda: pack(hist, *limits, heuristic="product", algorithm="best_fit"), 15, warmup=True)
         record(f"{name} train, one pack at max limits (best fit, product)", seconds, 0.020, plan)
-        seconds, plan = timed(lambda: pack(hist, *limits, algorithm="best"), 3)
+        seconds, plan = timed(lambda: pack(hist, *limits, algorithm="best"), 3, warmup=True)
         record(f"{name} train, best of all + exact-fill improvement", seconds, None, plan,
                f"{plan.heuristic}/{plan.algorithm}")
 
-    seconds, plan = timed(lambda: pack(ppa, 300, 36_138, 256, heuristic="product", algorithm="best_fit"), 3)
+    seconds, plan = timed(lambda: pack(ppa, 300, 36_138, 256, heuristic="product", algorithm="best_fit"), 3, warmup=True)
     record(f"SYNTHETIC ppa-like ({ppa.num_tuples} tuples), best fit, product", seconds, 2.0, plan,
            "synthetic, not ogbg-ppa")
 
