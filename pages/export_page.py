@@ -47,10 +47,10 @@ def figure_downloads(builders: dict[str, Callable], stem: str) -> None:
         label.markdown(f"**{name.replace('-', ' ')}**")
         if browser is not None:
             png.download_button("PNG", data=lambda build=build: cache.figure_png(build()),
-                                file_name=f"{stem}-{name}.png", mime="image/png", key=f"ex_png_{name}",
+                                file_name=f"{stem}-{name}.png", mime="image/png", key=f"ex_png_{name}", on_click="ignore",
                                 icon=":material/image:")
         html.download_button("HTML", data=lambda build=build: cache.figure_html(build()),
-                             file_name=f"{stem}-{name}.html", mime="text/html", key=f"ex_html_{name}",
+                             file_name=f"{stem}-{name}.html", mime="text/html", key=f"ex_html_{name}", on_click="ignore",
                              icon=":material/code:")
 
 
@@ -142,9 +142,9 @@ def main() -> None:
     st.caption(f"Limits from {chosen['source']}.")
     left, right = st.columns(2)
     left.download_button("Download configuration (JSON)", config_json(config), file_name=f"{stem}.json",
-                         mime="application/json", type="primary", key="ex_json", icon=":material/download:")
+                         mime="application/json", type="primary", key="ex_json", on_click="ignore", icon=":material/download:")
     right.download_button("Download strategies (CSV)", plan.to_frame().to_csv(index=False),
-                          file_name=f"{stem}-strategies.csv", mime="text/csv", key="ex_csv", icon=":material/table:")
+                          file_name=f"{stem}-strategies.csv", mime="text/csv", key="ex_csv", on_click="ignore", icon=":material/table:")
     with st.expander("Configuration JSON"):
         st.caption(f"Schema version {SCHEMA_VERSION}, documented in packing/export.py. Load it in Python with "
                    "`from packing.export import load_config; config, plan = load_config('file.json')`.")

@@ -121,7 +121,7 @@ def results(frame, params: dict) -> None:
                   args=(n, e, params["max_graphs"], params["heuristic"], params["algorithm"],
                         f"the sweep finder (both efficiencies >= {target:g}%)"))
     st.download_button("Download the sweep as CSV", frame.to_csv(index=False), file_name="sweep.csv",
-                       mime="text/csv", key="sw_csv")
+                       mime="text/csv", key="sw_csv", on_click="ignore")
 
 
 def main() -> None:

@@ -194,6 +194,7 @@ def test_dashboard_end_to_end(server, browser, tmp_path):
         page.get_by_role("button", name="Download configuration (JSON)").click()
     path = tmp_path / "config.json"
     download.value.save_as(path)
+    settle(page)  # downloads do not rerun the page; make sure nothing is pending anyway
     config, plan = load_config(path)
     assert (plan.max_nodes, plan.max_edges, plan.max_graphs) == (nodes, edges, 256)
     assert config["dataset"]["name"] == "qm9"
