@@ -9,21 +9,18 @@ Prints a table and writes benchmarks/results/datasets.csv. Run from the repo roo
 from __future__ import annotations
 
 import os
-import platform
 import tempfile
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import torch
 from torch_geometric.data import Data, InMemoryDataset
 
-from benchmarks.timing import timed
+from benchmarks.timing import save_results, timed
 from data_loaders import load_histogram
 from data_loaders.pyg_sizes import dataset_sizes, loop_sizes
 from data_loaders.qm9 import read_qm9
 
-RESULTS = Path(__file__).resolve().parent / "results"
 GRAPHS = 1_000_000
 LOOP_SAMPLE = 2_000
 
@@ -92,12 +89,9 @@ def main() -> pd.DataFrame:
         rows.append((f"{name} {options or ''} bundled profile", hist.num_graphs, seconds, "instant"))
 
     table = pd.DataFrame(rows, columns=["what", "graphs", "seconds", "target / note"])
-    table["machine"] = f"{platform.machine()} {os.cpu_count()} cores"
     with pd.option_context("display.max_colwidth", 80, "display.width", 200):
-        print(table.drop(columns="machine").to_string(index=False, float_format=lambda v: f"{v:.4f}"))
-    RESULTS.mkdir(exist_ok=True)
-    table.to_csv(RESULTS / "datasets.csv", index=False)
-    print(f"\nwrote {RESULTS / 'datasets.csv'}")
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    save_results(table, "datasets")
     return table
 
 

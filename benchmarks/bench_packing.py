@@ -7,19 +7,15 @@ Prints a table and writes benchmarks/results/packing.csv. Run from the repo root
 from __future__ import annotations
 
 import os
-import platform
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from benchmarks.synthetic import ppa_like
-from benchmarks.timing import timed
+from benchmarks.timing import save_results, timed
 from data_loaders import load_histogram
 from packing import pack, sweep
-
-RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def main() -> pd.DataFrame:
@@ -60,10 +56,7 @@ def main() -> pd.DataFrame:
            note=f"best harmonic mean {100 * best.harmonic_mean:.2f}% at ({best.max_nodes}, {best.max_edges})")
 
     table = pd.DataFrame(rows)
-    table["machine"] = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
-    RESULTS.mkdir(exist_ok=True)
-    table.to_csv(RESULTS / "packing.csv", index=False)
-    print(f"\nwrote {RESULTS / 'packing.csv'}")
+    save_results(table, "packing")
     return table
 
 

@@ -9,14 +9,13 @@ benchmarks/results/table2.csv:
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 import pandas as pd
 
+from benchmarks.timing import save_results
 from data_loaders import load_histogram
 from packing import compare, pack
 
-RESULTS = Path(__file__).resolve().parent / "results"
 PUBLISHED = {  # (node %, edge %), Krell et al. Table 2
     "ogbg-molhiv": {"product": (95.6, 90.5), "sum": (97.5, 92.4), "max": (98.5, 93.3), "min": (98.5, 93.3),
                     "node": (98.8, 93.6), "edge": (98.5, 93.3), "none": (11.4, 10.8),
@@ -51,8 +50,7 @@ def main() -> pd.DataFrame:
         })
     frame = pd.DataFrame(rows)
     print(frame.to_string(index=False))
-    RESULTS.mkdir(exist_ok=True)
-    frame.to_csv(RESULTS / "table2.csv", index=False)
+    save_results(frame, "table2")
     return frame
 
 
