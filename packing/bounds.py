@@ -8,6 +8,23 @@ def _ceil_div(total: int, limit: int) -> int:
     return -(-total // limit)
 
 
+def volume_bound(
+    total_nodes: int, total_edges: int, graphs: int,
+    max_nodes: int | None, max_edges: int | None, max_graphs: int,
+) -> int:
+    """max(ceil(nodes / N), ceil(edges / E), ceil(graphs / G)); a limit of None is not counted.
+
+    >>> volume_bound(15, 3, 3, 10, None, 8)
+    2
+    """
+    bounds = [_ceil_div(graphs, max_graphs)]
+    if max_nodes is not None:
+        bounds.append(_ceil_div(total_nodes, max_nodes))
+    if max_edges is not None:
+        bounds.append(_ceil_div(total_edges, max_edges))
+    return max(bounds)
+
+
 def lower_bound(hist: SizeHistogram, max_nodes: int, max_edges: int, max_graphs: int) -> int:
     """The volume bound max(ceil(sum n / N), ceil(sum e / E), ceil(graphs / G)).
 
@@ -19,8 +36,4 @@ def lower_bound(hist: SizeHistogram, max_nodes: int, max_edges: int, max_graphs:
     for name, value in (("max_nodes", max_nodes), ("max_edges", max_edges), ("max_graphs", max_graphs)):
         if value <= 0:
             raise ValueError(f"{name} must be positive, got {value}.")
-    return max(
-        _ceil_div(hist.total_nodes, max_nodes),
-        _ceil_div(hist.total_edges, max_edges),
-        _ceil_div(hist.num_graphs, max_graphs),
-    )
+    return volume_bound(hist.total_nodes, hist.total_edges, hist.num_graphs, max_nodes, max_edges, max_graphs)

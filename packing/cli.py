@@ -23,14 +23,16 @@ def _int_list(text: str) -> list[int]:
     try:
         if ":" in text:
             start, stop, step = (int(v) for v in text.split(":"))
-            if step <= 0:
-                raise ValueError
-            return list(range(start, stop + 1, step))
-        return [int(v) for v in text.split(",") if v.strip()]
+            values = list(range(start, stop + 1, step)) if step > 0 else []
+        else:
+            values = [int(v) for v in text.split(",") if v.strip()]
     except ValueError:
+        values = []
+    if not values:
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not a list like 100,200,300 or a range like 100:400:50"
-        ) from None
+            f"{text!r} is not a list like 100,200,300 or a non-empty range like 100:400:50"
+        )
+    return values
 
 
 def _limit_options(parser: argparse.ArgumentParser) -> None:
@@ -117,7 +119,8 @@ def run(argv: list[str] | None = None) -> int:
                 _write_table(plan.to_frame(), args.out)
         else:
             nodes, edges = default_limits(hist)
-            frame = sweep(hist, args.nodes or nodes, args.edges or edges, args.max_graphs,
+            frame = sweep(hist, nodes if args.nodes is None else args.nodes,
+                          edges if args.edges is None else args.edges, args.max_graphs,
                           args.heuristic, args.algorithm, weights, workers=args.workers)
             best = frame.loc[frame["harmonic_mean"].idxmax()] if frame["feasible"].any() else None
             smallest = smallest_limits(frame, args.min_efficiency)
@@ -129,7 +132,7 @@ def run(argv: list[str] | None = None) -> int:
             print(json.dumps(report, indent=1, default=float))
             if args.out is not None:
                 _write_table(frame, args.out)
-    except (ValueError, FileNotFoundError) as error:
+    except (ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     return 0

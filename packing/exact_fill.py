@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .bounds import volume_bound
 from .greedy import Strategy, greedy_pack
 from .heuristics import HEURISTICS
 
 CANDIDATES_PER_SIZE = 2  # graphs per binding-component size the knapsack may choose from
+MAX_KNAPSACK_CAPACITY = 20_000  # above this binding limit `improve` leaves greedy plans as they are
 
 
 def _binding_first(nodes, edges, counts, limits):
@@ -101,9 +103,9 @@ def exact_fill_pack(
             break
         first = int(live[0])
         available[first] -= 1
+        room = min(cap_primary - int(primary[first]), int(np.dot(primary, available)))
         chosen = _fill(_candidates(live, primary, available), primary, secondary, available,
-                       cap_primary - int(primary[first]), cap_secondary - int(secondary[first]),
-                       max_graphs - 1)
+                       room, cap_secondary - int(secondary[first]), max_graphs - 1)
         available[first] += 1
         chosen[first] = chosen.get(first, 0) + 1
         while sum(chosen.values()) > max_graphs:  # the knapsack does not count graphs
@@ -130,17 +132,25 @@ def improve(
     """Re-pack the packs of ``strategies`` that have slack in the binding limit with
     :func:`exact_fill_pack`; return whichever plan uses fewer packs.
 
+    Plans already at the volume lower bound, packs whose graph slots are full, and binding
+    limits above ``MAX_KNAPSACK_CAPACITY`` (where packs hold so many graphs that the slack
+    is a sliver) are left as they are.
+
     >>> nodes, edges, counts = np.array([4, 3, 2, 1]), np.array([1, 1, 1, 1]), np.array([1, 1, 1, 1])
     >>> slack = [((0,), 1), ((1, 3), 1), ((2,), 1)]
     >>> sum(c for _, c in improve(nodes, edges, counts, (5, 9, 4), slack))
     2
     """
     primary, _, cap_primary, _ = _binding_first(nodes, edges, counts, limits)
+    max_graphs = limits[2]
+    bound = volume_bound(int(np.dot(nodes, counts)), int(np.dot(edges, counts)), int(counts.sum()), *limits)
+    if cap_primary > MAX_KNAPSACK_CAPACITY or sum(count for _, count in strategies) <= bound:
+        return strategies
     kept: list[Strategy] = []
     loose = np.zeros_like(counts)
     loose_packs = 0
     for items, count in strategies:
-        if int(primary[list(items)].sum()) == cap_primary:
+        if int(primary[list(items)].sum()) == cap_primary or len(items) == max_graphs:
             kept.append((items, count))
         else:
             loose_packs += count

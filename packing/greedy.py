@@ -236,17 +236,21 @@ def _run(
         while remaining:
             slots = groups.ranked_fits(size_n, size_e, first_only) if groups.slot_of else []
             for slot in slots:
-                room_nodes, room_edges, graphs = groups.state[slot]
-                per_pack = 1 if fit == "worst_fit" else _copies_that_fit(
+                state = groups.state[slot]
+                room_nodes, room_edges, graphs = state
+                most = 1 if fit == "worst_fit" else _copies_that_fit(
                     size_n, size_e, room_nodes, room_edges, max_graphs - graphs
                 )
-                per_pack = min(per_pack, remaining)
-                packs = min(groups.total[slot], remaining // per_pack)
-                for node, count in groups.take(slot, packs):
-                    child = add_content(node, item, per_pack)
-                    place(room_nodes - per_pack * size_n, room_edges - per_pack * size_e,
-                          graphs + per_pack, child, count)
-                remaining -= packs * per_pack
+                # Fill whole packs of this group; copies left over (fewer than fill a pack)
+                # go into one more pack of the same group while it has any.
+                while remaining and groups.state[slot] == state:
+                    per_pack = min(most, remaining)
+                    packs = min(groups.total[slot], remaining // per_pack)
+                    for node, count in groups.take(slot, packs):
+                        child = add_content(node, item, per_pack)
+                        place(room_nodes - per_pack * size_n, room_edges - per_pack * size_e,
+                              graphs + per_pack, child, count)
+                    remaining -= packs * per_pack
                 if not remaining:
                     break
             if remaining and slots and fit == "worst_fit":

@@ -37,6 +37,16 @@ def _as_int_array(values: Iterable, name: str) -> np.ndarray:
     return array
 
 
+def _check_edges_have_nodes(nodes: np.ndarray, edges: np.ndarray) -> None:
+    """An edge needs a node: refuse graphs with edges but no nodes."""
+    bad = (nodes == 0) & (edges > 0)
+    if bad.any():
+        raise ValueError(
+            f"{int(bad.sum())} graph(s) have edges but no nodes (e.g. 0 nodes, {int(edges[bad][0])} edges); "
+            "check that the node and edge columns are not swapped or truncated."
+        )
+
+
 @dataclass(frozen=True, eq=False)
 class SizeHistogram:
     """Counts of graphs per distinct (num_nodes, num_edges) size tuple.
@@ -69,6 +79,7 @@ class SizeHistogram:
             )
         if nodes.size == 0:
             raise ValueError("No graphs: a size histogram needs at least one graph.")
+        _check_edges_have_nodes(nodes, edges)
         pairs, counts = np.unique(np.stack([nodes, edges], axis=1), axis=0, return_counts=True)
         return cls(pairs[:, 0].copy(), pairs[:, 1].copy(), counts.astype(np.int64))
 
@@ -90,6 +101,7 @@ class SizeHistogram:
             raise ValueError("No rows: a size histogram needs at least one graph.")
         if weights.min() <= 0:
             raise ValueError(f"count must be positive; found {int(weights.min())}.")
+        _check_edges_have_nodes(nodes, edges)
         pairs, inverse = np.unique(np.stack([nodes, edges], axis=1), axis=0, return_inverse=True)
         summed = np.bincount(inverse.ravel(), weights=weights, minlength=len(pairs))
         return cls(pairs[:, 0].copy(), pairs[:, 1].copy(), summed.astype(np.int64))

@@ -23,6 +23,7 @@ from .histogram import SizeHistogram
 
 ONE_DIM_ALGORITHMS = ("lpfhp", "spfhp", "nnlshp")
 NNLS_MAX_STRATEGIES = 4000
+NNLS_MAX_SIZES = 512  # distinct sizes (rows of the least-squares problem) NNLSHP accepts
 
 
 def _one_dim_limits(hist: SizeHistogram, component: str, limits: tuple[int, int, int]):
@@ -87,6 +88,11 @@ def _nnlshp(hist, component, limits, key, depth) -> list[Strategy]:
     capacity = limits[0] if component == "nodes" else limits[1]
     depth = max(1, min(depth, limits[2]))
     lengths, row_of_bin = np.unique(values, return_inverse=True)
+    if len(lengths) > NNLS_MAX_SIZES:
+        raise ValueError(
+            f"NNLSHP fits every distinct {component[:-1]} count; this dataset has {len(lengths):,} "
+            f"(at most {NNLS_MAX_SIZES} are supported). Use lpfhp or spfhp for it."
+        )
     demand = np.bincount(row_of_bin, weights=hist.counts).astype(np.int64)
     strategies = _strategy_matrix(lengths, capacity, depth)
     matrix = np.zeros((len(lengths), len(strategies)))

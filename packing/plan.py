@@ -9,10 +9,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .bounds import lower_bound as volume_bound
+from .bounds import volume_bound
 from .histogram import SizeHistogram
 
 Items = tuple[tuple[int, int], ...]  # the (num_nodes, num_edges) of every graph in a pack
+MAX_GRAPHS_PER_PACK = 1_000_000  # a plan file claiming more is refused before it is expanded
+
+
+def describe(items: Items, shown: int = 6) -> str:
+    """A pack's graphs for a message, shortened when long.
+
+    >>> describe(((3, 4),) * 10, shown=2)
+    '((3, 4), (3, 4), ... 8 more)'
+    """
+    if len(items) <= shown:
+        return str(items)
+    head = ", ".join(str(item) for item in items[:shown])
+    return f"({head}, ... {len(items) - shown} more)"
 
 
 @dataclass(frozen=True)
@@ -107,7 +120,7 @@ class PackingPlan:
     @property
     def node_efficiency(self) -> float:
         """Real nodes / node slots of all packs, in [0, 1]."""
-        return self.total_nodes / (self.num_packs * self.node_capacity)
+        return self.total_nodes / (self.num_packs * self.node_capacity) if self.node_capacity else 1.0
 
     @property
     def edge_efficiency(self) -> float:
@@ -127,10 +140,14 @@ class PackingPlan:
 
     @property
     def lower_bound(self) -> int:
-        """Volume lower bound on packs for these graphs and limits."""
-        hist = SizeHistogram.from_counts([self.total_nodes], [self.total_edges], [1])
-        bound = volume_bound(hist, self.max_nodes, self.max_edges, self.max_graphs)
-        return max(bound, -(-self.num_graphs // self.max_graphs))
+        """Volume lower bound on packs for these graphs and the limits the plan keeps (a 1D
+        baseline's unlimited component does not count)."""
+        return volume_bound(
+            self.total_nodes, self.total_edges, self.num_graphs,
+            None if self.unlimited == "nodes" else self.max_nodes,
+            None if self.unlimited == "edges" else self.max_edges,
+            self.max_graphs,
+        )
 
     @property
     def gap(self) -> float:
@@ -139,9 +156,10 @@ class PackingPlan:
 
     def closing_limit_shares(self) -> dict[str, float]:
         """Share of packs per limit they are closest to: ``graphs`` when the graph slots
-        are full, else whichever of ``nodes`` / ``edges`` is filled to a larger fraction."""
-        node_fill = self.pack_nodes / self.max_nodes
-        edge_fill = self.pack_edges / max(self.max_edges, 1)
+        are full, else whichever of ``nodes`` / ``edges`` is filled to a larger fraction
+        (never the component a 1D baseline leaves unlimited)."""
+        node_fill = -np.inf if self.unlimited == "nodes" else self.pack_nodes / self.max_nodes
+        edge_fill = -np.inf if self.unlimited == "edges" else self.pack_edges / self.max_edges
         label = np.where(
             self.pack_graphs >= self.max_graphs, 0, np.where(node_fill >= edge_fill, 1, 2)
         )
@@ -188,7 +206,7 @@ class PackingPlan:
         used: Counter[tuple[int, int]] = Counter()
         for items, count in self.packs:
             if count <= 0:
-                raise ValueError(f"Pack {items} has non-positive repeat count {count}.")
+                raise ValueError(f"Pack {describe(items)} has non-positive repeat count {count}.")
             if not items:
                 raise ValueError("The plan contains an empty pack.")
             for item in items:
@@ -197,11 +215,11 @@ class PackingPlan:
             self.pack_nodes, self.pack_edges, self.pack_graphs, self.packs
         ):
             if self.unlimited != "nodes" and nodes > self.max_nodes:
-                raise ValueError(f"Pack {items} has {nodes} nodes > limit {self.max_nodes}.")
+                raise ValueError(f"Pack {describe(items)} has {nodes} nodes > limit {self.max_nodes}.")
             if self.unlimited != "edges" and edges > self.max_edges:
-                raise ValueError(f"Pack {items} has {edges} edges > limit {self.max_edges}.")
+                raise ValueError(f"Pack {describe(items)} has {edges} edges > limit {self.max_edges}.")
             if graphs > self.max_graphs:
-                raise ValueError(f"Pack {items} has {graphs} graphs > limit {self.max_graphs}.")
+                raise ValueError(f"Pack {describe(items)} has {graphs} graphs > limit {self.max_graphs}.")
         expected = {
             (int(n), int(e)): int(c) for n, e, c in zip(hist.num_nodes, hist.num_edges, hist.counts)
         }
@@ -242,25 +260,26 @@ class PackingPlan:
     def from_dict(cls, data: dict[str, Any]) -> "PackingPlan":
         """Rebuild a plan written by :meth:`to_dict`."""
         try:
-            packs = [
-                (
-                    tuple((int(n), int(e)) for n, e, k in pack["items"] for _ in range(int(k))),
-                    int(pack["count"]),
-                )
-                for pack in data["packs"]
-            ]
+            max_graphs = int(data["max_graphs"])
+            packs = []
+            for pack in data["packs"]:
+                copies = [int(k) for _, _, k in pack["items"]]
+                if min(copies, default=0) < 1 or sum(copies) > min(max_graphs, MAX_GRAPHS_PER_PACK):
+                    raise ValueError(f"a pack with {sum(copies)} graphs (limit {max_graphs})")
+                items = tuple((int(n), int(e)) for n, e, k in pack["items"] for _ in range(int(k)))
+                packs.append((items, int(pack["count"])))
             return cls(
                 packs=packs,
                 max_nodes=int(data["max_nodes"]),
                 max_edges=int(data["max_edges"]),
-                max_graphs=int(data["max_graphs"]),
+                max_graphs=max_graphs,
                 heuristic=str(data.get("heuristic", "product")),
                 algorithm=str(data.get("algorithm", "best_fit")),
                 unlimited=data.get("unlimited"),
                 improved=bool(data.get("improved", False)),
             )
         except (KeyError, TypeError, ValueError) as error:
-            raise ValueError(f"Not a packing plan: {error!r} is missing or malformed.") from None
+            raise ValueError(f"Not a packing plan: {error} (missing or malformed).") from None
 
     def to_frame(self) -> pd.DataFrame:
         """One row per distinct pack: its graphs, repeat count, sums and fill."""

@@ -31,8 +31,9 @@ def default_limits(hist: SizeHistogram, steps: int = 12, multiple: float = 4.0) 
     >>> default_limits(SizeHistogram.from_sizes([10], [20]), steps=3, multiple=2.0)
     ([10, 15, 20], [20, 30, 40])
     """
-    nodes = np.linspace(hist.max_nodes, hist.max_nodes * multiple, steps)
-    edges = np.linspace(hist.max_edges, hist.max_edges * multiple, steps)
+    largest_nodes, largest_edges = max(hist.max_nodes, 1), max(hist.max_edges, 1)
+    nodes = np.linspace(largest_nodes, largest_nodes * multiple, steps)
+    edges = np.linspace(largest_edges, largest_edges * multiple, steps)
     return sorted(set(np.round(nodes).astype(int).tolist())), sorted(set(np.round(edges).astype(int).tolist()))
 
 

@@ -60,6 +60,10 @@ def test_bad_input_gives_a_message_not_a_traceback(tmp_path, molhiv_file):
     assert missing.returncode == 2 and "No histogram file" in missing.stderr
     bad_grid = cli("sweep", str(molhiv_file), "--nodes", "abc")
     assert bad_grid.returncode == 2 and "not a list" in bad_grid.stderr
+    empty_range = cli("sweep", str(molhiv_file), "--nodes", "300:200:10")
+    assert empty_range.returncode == 2 and "non-empty range" in empty_range.stderr
+    folder = cli("stats", str(tmp_path))
+    assert folder.returncode == 2 and "Traceback" not in folder.stderr
 
 
 def test_help_explains_every_option():

@@ -27,7 +27,7 @@ def test_table1_statistics_molpcba(molpcba):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 40), st.integers(0, 90)), min_size=1, max_size=200))
+@given(st.lists(st.tuples(st.integers(1, 40), st.integers(0, 90)), min_size=1, max_size=200))
 def test_from_sizes_conserves_graphs_nodes_and_edges(sizes):
     nodes, edges = np.array(sizes).T
     hist = SizeHistogram.from_sizes(nodes, edges)
@@ -54,6 +54,7 @@ def test_from_counts_merges_repeated_tuples():
         ([], [], [], "at least one graph"),
         (["a"], [1], [1], "non-numeric"),
         ([np.nan], [1], [1], "NaN"),
+        ([0, 2], [4, 2], [1, 1], "edges but no nodes"),
     ],
 )
 def test_bad_input_is_refused_with_a_clear_message(nodes, edges, counts, message):

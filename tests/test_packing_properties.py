@@ -22,6 +22,7 @@ PROPERTY_SETTINGS = settings(max_examples=40, deadline=None, suppress_health_che
 def histogram_and_limits(draw):
     rows = draw(st.lists(
         st.tuples(st.integers(0, 30), st.integers(0, 70), st.integers(1, 60)), min_size=1, max_size=25))
+    rows = [(n, e if n else 0, c) for n, e, c in rows]  # an edge needs a node
     nodes, edges, counts = (np.array(v) for v in zip(*rows))
     hist = SizeHistogram.from_counts(nodes, edges, counts)
     max_nodes = draw(st.integers(max(1, hist.max_nodes), max(1, hist.max_nodes) * 4))
@@ -32,6 +33,7 @@ def histogram_and_limits(draw):
 
 def assert_valid(plan: PackingPlan, hist: SizeHistogram) -> None:
     assert plan.check(hist)
+    assert plan.gap >= 0 and abs(sum(plan.closing_limit_shares().values()) - 1) < 1e-9
     assert plan.num_graphs == hist.num_graphs
     assert plan.total_nodes == hist.total_nodes and plan.total_edges == hist.total_edges
     assert plan.num_packs >= plan.lower_bound
@@ -70,6 +72,12 @@ def test_one_dimensional_baseline_invariants(case, baseline, one_dim):
     assert limited.max() <= (limits[0] if baseline == "node_only" else limits[1])
     assert plan.pack_graphs.max() <= limits[2]
     assert PackingPlan.from_dict(plan.to_dict()) == plan
+    # Metrics: the bound ignores the unlimited component, so the gap is never negative.
+    assert plan.gap >= 0
+    assert 0 <= plan.node_efficiency <= 1 and 0 <= plan.edge_efficiency <= 1
+    shares = plan.closing_limit_shares()
+    assert abs(sum(shares.values()) - 1) < 1e-9
+    assert shares["edges" if baseline == "node_only" else "nodes"] == 0
 
 
 @PROPERTY_SETTINGS

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from packing import HEURISTICS, compare, lower_bound, pack, smallest_limits, sweep
+from packing import HEURISTICS, PackingPlan, SizeHistogram, compare, lower_bound, pack, smallest_limits, sweep
 from packing.greedy import bin_order
 from packing.heuristics import resolve_heuristic
 
@@ -112,3 +112,41 @@ def test_sweep_finds_better_limits_than_the_dataset_max(molpcba):
     assert smallest_limits(frame, 0.999) is None
     assert np.isclose(pack(molpcba, int(best.max_nodes), int(best.max_edges)).harmonic_mean,
                       best["harmonic_mean"])
+
+
+def test_best_fit_puts_leftover_copies_into_the_fullest_pack():
+    # Five packs of (20, 1) have room for 3 copies of (3, 0) each; the tenth copy belongs
+    # in one more of those packs, not in the emptier pack holding (10, 30).
+    hist = SizeHistogram.from_counts([20, 10, 3], [1, 30, 0], [5, 1, 10])
+    plan = pack(hist, 30, 30, 256, heuristic="node")
+    assert dict(plan.packs)[((20, 1), (3, 0))] == 1
+    assert dict(plan.packs)[((10, 30),)] == 1
+
+
+def test_best_of_all_with_huge_limits_stops_at_the_bound(molhiv):
+    plan = pack(molhiv, 10**9, 10**9, 256, algorithm="best")
+    assert plan.check(molhiv)
+    assert plan.num_packs == plan.lower_bound == -(-molhiv.num_graphs // 256)
+
+
+def test_graphs_without_nodes_or_edges_have_defined_metrics():
+    hist = SizeHistogram.from_sizes([0, 0, 0], [0, 0, 0])
+    for algorithm in ("best_fit", "none", "node_only", "edge_only"):
+        plan = pack(hist, algorithm=algorithm)
+        assert plan.check(hist)
+        assert 0 <= plan.node_efficiency <= 1 and 0 <= plan.edge_efficiency <= 1 and plan.gap >= 0
+        assert plan.summary()["packs"] == 1 or algorithm == "none"
+
+
+def test_plan_files_claiming_huge_packs_are_refused_before_expanding():
+    data = pack(SizeHistogram.from_sizes([3, 2], [4, 2]), 5, 6, 4).to_dict()
+    data["packs"][0]["items"][0][2] = 30_000_000
+    with pytest.raises(ValueError, match="Not a packing plan: a pack with 30000001 graphs"):
+        PackingPlan.from_dict(data)
+
+
+def test_nnlshp_refuses_too_many_distinct_sizes_with_advice():
+    hist = SizeHistogram.from_sizes(np.arange(1, 601), np.arange(1, 601))
+    with pytest.raises(ValueError, match="600 .*at most 512.*Use lpfhp"):
+        pack(hist, algorithm="node_only", one_dim="nnlshp")
+    assert pack(hist, algorithm="node_only", one_dim="lpfhp").check(hist)
