@@ -33,10 +33,6 @@ def _on_method_change() -> None:
     state.set_method(**{name: st.session_state[f"pk_{name}"] for name in ("heuristic", "algorithm", "one_dim")})
 
 
-def _reset_limits(max_nodes: int, max_edges: int) -> None:
-    state.set_limits(max_nodes, max_edges, state.DEFAULT_MAX_GRAPHS, "data defaults (largest graph)")
-
-
 def controls(hist) -> None:
     """Limit inputs and method choice; they write the chosen configuration to session state."""
     chosen, method = state.limits(), state.method()
@@ -50,10 +46,12 @@ def controls(hist) -> None:
     for column, (name, label) in zip(columns, LIMIT_LABELS.items()):
         with column:
             st.number_input(label, min_value=1, step=1, key=f"pk_{name}", on_change=_on_limit_change)
+    defaults = state.data_defaults(hist)
     with columns[3]:
         st.write("")
-        st.button("Reset to data defaults", on_click=_reset_limits, args=(hist.max_nodes, hist.max_edges),
-                  help=f"Largest graph: {hist.max_nodes} nodes, {hist.max_edges} edges; 256 graphs per pack.")
+        st.button("Reset to data defaults", on_click=state.reset_limits, args=(hist,),
+                  help=f"{defaults[0]:,} nodes and {defaults[1]:,} edges (the largest graph, at least 1 each); "
+                       f"{defaults[2]:,} graphs per pack.")
     st.caption(f"Limits from {chosen['source']}. The largest graph has {hist.max_nodes:,} nodes and "
                f"{hist.max_edges:,} edges, so limits must be at least that.")
     columns = st.columns(3)

@@ -13,6 +13,8 @@ from typing import Any
 
 import streamlit as st
 
+from packing import SizeHistogram, resolve_limits
+
 # Sidebar widgets (drawn on every page).
 DATASET = "ds_name"
 SPLIT = "ds_split"
@@ -27,6 +29,7 @@ SELECTION = "selection"    # the Selection read from the sidebar on this run
 UPLOAD_PREFIX = "upload:"
 
 DEFAULT_MAX_GRAPHS = 256
+DATA_DEFAULTS = "data defaults (largest graph)"
 DEFAULT_METHOD = {"heuristic": "product", "algorithm": "best_fit", "one_dim": "lpfhp"}
 
 
@@ -79,12 +82,27 @@ def set_limits(max_nodes: int, max_edges: int, max_graphs: int, source: str, own
     }
 
 
-def ensure_limits(selection: Selection, largest_nodes: int, largest_edges: int) -> dict[str, Any]:
-    """Limits for ``selection``: the data defaults (largest graph, 256 graphs) when the
-    dataset changed since limits were last chosen."""
+def data_defaults(hist: SizeHistogram) -> tuple[int, int, int]:
+    """The data-default limits: the largest graph (at least 1 node and 1 edge) and 256 graphs,
+    by the engine's own rule (``packing.resolve_limits``).
+
+    >>> data_defaults(SizeHistogram.from_sizes([3, 5], [0, 0]))
+    (5, 1, 256)
+    """
+    return resolve_limits(hist, None, None, DEFAULT_MAX_GRAPHS)
+
+
+def reset_limits(hist: SizeHistogram) -> None:
+    """Choose the data-default limits of ``hist`` (keeping the dataset they belong to)."""
+    set_limits(*data_defaults(hist), DATA_DEFAULTS)
+
+
+def ensure_limits(selection: Selection, hist: SizeHistogram) -> dict[str, Any]:
+    """Limits for ``selection``: the data defaults when the dataset changed since limits were
+    last chosen."""
     current = limits()
     if current is None or current.get("for") != selection.key:
-        set_limits(largest_nodes, largest_edges, DEFAULT_MAX_GRAPHS, "data defaults (largest graph)", selection.key)
+        set_limits(*data_defaults(hist), DATA_DEFAULTS, selection.key)
     return limits()
 
 

@@ -130,7 +130,7 @@ def current_dataset() -> tuple[state.Selection, SizeHistogram, dict] | None:
     if loaded is None:
         return None
     hist, info = loaded
-    state.ensure_limits(selection, hist.max_nodes, hist.max_edges)
+    state.ensure_limits(selection, hist)
     return selection, hist, info
 
 

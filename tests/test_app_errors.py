@@ -125,3 +125,19 @@ def test_malformed_configuration(app, content, expected):
     app.run()
     (message,) = errors(app)
     assert expected in message
+
+
+def test_graphs_without_edges_pack_at_their_data_defaults(app):
+    upload(app, "rings.csv", b"num_nodes,num_edges\n3,0\n5,0\n4,0\n")
+    assert errors(app) == []
+    limits = app.session_state["limits"]
+    assert (limits["max_nodes"], limits["max_edges"], limits["max_graphs"]) == (5, 1, 256)
+    for page in ("pages/packing_page.py", "pages/export_page.py"):
+        app.switch_page(page).run()
+        assert errors(app) == [], page
+    app.switch_page("pages/packing_page.py").run()
+    app.number_input(key="pk_max_edges").set_value(7).run()
+    app.button[0].click().run()  # Reset to data defaults
+    assert errors(app) == [] and app.session_state["limits"]["max_edges"] == 1
+    assert {m.label: m.value for m in app.metric}["Packs"] == "3"  # 3, 4 and 5 nodes: no two fit in 5
+

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from packing import SizeHistogram, pack, sweep
-from pages import figures, sweeps
+from pages import figures, state, sweeps
 
 
-@pytest.mark.parametrize("module", [figures, sweeps])
+@pytest.mark.parametrize("module", [figures, state, sweeps])
 def test_doctests(module):
     result = doctest.testmod(module)
     assert result.failed == 0 and result.attempted > 0
