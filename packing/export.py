@@ -23,7 +23,7 @@ The JSON file (``SCHEMA_VERSION`` 1) is one object::
                   "packing_factor": 9.5, "strategies": 120, "tight_limits": [222, 502]},
       "plan": {                                      # PackingPlan.to_dict()
         "max_nodes": 222, "max_edges": 502, "max_graphs": 256,
-        "heuristic": "product", "algorithm": "best_fit", "unlimited": null,
+        "heuristic": "product", "algorithm": "best_fit", "unlimited": null, "improved": false,
         "packs": [{"items": [[nodes, edges, copies], ...], "count": repeats}, ...]
       }
     }
