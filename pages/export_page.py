@@ -71,12 +71,14 @@ def _apply_config(config: dict) -> None:
             "dataset": name, "split": "all", "options": {}, "source": "configuration file",
             "provenance": dataset.get("provenance", ""), "graphs": dataset.get("graphs", 0), "seconds": 0.0})
         split, options = "all", {}
+        owner = state.upload_selection(name).key
+    else:
+        owner = state.Selection(name, split, options).key
     st.session_state[state.DATASET] = name
     st.session_state[state.SPLIT] = split
     for option, value in options.items():
         st.session_state[state.OPTION_PREFIX + option] = value
     limits = config["limits"]
-    owner = state.Selection(name, split, options).key
     state.set_limits(limits["max_nodes"], limits["max_edges"], limits["max_graphs"], "a loaded configuration", owner)
     method = config["method"]
     algorithm = method.get("requested", method["algorithm"])

@@ -7,6 +7,7 @@ widgets are drawn in the sidebar by ``app.py`` on every page, so their keys pers
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,11 +36,16 @@ DEFAULT_METHOD = {"heuristic": "product", "algorithm": "best_fit", "one_dim": "l
 
 @dataclass(frozen=True)
 class Selection:
-    """The dataset the user works on: a registered dataset or an uploaded file."""
+    """The dataset the user works on: a registered dataset or an uploaded file.
+
+    ``content`` fingerprints an upload's histogram, so that another file uploaded under the
+    same name is another dataset (with its own data-default limits and sweep ranges).
+    """
 
     name: str
     split: str
     options: dict[str, Any] = field(default_factory=dict)
+    content: str = ""
 
     @property
     def is_upload(self) -> bool:
@@ -56,12 +62,30 @@ class Selection:
     @property
     def key(self) -> str:
         """A stable string identifying this selection (limits are reset when it changes)."""
-        return json.dumps([self.name, self.split, self.options], sort_keys=True, default=str)
+        return json.dumps([self.name, self.split, self.options, self.content], sort_keys=True, default=str)
+
+
+def fingerprint(hist: SizeHistogram) -> str:
+    """The first 12 hex digits of the SHA-256 of a histogram's sizes and counts.
+
+    >>> fingerprint(SizeHistogram.from_sizes([3, 5], [4, 8])) == fingerprint(SizeHistogram.from_sizes([5, 3], [8, 4]))
+    True
+    """
+    digest = hashlib.sha256()
+    for values in (hist.num_nodes, hist.num_edges, hist.counts):
+        digest.update(values.astype("<i8").tobytes())
+    return digest.hexdigest()[:12]
 
 
 def uploads() -> dict[str, tuple]:
     """Uploaded histograms of this session, by selection name (``upload:<file name>``)."""
     return st.session_state.setdefault(UPLOADS, {})
+
+
+def upload_selection(name: str) -> Selection:
+    """The selection of the upload stored as ``name`` (``upload:<file name>``), keyed by its content."""
+    found = uploads().get(name)
+    return Selection(name, "all", {}, fingerprint(found[0]) if found is not None else "")
 
 
 def limits() -> dict[str, Any] | None:

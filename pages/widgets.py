@@ -89,7 +89,7 @@ def dataset_sidebar() -> state.Selection:
                             on_change=_on_dataset_change, label_visibility="collapsed")
         spec = cache.spec_for(name)
         if spec is None:
-            return state.Selection(name, "all", {})
+            return state.upload_selection(name)
         if st.session_state.get(state.SPLIT) not in spec.splits:
             st.session_state[state.SPLIT] = _default_split(spec.splits)
         split = st.selectbox("Split", spec.splits, key=state.SPLIT)

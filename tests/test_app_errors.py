@@ -141,3 +141,16 @@ def test_graphs_without_edges_pack_at_their_data_defaults(app):
     assert errors(app) == [] and app.session_state["limits"]["max_edges"] == 1
     assert {m.label: m.value for m in app.metric}["Packs"] == "3"  # 3, 4 and 5 nodes: no two fit in 5
 
+
+def test_another_file_under_the_same_name_is_a_new_dataset(app):
+    upload(app, "s.csv", b"num_nodes,num_edges\n3,4\n5,8\n")
+    app.switch_page("pages/sweep_page.py").run()
+    assert (app.number_input(key="sw_n0").value, app.number_input(key="sw_e0").value) == (5, 8)
+    upload(app, "s.csv", b"num_nodes,num_edges\n30,40\n50,80\n")
+    assert errors(app) == []
+    limits = app.session_state["limits"]
+    assert (limits["max_nodes"], limits["max_edges"], limits["source"]) == (50, 80, "data defaults (largest graph)")
+    app.switch_page("pages/packing_page.py").run()
+    assert errors(app) == [] and {m.label: m.value for m in app.metric}["Packs"] == "2"
+    app.switch_page("pages/sweep_page.py").run()
+    assert (app.number_input(key="sw_n0").value, app.number_input(key="sw_e0").value) == (50, 80)

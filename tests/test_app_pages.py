@@ -199,3 +199,21 @@ def test_export_loads_a_configuration_back_and_applies_it(app):
     limits = app.session_state["limits"]
     assert (limits["max_nodes"], limits["max_edges"], limits["max_graphs"]) == (260, 560, 32)
     assert "Same plan as the current configuration: **yes**" in [m.value for m in app.markdown]
+
+
+def test_configuration_of_an_uploaded_file_keeps_its_limits(app):
+    from packing import SizeHistogram
+    from packing.export import config_json, export_config
+
+    hist = SizeHistogram.from_sizes([3, 5, 4], [4, 8, 6])
+    plan = pack(hist, 12, 20, 4)
+    text = config_json(export_config(plan, hist, dataset="upload:mine.csv", split="all", info={}))
+    open_page(app, "export")
+    app.get("file_uploader")[0].set_value(("mine.json", text.encode(), "application/json"))
+    app.run()
+    app.button(key="ex_apply").click().run()
+    assert not app.exception and not app.error
+    assert app.session_state["ds_name"] == "upload:mine.csv"
+    limits = app.session_state["limits"]
+    assert (limits["max_nodes"], limits["max_edges"], limits["source"]) == (12, 20, "a loaded configuration")
+    assert "Same plan as the current configuration: **yes**" in [m.value for m in app.markdown]
