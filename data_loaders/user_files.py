@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import pandas as pd
+import pyarrow.parquet as pq
 from pyarrow.lib import ArrowException
 
 from packing import SizeHistogram
@@ -37,6 +38,15 @@ _PICKLES = {".pt", ".pth", ".pkl", ".pickle"}
 _EXAMPLES = 5
 
 
+def _limit(max_bytes: int) -> str:
+    """The size limit in words: whole MB where it is, else bytes.
+
+    >>> _limit(512 * 2**20), _limit(100_000)
+    ('512 MB', '100,000 bytes')
+    """
+    return f"{max_bytes // 2**20} MB" if max_bytes >= 2**20 and max_bytes % 2**20 == 0 else f"{max_bytes:,} bytes"
+
+
 def _read_bytes(source: str | Path | BinaryIO, filename: str | None, max_bytes: int) -> tuple[bytes, str]:
     """The file's bytes and name, refusing missing, oversized and nameless input."""
     if isinstance(source, (str, Path)):
@@ -44,26 +54,47 @@ def _read_bytes(source: str | Path | BinaryIO, filename: str | None, max_bytes: 
         if not path.is_file():
             raise ValueError(f"No file at {path}.")
         if path.stat().st_size > max_bytes:
-            raise ValueError(f"{path.name} is larger than the limit of {max_bytes // 2**20} MB.")
+            raise ValueError(f"{path.name} is larger than the limit of {_limit(max_bytes)}.")
         return path.read_bytes(), filename or path.name
     name = filename or getattr(source, "name", None)
     if not name:
         raise ValueError("Give the file name (filename=...) so the file type is known.")
     data = source.getvalue() if hasattr(source, "getvalue") else source.read(max_bytes + 1)
     if len(data) > max_bytes:
-        raise ValueError(f"{name} is larger than the limit of {max_bytes // 2**20} MB.")
+        raise ValueError(f"{name} is larger than the limit of {_limit(max_bytes)}.")
     return bytes(data), str(name)
 
 
-def _format(name: str, data: bytes) -> tuple[str, bytes]:
-    """Format suffix and uncompressed bytes (``data.csv.gz`` -> ``".csv"``, gunzipped)."""
+def _format(name: str, data: bytes, max_bytes: int) -> tuple[str, bytes]:
+    """Format suffix and uncompressed bytes (``data.csv.gz`` -> ``".csv"``, gunzipped).
+
+    Gzip is decompressed as a stream and never past ``max_bytes``, so a small file that
+    expands to gigabytes (a gzip bomb) is refused without being expanded.
+    """
     path = Path(name.lower())
     if path.suffix != ".gz":
         return path.suffix, data
     try:
-        return Path(path.stem).suffix, gzip.decompress(data)
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+            plain = stream.read(max_bytes + 1)
     except (OSError, EOFError) as error:
         raise ValueError(f"{name} is not a valid gzip file: {error}") from None
+    if len(plain) > max_bytes:
+        raise ValueError(f"{name} is larger than the limit of {_limit(max_bytes)} once decompressed; "
+                         "upload a smaller file or a histogram (num_nodes,num_edges,count) instead.")
+    return Path(path.stem).suffix, plain
+
+
+def _read_parquet(buffer: io.BytesIO, name: str, max_bytes: int) -> pd.DataFrame:
+    """A Parquet table, refused when its decoded data (at least 8 bytes a cell) is larger
+    than ``max_bytes``: Parquet encodings can pack millions of rows into a few kilobytes."""
+    metadata = pq.ParquetFile(buffer).metadata
+    encoded = sum(metadata.row_group(i).total_byte_size for i in range(metadata.num_row_groups))
+    if max(encoded, 8 * metadata.num_rows * metadata.num_columns) > max_bytes:
+        raise ValueError(f"{name} ({metadata.num_rows:,} rows) is larger than the limit of {_limit(max_bytes)} "
+                         "once decoded; upload a smaller file or a histogram (num_nodes,num_edges,count) instead.")
+    buffer.seek(0)
+    return pd.read_parquet(buffer)
 
 
 def _smiles_lines(text: str) -> list[str]:
@@ -131,7 +162,7 @@ def load_user_file(
     """
     start = time.perf_counter()
     data, name = _read_bytes(path_or_buffer, filename, max_bytes)
-    suffix, data = _format(name, data)
+    suffix, data = _format(name, data, max_bytes)
     if suffix in _PICKLES:
         raise ValueError(
             f"{name} looks like a saved PyTorch/PyG file, which is a pickle and is never read "
@@ -142,7 +173,7 @@ def load_user_file(
     buffer = io.BytesIO(data)
     try:
         if suffix in (".parquet", ".pq"):
-            hist, extra = _from_table(pd.read_parquet(buffer), name, hydrogens, k)
+            hist, extra = _from_table(_read_parquet(buffer, name, max_bytes), name, hydrogens, k)
         elif suffix in _TABLE:
             frame = pd.read_csv(buffer, sep="\t" if suffix == ".tsv" else ",")
             hist, extra = _from_table(frame, name, hydrogens, k)

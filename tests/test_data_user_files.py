@@ -137,3 +137,18 @@ def test_size_limit_and_missing_name(tmp_path: Path) -> None:
         load_user_file(io.BytesIO(b"num_nodes,num_edges\n1,1\n"))
     with pytest.raises(ValueError, match="No file at"):
         load_user_file(tmp_path / "absent.csv")
+
+
+def test_decompressed_and_decoded_sizes_are_limited_too() -> None:
+    plain = b"num_nodes,num_edges\n" + b"1,1\n" * 2_500_000  # 10 MB that gzip packs into about 10 kB
+    bomb = gzip.compress(plain, compresslevel=9)
+    assert len(bomb) < 20_000
+    with pytest.raises(ValueError, match="bomb.csv.gz is larger than the limit of 100,000 bytes once decompressed"):
+        load_user_file(Upload(bomb, "bomb.csv.gz"), max_bytes=100_000)
+    assert load_user_file(Upload(bomb, "bomb.csv.gz"), max_bytes=len(plain))[0].num_graphs == 2_500_000
+    frame = pd.DataFrame({"num_nodes": np.ones(2_000_000, dtype=np.int64), "num_edges": np.ones(2_000_000, dtype=np.int64)})
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer)
+    assert len(buffer.getvalue()) < 100_000
+    with pytest.raises(ValueError, match=r"\(2,000,000 rows\) is larger than the limit of 100,000 bytes once decoded"):
+        load_user_file(Upload(buffer.getvalue(), "ones.parquet"), max_bytes=100_000)
