@@ -28,7 +28,8 @@ class Upload(io.BytesIO):
 
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.tuples(st.integers(0, 500), st.integers(0, 5000)), min_size=1, max_size=200),
+@given(st.lists(st.tuples(st.integers(0, 500), st.integers(0, 5000)).map(lambda g: (g[0], g[1] if g[0] else 0)),
+                min_size=1, max_size=200),
        st.sampled_from(["sizes.csv", "sizes.parquet", "sizes.csv.gz", "sizes.tsv"]))
 def test_size_tables_conserve_graphs_nodes_and_edges(rows, name) -> None:
     frame = pd.DataFrame(rows, columns=["num_nodes", "num_edges"])
@@ -113,6 +114,7 @@ def test_aflow_json_with_positions() -> None:
     (b"num_nodes,num_edges\n3,abc\n", "text.csv", "whole numbers"),
     (b"num_nodes,num_edges\n3,\n", "blank.csv", "NaN"),
     (b"num_nodes,num_edges,count\n3,4,0\n", "zero.csv", "count must be positive"),
+    (b"num_nodes,num_edges\n0,2\n", "swapped.csv", "edges but no nodes"),
     (b"num_nodes,num_edges\n1,2\n", "data.xlsx", "unknown file type"),
     (b"\x80\x02}q\x00.", "dataset.pt", "pickle and is never read"),
     (b"not gzip", "sizes.csv.gz", "not a valid gzip file"),
