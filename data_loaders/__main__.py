@@ -74,7 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status (2: bad input, 3: needs a download)."""
+    """Run the command line; returns the exit status (2: bad input or a file that cannot be
+    read or written, 3: needs a download)."""
     args = build_parser().parse_args(argv)
     try:
         if args.command == "list":
@@ -97,6 +98,10 @@ def main(argv: list[str] | None = None) -> int:
         return 3
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"error: {error}. Check that the input file is readable and that the output folder exists "
+              "and is writable.", file=sys.stderr)
         return 2
     return 0
 

@@ -105,6 +105,17 @@ def test_command_line(isolated_roots, tmp_path: Path) -> None:
     assert bad.returncode == 2 and "error:" in bad.stderr and "Traceback" not in bad.stderr
 
 
+def test_command_line_reports_unwritable_output(isolated_roots, tmp_path: Path) -> None:
+    env = {**os.environ, "GRAPH_PACKING_DATA": str(isolated_roots["data"]),
+           "GRAPH_PACKING_CACHE": str(isolated_roots["cache"])}
+    sizes = tmp_path / "h.csv"
+    sizes.write_text("num_nodes,num_edges\n3,4\n")
+    run = _cli("file", str(sizes), "--out", str(tmp_path / "missing_dir" / "o.csv"), env=env)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.stderr.startswith("error: ") and "missing_dir" in run.stderr and "output folder exists" in run.stderr
+    assert not (tmp_path / "missing_dir").exists()
+
+
 def test_package_does_not_import_streamlit() -> None:
     code = "import sys, data_loaders; data_loaders.load_histogram('qm9'); print('streamlit' in sys.modules)"
     run = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
