@@ -7,17 +7,8 @@ import streamlit as st
 
 from packing import ALGORITHMS, BASELINES, BEST, HEURISTICS, ONE_DIM_ALGORITHMS
 from pages import cache, figures, state
-from pages.widgets import current_dataset, run_page, show_error
+from pages.widgets import ALGORITHM_LABELS, current_dataset, run_page, show_error
 
-ALGORITHM_LABELS = {
-    "best_fit": "best fit (longest pack first)",
-    "first_fit": "first fit (shortest pack first)",
-    "worst_fit": "worst fit (emptiest pack first)",
-    "none": "baseline: no packing",
-    "node_only": "baseline: node-only 1D packing",
-    "edge_only": "baseline: edge-only 1D packing",
-    BEST: "best of all (every heuristic x algorithm)",
-}
 VIEWS = ["Plots", "All methods (Table 2)", "Pack strategies"]
 LIMIT_LABELS = {"max_nodes": "Max nodes per pack", "max_edges": "Max edges per pack", "max_graphs": "Max graphs per pack"}
 

@@ -7,7 +7,7 @@ import streamlit as st
 from packing import ALGORITHMS, HEURISTICS, smallest_limits
 from pages import cache, figures, state
 from pages.sweeps import RANGE_FIELDS, check_grid, default_params, grid
-from pages.widgets import current_dataset, run_page, show_error
+from pages.widgets import ALGORITHM_LABELS, current_dataset, run_page, show_error
 
 CHART_KEY = "sw_chart"
 
@@ -33,7 +33,7 @@ def form(params: dict, owner: str) -> dict | None:
         with columns[1]:
             st.selectbox("Heuristic", list(HEURISTICS), key="sw_heuristic")
         with columns[2]:
-            st.selectbox("Algorithm", ALGORITHMS, key="sw_algorithm")
+            st.selectbox("Algorithm", ALGORITHMS, key="sw_algorithm", format_func=ALGORITHM_LABELS.get)
         with columns[3]:
             submitted = st.form_submit_button("Run sweep", type="primary", width="stretch")
     if not submitted:

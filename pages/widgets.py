@@ -7,9 +7,20 @@ from typing import Any, Callable
 import streamlit as st
 
 import data_loaders
-from packing import SizeHistogram
+from packing import BEST, SizeHistogram
 
 from . import cache, state
+
+#: What each algorithm does, in the words of the README and ``packing/greedy.py``.
+ALGORITHM_LABELS = {
+    "best_fit": "best fit: longest pack first (fullest open pack that fits)",
+    "first_fit": "first fit (earliest-opened open pack that fits)",
+    "worst_fit": "worst fit: shortest pack first (emptiest open pack that fits)",
+    "none": "baseline: no packing",
+    "node_only": "baseline: node-only 1D packing",
+    "edge_only": "baseline: edge-only 1D packing",
+    BEST: "best of all (every heuristic x algorithm)",
+}
 
 #: Exceptions that become an inline message instead of a traceback.
 USER_ERRORS = (ValueError, data_loaders.DatasetUnavailableError, FileNotFoundError, OSError)

@@ -217,3 +217,18 @@ def test_configuration_of_an_uploaded_file_keeps_its_limits(app):
     limits = app.session_state["limits"]
     assert (limits["max_nodes"], limits["max_edges"], limits["source"]) == (12, 20, "a loaded configuration")
     assert "Same plan as the current configuration: **yes**" in [m.value for m in app.markdown]
+
+
+def test_algorithm_labels_follow_the_readme_mapping(app):
+    expected = {
+        "best_fit": "best fit: longest pack first (fullest open pack that fits)",
+        "worst_fit": "worst fit: shortest pack first (emptiest open pack that fits)",
+        "first_fit": "first fit (earliest-opened open pack that fits)",
+    }
+    open_page(app, "packing")
+    assert set(expected.values()) <= set(app.selectbox(key="pk_algorithm").options)
+    app.selectbox(key="pk_algorithm").set_value("first_fit").run()
+    assert app.selectbox(key="pk_algorithm").value == "first_fit"
+    assert app.session_state["method"]["algorithm"] == "first_fit"
+    open_page(app, "sweep")
+    assert app.selectbox(key="sw_algorithm").options == list(expected.values())  # the order of packing.ALGORITHMS
