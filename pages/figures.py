@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from packing import PackingPlan, SizeHistogram
+from packing import BASELINES, PackingPlan, SizeHistogram
 
 MAX_AXIS_CELLS = 200
 SWEEP_TRACE = "limits"  # name of the clickable sweep trace (one point per grid cell)
@@ -301,23 +301,36 @@ def sweep_figure(
     return fig
 
 
-def highlight_best(frame: pd.DataFrame) -> "pd.io.formats.style.Styler":
-    """Style a comparison table (Table 2 layout): the best value per metric column in bold
-    on green; packs and gap are best when lowest, efficiencies and packing factor when highest."""
+def best_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """Which cells of a comparison table (Table 2 layout) hold the best value of their metric
+    column among the tuple-packing rows: packs and gap are best when lowest, efficiencies and
+    packing factor when highest. The baselines (none, node-only, edge-only) are never best:
+    node-only and edge-only ignore one limit, so their numbers are not comparable.
+
+    >>> table = pd.DataFrame({"method": ["sum / best_fit", "edge_only"], "packs": [4, 1]})
+    >>> best_cells(table)["packs"].tolist()
+    [True, False]
+    """
     lower_better = {"packs", "gap"}
     higher_better = {"node_efficiency", "edge_efficiency", "harmonic_mean", "packing_factor"}
+    ranked = ~frame["method"].isin(BASELINES)
+    best = pd.DataFrame(False, index=frame.index, columns=frame.columns)
+    for name in frame.columns:
+        if name in lower_better:
+            best[name] = ranked & (frame[name] == frame.loc[ranked, name].min())
+        elif name in higher_better:
+            best[name] = ranked & (frame[name] == frame.loc[ranked, name].max())
+    return best
 
-    def mark(column: pd.Series) -> list[str]:
-        if column.name in lower_better:
-            best = column == column.min()
-        elif column.name in higher_better:
-            best = column == column.max()
-        else:
-            return [""] * len(column)
-        return ["font-weight: bold; background-color: #c7e9c0" if b else "" for b in best]
 
+def highlight_best(frame: pd.DataFrame) -> "pd.io.formats.style.Styler":
+    """Style a comparison table (Table 2 layout): the cells of :func:`best_cells` in bold on green."""
+    best = best_cells(frame)
+    marks = pd.DataFrame(np.where(best, "font-weight: bold; background-color: #c7e9c0", ""),
+                         index=best.index, columns=best.columns)
     percent = {c: "{:.2%}" for c in ("node_efficiency", "edge_efficiency", "harmonic_mean", "gap")}
-    return frame.style.apply(mark).format({**percent, "packing_factor": "{:.2f}", "packs": "{:,}", "lower_bound": "{:,}"})
+    return frame.style.apply(lambda _: marks, axis=None).format(
+        {**percent, "packing_factor": "{:.2f}", "packs": "{:,}", "lower_bound": "{:,}"})
 
 
 TABLE1_ROWS = {

@@ -86,6 +86,19 @@ def test_tables():
     assert "font-weight: bold" in html
 
 
+def test_baselines_are_never_highlighted_as_best():
+    from packing import compare
+
+    # Node-heavy graphs: edge-only packing ignores the node limit and puts all four in one pack.
+    table = compare(SizeHistogram.from_sizes([5, 5, 5, 5], [1, 1, 1, 1]), 5, 4, 4)
+    baseline = table["method"].isin(["none", "node_only", "edge_only"])
+    assert table.loc[table["method"] == "edge_only", "packs"].item() < table.loc[~baseline, "packs"].min()
+    best = figures.best_cells(table)
+    assert not best[baseline].to_numpy().any()
+    assert best.loc[~baseline, "packs"].all() and best.loc[~baseline, "harmonic_mean"].all()
+    assert not best["method"].any() and not best["lower_bound"].any()
+
+
 def test_sweep_grid_defaults_start_at_the_largest_graph():
     hist = SizeHistogram.from_sizes([10, 20], [30, 44])
     params = sweeps.default_params(hist, 256)

@@ -119,6 +119,7 @@ def test_packing_page_cards_plots_table_and_strategies(app):
     assert len(table) == 6 * 3 + 3 and {"none", "node_only", "edge_only"} <= set(table["method"])
     tuple_rows = table[~table["method"].isin(["none", "node_only", "edge_only"])]
     assert tuple_rows["packs"].min() <= hist_plan.num_packs
+    assert any("baselines (none, node-only, edge-only) are never highlighted" in c.value for c in app.caption)
     app.session_state["pk_view"] = "Pack strategies"
     app.run()
     assert any("most used pack strategies" in f["layout"]["title"]["text"] for f in figures(app))
