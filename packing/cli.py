@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from .api import ALGORITHMS, BASELINES, BEST, pack
+from .export import export_config, save_config
 from .heuristics import HEURISTICS
 from .histogram import SizeHistogram
 from .one_dim import ONE_DIM_ALGORITHMS
@@ -64,8 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     one.add_argument("--one-dim", default="lpfhp", choices=ONE_DIM_ALGORITHMS,
                      help="1D algorithm of the node_only / edge_only baselines (default lpfhp)")
     one.add_argument("--out", type=Path,
-                     help="write the full plan: .json (all packs) or .csv (one row per distinct pack); "
-                          "without it a summary is printed as JSON")
+                     help="write the full plan: .json (the configuration the dashboard exports, schema in "
+                          "packing/export.py) or .csv (one row per distinct pack); without it a summary is "
+                          "printed as JSON")
 
     grid = commands.add_parser("sweep", help="pack for every (max nodes, max edges) pair of a grid")
     grid.add_argument("histogram", type=Path, help=HISTOGRAM_HELP)
@@ -114,7 +116,10 @@ def run(argv: list[str] | None = None) -> int:
             if args.out is None:
                 print(json.dumps(plan.summary(), indent=1))
             elif args.out.suffix == ".json":
-                args.out.write_text(json.dumps({"summary": plan.summary(), "plan": plan.to_dict()}, indent=1))
+                info = {"source": "user file", "provenance": f"Histogram file {args.histogram}."}
+                config = export_config(plan, hist, dataset=args.histogram.stem, info=info,
+                                       requested_algorithm=args.algorithm)
+                save_config(config, args.out)
             else:
                 _write_table(plan.to_frame(), args.out)
         else:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from packing import PackingPlan
+from packing.export import config_histogram, load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -32,10 +32,10 @@ def test_pack_writes_a_plan_that_loads_back(tmp_path, molhiv_file, molhiv):
     out = tmp_path / "plan.json"
     result = cli("pack", str(molhiv_file), "--heuristic", "sum", "--algorithm", "first_fit", "--out", str(out))
     assert result.returncode == 0, result.stderr
-    saved = json.loads(out.read_text())
-    plan = PackingPlan.from_dict(saved["plan"])
-    assert plan.check(molhiv) and plan.num_packs == saved["summary"]["packs"]
+    config, plan = load_config(out)
+    assert plan.check(molhiv) and plan.num_packs == config["metrics"]["packs"]
     assert (plan.heuristic, plan.algorithm) == ("sum", "first_fit")
+    assert config_histogram(config) == molhiv and config["dataset"]["name"] == "molhiv"
     csv = tmp_path / "plan.csv"
     assert cli("pack", str(molhiv_file), "--out", str(csv)).returncode == 0
     assert pd.read_csv(csv)["count"].sum() == plan.num_packs or pd.read_csv(csv)["count"].sum() > 0
