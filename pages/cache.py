@@ -19,7 +19,7 @@ import streamlit as st
 import data_loaders
 from packing import PackingPlan, SizeHistogram, compare, pack, sweep
 
-_HASH = {SizeHistogram: lambda h: (h.num_nodes.tobytes(), h.num_edges.tobytes(), h.counts.tobytes())}
+_HASH = {SizeHistogram: SizeHistogram.fingerprint}
 _SWEEP_STORE_SIZE = 24
 
 
@@ -65,7 +65,7 @@ def _sweep_store() -> tuple["OrderedDict[tuple, pd.DataFrame]", threading.Lock]:
 
 def sweep_key(hist: SizeHistogram, node_limits, edge_limits, max_graphs: int, heuristic: str, algorithm: str) -> tuple:
     """The cache key of one sweep."""
-    return (hash(hist), tuple(node_limits), tuple(edge_limits), int(max_graphs), heuristic, algorithm)
+    return (hist.fingerprint(), tuple(node_limits), tuple(edge_limits), int(max_graphs), heuristic, algorithm)
 
 
 def cached_sweep(key: tuple) -> pd.DataFrame | None:

@@ -7,7 +7,6 @@ widgets are drawn in the sidebar by ``app.py`` on every page, so their keys pers
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,18 +64,6 @@ class Selection:
         return json.dumps([self.name, self.split, self.options, self.content], sort_keys=True, default=str)
 
 
-def fingerprint(hist: SizeHistogram) -> str:
-    """The first 12 hex digits of the SHA-256 of a histogram's sizes and counts.
-
-    >>> fingerprint(SizeHistogram.from_sizes([3, 5], [4, 8])) == fingerprint(SizeHistogram.from_sizes([5, 3], [8, 4]))
-    True
-    """
-    digest = hashlib.sha256()
-    for values in (hist.num_nodes, hist.num_edges, hist.counts):
-        digest.update(values.astype("<i8").tobytes())
-    return digest.hexdigest()[:12]
-
-
 def uploads() -> dict[str, tuple]:
     """Uploaded histograms of this session, by selection name (``upload:<file name>``)."""
     return st.session_state.setdefault(UPLOADS, {})
@@ -85,7 +72,7 @@ def uploads() -> dict[str, tuple]:
 def upload_selection(name: str) -> Selection:
     """The selection of the upload stored as ``name`` (``upload:<file name>``), keyed by its content."""
     found = uploads().get(name)
-    return Selection(name, "all", {}, fingerprint(found[0]) if found is not None else "")
+    return Selection(name, "all", {}, found[0].fingerprint()[:12] if found is not None else "")
 
 
 def limits() -> dict[str, Any] | None:
