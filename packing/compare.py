@@ -4,8 +4,10 @@ from __future__ import annotations
 import pandas as pd
 
 from .api import ALGORITHMS, BASELINES, pack, resolve_limits
-from .heuristics import HEURISTICS
+from .greedy import count_packs
+from .heuristics import HEURISTICS, resolve_heuristic
 from .histogram import SizeHistogram
+from .metrics import metrics_from_packs
 
 COMPARE_COLUMNS = [
     "method", "heuristic", "algorithm", "packs", "lower_bound", "gap",
@@ -29,13 +31,14 @@ def compare(
     4
     """
     limits = resolve_limits(hist, max_nodes, max_edges, max_graphs)
-    runs = [(h, a) for h in HEURISTICS for a in ALGORITHMS] + [(one_dim, b) for b in BASELINES]
     rows = []
-    for heuristic, algorithm in runs:
-        baseline = algorithm in BASELINES
-        plan = pack(hist, *limits, heuristic=heuristic if not baseline else "product",
-                    algorithm=algorithm, one_dim=one_dim)
-        summary = plan.summary()
-        method = algorithm if baseline else f"{heuristic} / {algorithm}"
-        rows.append({"method": method, **{k: summary[k] for k in COMPARE_COLUMNS[1:]}})
+    for heuristic in HEURISTICS:
+        for algorithm in ALGORITHMS:
+            packs = count_packs(hist.num_nodes, hist.num_edges, hist.counts, limits,
+                                resolve_heuristic(heuristic), algorithm)
+            rows.append({"method": f"{heuristic} / {algorithm}", "heuristic": heuristic,
+                         "algorithm": algorithm, **metrics_from_packs(hist, limits, packs)})
+    for baseline in BASELINES:
+        summary = pack(hist, *limits, algorithm=baseline, one_dim=one_dim).summary()
+        rows.append({"method": baseline, **{k: summary[k] for k in COMPARE_COLUMNS[1:]}})
     return pd.DataFrame(rows, columns=COMPARE_COLUMNS)

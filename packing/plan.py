@@ -11,6 +11,7 @@ import pandas as pd
 
 from .bounds import volume_bound
 from .histogram import SizeHistogram
+from .metrics import harmonic_mean
 
 Items = tuple[tuple[int, int], ...]  # the (num_nodes, num_edges) of every graph in a pack
 MAX_GRAPHS_PER_PACK = 1_000_000  # a plan file claiming more is refused before it is expanded
@@ -130,8 +131,7 @@ class PackingPlan:
     @property
     def harmonic_mean(self) -> float:
         """Harmonic mean of node and edge efficiency, 2ab / (a + b)."""
-        a, b = self.node_efficiency, self.edge_efficiency
-        return 2 * a * b / (a + b) if a + b else 0.0
+        return harmonic_mean(self.node_efficiency, self.edge_efficiency)
 
     @property
     def packing_factor(self) -> float:

@@ -13,10 +13,10 @@ import numpy as np
 import pandas as pd
 
 from .api import ALGORITHMS, resolve_limits
-from .bounds import lower_bound
 from .greedy import count_packs
 from .heuristics import resolve_heuristic
 from .histogram import SizeHistogram
+from .metrics import metrics_from_packs
 
 SWEEP_COLUMNS = [
     "max_nodes", "max_edges", "max_graphs", "feasible", "packs", "lower_bound", "gap",
@@ -42,17 +42,10 @@ def _cell(hist: SizeHistogram, max_nodes: int, max_edges: int, max_graphs: int,
     row = {"max_nodes": max_nodes, "max_edges": max_edges, "max_graphs": max_graphs}
     if max_nodes < hist.max_nodes or max_edges < hist.max_edges:
         return {**row, "feasible": False}
+    limits = (max_nodes, max_edges, max_graphs)
     key = resolve_heuristic(heuristic, weights)
-    packs = count_packs(hist.num_nodes, hist.num_edges, hist.counts, (max_nodes, max_edges, max_graphs), key, algorithm)
-    node_eff = hist.total_nodes / (packs * max_nodes)
-    edge_eff = hist.total_edges / (packs * max_edges)
-    bound = lower_bound(hist, max_nodes, max_edges, max_graphs)
-    return {
-        **row, "feasible": True, "packs": packs, "lower_bound": bound, "gap": packs / bound - 1,
-        "node_efficiency": node_eff, "edge_efficiency": edge_eff,
-        "harmonic_mean": 2 * node_eff * edge_eff / (node_eff + edge_eff) if node_eff + edge_eff else 0.0,
-        "packing_factor": hist.num_graphs / packs,
-    }
+    packs = count_packs(hist.num_nodes, hist.num_edges, hist.counts, limits, key, algorithm)
+    return {**row, "feasible": True, **metrics_from_packs(hist, limits, packs)}
 
 
 def _cells(args) -> list[dict]:

@@ -91,6 +91,10 @@ def test_compare_table_has_every_method(molpcba):
     assert len(table) == 6 * 3 + 3
     none = table[table["method"] == "none"].iloc[0]
     assert round(100 * none["node_efficiency"], 2) == 8.21
+    row = table[table["method"] == "max / first_fit"].iloc[0]
+    plan = pack(molpcba, heuristic="max", algorithm="first_fit")
+    assert (row["packs"], row["lower_bound"]) == (plan.num_packs, plan.lower_bound)
+    assert np.isclose(row["harmonic_mean"], plan.harmonic_mean) and np.isclose(row["gap"], plan.gap)
     tuple_rows = table.iloc[:18]
     assert tuple_rows["harmonic_mean"].min() > table.iloc[18:]["harmonic_mean"].max()
 
