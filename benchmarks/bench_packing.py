@@ -1,4 +1,5 @@
-"""Packing speed and quality on real OGB histograms and a synthetic ogbg-ppa-shaped one.
+"""Packing speed and quality on real OGB histograms, a synthetic ogbg-ppa-shaped one and a
+random adversarial one; histogram building from 10 million per-graph sizes.
 
 Prints a table and writes benchmarks/results/packing.csv. Run from the repo root:
 
@@ -12,10 +13,10 @@ import time
 import numpy as np
 import pandas as pd
 
-from benchmarks.synthetic import ppa_like
+from benchmarks.synthetic import adversarial_random, ppa_like
 from benchmarks.timing import save_results, timed
 from data_loaders import load_histogram
-from packing import pack, sweep
+from packing import PackLimits, PackMethod, SizeHistogram, pack, sweep
 
 
 def main() -> pd.DataFrame:
@@ -35,21 +36,30 @@ def main() -> pd.DataFrame:
         print(f"{case:<58} {seconds:8.3f} s  target {target if target is not None else '-':>5}  {note}")
 
     for name, hist in (("ogbg-molhiv", molhiv), ("ogbg-molpcba", molpcba)):
-        limits = (hist.max_nodes, hist.max_edges, 256)
-        seconds, plan = timed(lambda: pack(hist, *limits, heuristic="product", algorithm="best_fit"), 15, warmup=True)
+        limits = PackLimits.for_histogram(hist)
+        seconds, plan = timed(lambda: pack(hist, limits, PackMethod("best_fit", "product")), 15, warmup=True)
         record(f"{name} train, one pack at max limits (best fit, product)", seconds, 0.020, plan)
-        seconds, plan = timed(lambda: pack(hist, *limits, algorithm="best"), 3, warmup=True)
-        record(f"{name} train, best of all + exact-fill improvement", seconds, None, plan,
-               f"{plan.heuristic}/{plan.algorithm}")
+        seconds, plan = timed(lambda: pack(hist, limits, PackMethod("best")), 3, warmup=True)
+        record(f"{name} train, best of all + exact-fill improvement", seconds, None, plan, plan.method.label)
 
-    seconds, plan = timed(lambda: pack(ppa, 300, 36_138, 256, heuristic="product", algorithm="best_fit"), 3, warmup=True)
+    seconds, plan = timed(lambda: pack(ppa, PackLimits(300, 36_138, 256)), 3, warmup=True)
     record(f"SYNTHETIC ppa-like ({ppa.num_tuples} tuples), best fit, product", seconds, 2.0, plan,
            "synthetic, not ogbg-ppa")
+
+    hist, limits = adversarial_random()
+    seconds, plan = timed(lambda: pack(hist, limits, PackMethod("best")), 3, warmup=True)
+    record(f"SYNTHETIC random {hist.num_tuples} tuples, best of all + exact fill", seconds, 2.0, plan,
+           "issue 8's adversarial histogram (seed 0)")
+
+    rng = np.random.default_rng(0)
+    nodes, edges = rng.integers(1, 300, 10_000_000), rng.integers(0, 600, 10_000_000)
+    seconds, built = timed(lambda: SizeHistogram.from_sizes(nodes, edges), 3)
+    record(f"histogram of 10,000,000 per-graph sizes ({built.num_tuples:,} tuples)", seconds, 2.0)
 
     node_limits = np.linspace(313, 4 * 313, 48).round().astype(int)
     edge_limits = np.linspace(636, 4 * 636, 45).round().astype(int)
     start = time.perf_counter()
-    frame = sweep(molpcba, node_limits, edge_limits, 256, "product", "best_fit", workers=os.cpu_count())
+    frame = sweep(molpcba, node_limits, edge_limits, 256, PackMethod("best_fit", "product"), workers=os.cpu_count())
     seconds = time.perf_counter() - start
     best = frame.loc[frame["harmonic_mean"].idxmax()]
     record(f"ogbg-molpcba sweep of {len(frame)} limit pairs ({os.cpu_count()} processes)", seconds, 10.0,

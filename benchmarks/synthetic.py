@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from packing import SizeHistogram
+from packing import PackLimits, SizeHistogram
 
 
 def ppa_like(seed: int = 0, graphs: int = 78_200) -> SizeHistogram:
@@ -24,3 +24,17 @@ def ppa_like(seed: int = 0, graphs: int = 78_200) -> SizeHistogram:
     edges = np.minimum(2 * np.round(nodes * degree).astype(np.int64), 36_138)
     edges[0] = 36_138
     return SizeHistogram.from_sizes(nodes, edges)
+
+
+def adversarial_random(seed: int = 0) -> tuple[SizeHistogram, PackLimits]:
+    """The random histogram on which exact fill once took 60-100 s: 2,000 tuples of up to
+    5,000 nodes and edges, 1-10 graphs each, packed into 10,000 nodes, 250,000 edges and
+    256 graphs (synthetic).
+
+    >>> hist, limits = adversarial_random()
+    >>> hist.num_tuples <= 2000, limits.max_edges
+    (True, 250000)
+    """
+    rng = np.random.default_rng(seed)
+    nodes, edges, counts = rng.integers(1, 5001, 2000), rng.integers(0, 5001, 2000), rng.integers(1, 11, 2000)
+    return SizeHistogram.from_counts(nodes, edges, counts), PackLimits(10_000, 250_000, 256)

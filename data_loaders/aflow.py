@@ -20,6 +20,7 @@ from packing import SizeHistogram
 from .paths import shared_data_root
 
 DEFAULT_K = 24
+MAX_SUBSCRIPT = 1_000_000  # atoms of one element in one cell; larger counts are typos
 SUBSETS = ("test_aflow_data", "classification_data")
 _COMPOUND = r"(?:[A-Z][a-z]?\d*)+"
 
@@ -37,6 +38,11 @@ def atoms_from_compounds(compounds: pd.Series) -> np.ndarray:
         raise ValueError(f"{int(bad.sum())} compound(s) are not element-count formulas ({rows}).")
     parts = text.str.extractall(r"[A-Z][a-z]?(\d*)")[0]
     parts = parts.fillna("").mask(parts.fillna("") == "", "1")
+    too_large = pd.to_numeric(parts.str.slice(0, 9)) > MAX_SUBSCRIPT  # 9 digits show any count above it
+    if too_large.any():
+        row = int(too_large[too_large].index[0][0])
+        raise ValueError(f"Row {row + 1}: compound {text.iloc[row]!r} has an element count above "
+                         f"{MAX_SUBSCRIPT:,} atoms; check the compound column.")
     counts = pd.to_numeric(parts).groupby(level=0).sum()
     return counts.reindex(range(len(text))).to_numpy(dtype=np.int64)
 

@@ -12,16 +12,17 @@ from typing import Any
 from packing import SizeHistogram
 
 from .aflow import aflow_frame_sizes, subset_frames
-from .cache import cache_key, cache_path, load_cached, save_cached
+from .cache import cache_key, cache_path, load_cached, try_save_cached
 from .ogb_loader import load_ogb_family
 from .paths import shared_data_root
 from .profiles import bundled_histogram
 from .qm9 import qm9_sizes
 from .registry import DatasetSpec, check_split, effective_options, get_spec, resolve_options
+from .smiles import Progress
 
 
-def _compute_qm9(options: dict[str, Any]) -> tuple[SizeHistogram, str, str]:
-    hist = SizeHistogram.from_sizes(*qm9_sizes(**options))
+def _compute_qm9(options: dict[str, Any], progress: Progress | None) -> tuple[SizeHistogram, str, str]:
+    hist = SizeHistogram.from_sizes(*qm9_sizes(**options, progress=progress))
     if options["graph"] == "radius":
         note = f"QM9 radius graphs (cutoff {options['cutoff']} A) computed from qm9pack's XYZ coordinates."
         return hist, "computed from coordinates", note
@@ -41,10 +42,11 @@ def _compute_aflow(split: str, options: dict[str, Any]) -> tuple[SizeHistogram, 
 
 
 def _compute(spec: DatasetSpec, split: str, options: dict[str, Any], allow_download: bool,
-             use_cache: bool) -> tuple[SizeHistogram, str, str]:
-    """Histogram from the data set's own source; OGB-style loads cache every split."""
+             use_cache: bool, progress: Progress | None) -> tuple[SizeHistogram, str, str]:
+    """Histogram from the data set's own source; OGB-style loads cache every split (as far
+    as the cache can be written)."""
     if spec.family == "qm9":
-        return _compute_qm9(options)
+        return _compute_qm9(options, progress)
     if spec.family == "aflow":
         return _compute_aflow(split, options)
     hists, source, provenance = load_ogb_family(spec, allow_download=allow_download)
@@ -53,7 +55,7 @@ def _compute(spec: DatasetSpec, split: str, options: dict[str, Any], allow_downl
     if use_cache:
         for other, hist in hists.items():
             if other != split:
-                save_cached(cache_key(spec.name, other, options), hist, provenance)
+                try_save_cached(cache_key(spec.name, other, options), hist, provenance)
     return hists[split], source, provenance
 
 
@@ -64,6 +66,7 @@ def load_histogram(
     use_bundled: bool = True,
     use_cache: bool = True,
     allow_download: bool = True,
+    progress: Progress | None = None,
     **options: Any,
 ) -> tuple[SizeHistogram, dict[str, Any]]:
     """The size histogram of data set ``name`` and an ``info`` dict about where it came from.
@@ -72,10 +75,13 @@ def load_histogram(
     split, ``"all"``. ``options`` are the data set's options (see ``list_datasets()``).
     ``use_bundled=False`` skips shipped profiles, ``use_cache=False`` the on-disk cache and
     ``allow_download=False`` forbids downloads (``DatasetUnavailableError`` instead).
+    ``progress(stage, fraction)`` hears the stages of slow computations (QM9 radius graphs,
+    SMILES parsing).
 
-    ``info`` has ``dataset``, ``split``, ``options``, ``source`` (``"bundled profile"``,
-    ``"cache"``, ``"local files"``, ``"download"`` or ``"computed from coordinates"``),
-    ``provenance`` (a sentence), ``graphs`` and ``seconds``.
+    ``info`` has ``dataset``, ``split``, ``options`` (those that change the histogram),
+    ``source`` (``"bundled profile"``, ``"cache"``, ``"local files"``, ``"download"`` or
+    ``"computed from coordinates"``), ``provenance`` (a sentence), ``graphs``, ``seconds``
+    and, when the result could not be cached, ``warning``.
 
     >>> hist, info = load_histogram("ogbg-molhiv", split="train")
     >>> hist.num_graphs, hist.max_nodes, info["source"]
@@ -91,6 +97,7 @@ def load_histogram(
     resolved = resolve_options(spec, options)
     effective = effective_options(spec, resolved)
     found = bundled_histogram(name, split, effective) if use_bundled else None
+    warning = None
     if found is not None:
         hist, source, provenance = found[0], "bundled profile", found[1]
     else:
@@ -100,11 +107,12 @@ def load_histogram(
             hist, source = cached[0], "cache"
             provenance = f"From the histogram cache ({cache_path(key).name}). {cached[1]}"
         else:
-            hist, source, provenance = _compute(spec, split, effective, allow_download, use_cache)
+            hist, source, provenance = _compute(spec, split, effective, allow_download, use_cache, progress)
             if use_cache:
-                save_cached(key, hist, provenance)
-    return hist, {
-        "dataset": name, "split": split, "options": resolved, "source": source,
+                warning = try_save_cached(key, hist, provenance)
+    info = {
+        "dataset": name, "split": split, "options": effective, "source": source,
         "provenance": provenance, "graphs": hist.num_graphs,
         "seconds": time.perf_counter() - start,
     }
+    return hist, info if warning is None else {**info, "warning": warning}

@@ -1,9 +1,12 @@
 """On-disk cache of computed histograms: one Parquet file per key, written atomically.
 
 The key is the data set, split, effective options and :data:`CACHE_VERSION`; the file
-stores the key and the provenance in its Parquet metadata. A file that cannot be read, has
-the wrong key or fails the histogram checks is treated as missing and removed, so a corrupt
-entry is recomputed and never crashes the caller.
+stores the key, the provenance and a SHA-256 fingerprint of the histogram's content in its
+Parquet metadata. A file that cannot be read, has the wrong key or whose content does not
+match its fingerprint (a flipped byte, say) is treated as missing and removed, so a corrupt
+entry is recomputed, never returned and never crashes the caller. A cache that cannot be
+written (a read-only folder, a path that is a folder) costs only the caching: the caller
+gets its result and a warning.
 """
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import hashlib
 import json
 import os
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +26,7 @@ from packing import SizeHistogram
 from .paths import cache_root
 
 #: Bump when the way any histogram is computed changes; old entries are then ignored.
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 
 _META_KEY = b"graph_packing"
 
@@ -49,6 +53,7 @@ def cache_path(key: dict[str, Any]) -> Path:
 
 def save_cached(key: dict[str, Any], hist: SizeHistogram, provenance: str) -> Path:
     """Write ``hist`` for ``key`` atomically (temporary file, then rename); return the path.
+    Raises ``OSError`` when the cache folder cannot be written.
 
     >>> import os, tempfile; os.environ["GRAPH_PACKING_CACHE"] = tempfile.mkdtemp()
     >>> key = cache_key("demo", "all", {})
@@ -59,7 +64,7 @@ def save_cached(key: dict[str, Any], hist: SizeHistogram, provenance: str) -> Pa
     """
     path = cache_path(key)
     path.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"key": key, "provenance": provenance, "graphs": hist.num_graphs}
+    meta = {"key": key, "provenance": provenance, "graphs": hist.num_graphs, "sha256": hist.fingerprint()}
     table = pa.Table.from_pandas(hist.to_frame(), preserve_index=False)
     table = table.replace_schema_metadata({_META_KEY: json.dumps(meta).encode()})
     handle, tmp_name = tempfile.mkstemp(prefix=".tmp-", suffix=".parquet", dir=path.parent)
@@ -73,10 +78,24 @@ def save_cached(key: dict[str, Any], hist: SizeHistogram, provenance: str) -> Pa
     return path
 
 
+def try_save_cached(key: dict[str, Any], hist: SizeHistogram, provenance: str) -> str | None:
+    """:func:`save_cached`, turning a cache folder that cannot be written into a warning
+    (returned, and issued as a ``UserWarning``) instead of losing the computed result."""
+    try:
+        save_cached(key, hist, provenance)
+    except OSError as error:
+        message = (f"The histogram was computed but not cached ({type(error).__name__}: {error}); it will be "
+                   f"computed again next time. Set GRAPH_PACKING_CACHE to a writable folder.")
+        warnings.warn(message, stacklevel=2)
+        return message
+    return None
+
+
 def load_cached(key: dict[str, Any]) -> tuple[SizeHistogram, str] | None:
     """The cached histogram and provenance for ``key``, or ``None`` if absent or corrupt.
 
-    A corrupt or mismatching file is deleted so the next write replaces it cleanly.
+    A corrupt or mismatching file is deleted so the next write replaces it cleanly; a
+    cache path that is not a file is left alone and counts as absent.
 
     >>> import os, tempfile; os.environ["GRAPH_PACKING_CACHE"] = tempfile.mkdtemp()
     >>> load_cached(cache_key("demo", "all", {})) is None
@@ -84,7 +103,7 @@ def load_cached(key: dict[str, Any]) -> tuple[SizeHistogram, str] | None:
     >>> del os.environ["GRAPH_PACKING_CACHE"]
     """
     path = cache_path(key)
-    if not path.exists():
+    if not path.is_file():
         return None
     try:
         table = pq.read_table(path)
@@ -92,9 +111,12 @@ def load_cached(key: dict[str, Any]) -> tuple[SizeHistogram, str] | None:
         if meta["key"] != key:
             raise ValueError("cache key mismatch")
         hist = SizeHistogram.from_frame(table.to_pandas())
-        if hist.num_graphs != meta["graphs"]:
-            raise ValueError("graph count mismatch")
+        if hist.num_graphs != meta["graphs"] or hist.fingerprint() != meta["sha256"]:
+            raise ValueError("content does not match its checksum")
         return hist, str(meta["provenance"])
-    except Exception:  # any unreadable entry is a cache miss, never a crash
-        path.unlink(missing_ok=True)
+    except Exception:  # any unreadable or damaged entry is a cache miss, never a crash or a wrong answer
+        try:
+            path.unlink(missing_ok=True)
+        except OSError:
+            pass
         return None

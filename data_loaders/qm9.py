@@ -22,7 +22,7 @@ import pandas as pd
 
 from packing import SizeHistogram
 
-from .smiles import smiles_sizes
+from .smiles import Progress, smiles_sizes
 
 NUM_MOLECULES = 130_831
 _CHUNK = 8192
@@ -81,11 +81,12 @@ def parse_coordinates(xyz: pd.Series, nodes: np.ndarray) -> np.ndarray:
     return values.reshape(-1, 3)
 
 
-def radius_edges(coordinates: np.ndarray, nodes: np.ndarray, cutoff: float) -> np.ndarray:
+def radius_edges(coordinates: np.ndarray, nodes: np.ndarray, cutoff: float,
+                 progress: Progress | None = None) -> np.ndarray:
     """Directed edges between atoms closer than ``cutoff`` (per molecule, no self loops).
 
     Molecules are padded to the largest one (NaN never compares as close) and distances are
-    computed in chunks of molecules.
+    computed in chunks of molecules; ``progress`` hears after each chunk.
 
     >>> coords = np.array([[0, 0, 0], [1, 0, 0], [5, 0, 0], [0, 0, 0], [0, 3, 0]], float)
     >>> radius_edges(coords, np.array([3, 2]), 2.0).tolist()
@@ -100,6 +101,9 @@ def radius_edges(coordinates: np.ndarray, nodes: np.ndarray, cutoff: float) -> n
     edges = np.empty(count, dtype=np.int64)
     limit = cutoff * cutoff
     for first in range(0, count, _CHUNK):
+        if progress is not None:
+            progress(f"Distances within molecules {first:,} to {min(first + _CHUNK, count):,} of {count:,}",
+                     first / count)
         block = padded[first:first + _CHUNK]
         delta = block[:, :, None, :] - block[:, None, :, :]
         close = np.einsum("mijk,mijk->mij", delta, delta) < limit
@@ -107,16 +111,19 @@ def radius_edges(coordinates: np.ndarray, nodes: np.ndarray, cutoff: float) -> n
     return edges
 
 
-def qm9_sizes(graph: str, cutoff: float = 5.0, k: int = 8,
-              molecules: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def qm9_sizes(graph: str, cutoff: float = 5.0, k: int = 8, molecules: int | None = None,
+              progress: Progress | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per-molecule (nodes, edges) for one graph construction.
 
-    ``molecules`` limits the computation to the first molecules (tests use it).
+    ``molecules`` limits the computation to the first molecules (tests use it); ``progress``
+    hears the stages of the slow constructions (radius, bonds).
 
     >>> nodes, edges = qm9_sizes("full", molecules=3)
     >>> nodes.tolist(), edges.tolist()
     ([5, 4, 3], [20, 12, 6])
     """
+    if progress is not None:
+        progress("Reading QM9 from the qm9pack package", 0.0)
     frame = read_qm9(with_coordinates=graph == "radius")
     if molecules is not None:
         frame = frame.iloc[:molecules]
@@ -126,9 +133,9 @@ def qm9_sizes(graph: str, cutoff: float = 5.0, k: int = 8,
     if graph == "knn":
         return nodes, knn_edges(nodes, k)
     if graph == "radius":
-        return nodes, radius_edges(parse_coordinates(frame["XYZ_Ang"], nodes), nodes, cutoff)
+        return nodes, radius_edges(parse_coordinates(frame["XYZ_Ang"], nodes), nodes, cutoff, progress)
     if graph == "bonds":
-        heavy, heavy_edges, invalid = smiles_sizes(frame["SMILES"].tolist())
+        heavy, heavy_edges, invalid = smiles_sizes(frame["SMILES"].tolist(), progress=progress)
         if invalid:
             raise ValueError(f"RDKit could not parse {len(invalid)} QM9 SMILES (first: {invalid[0]}).")
         return nodes, heavy_edges + 2 * (nodes - heavy)

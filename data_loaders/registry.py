@@ -1,22 +1,95 @@
 """The data sets the dashboard offers, their options, and option validation."""
 from __future__ import annotations
 
-import dataclasses
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 OGB_SPLITS = ("train", "valid", "test", "all")
 
 
 @dataclass(frozen=True)
+class OptionSpec:
+    """One dataset option: its label, default, allowed values and when it applies.
+
+    ``choices`` lists the values of a discrete option; numbers range over ``low`` to
+    ``high`` (inclusive) in steps of ``step``. ``applies_when`` names another option and the
+    values for which this one matters (QM9's cutoff only for radius graphs); an option that
+    does not apply keeps its default and does not change the histogram.
+
+    >>> OptionSpec("k", "Neighbours per atom (k)", 8, low=1, high=4096).applies({"graph": "knn"})
+    True
+    """
+
+    name: str
+    label: str
+    default: Any
+    choices: tuple | None = None
+    low: float | None = None
+    high: float | None = None
+    step: float = 1
+    applies_when: tuple[str, tuple] | None = None
+    help: str = ""
+
+    def applies(self, values: dict[str, Any]) -> bool:
+        """Whether this option changes the histogram, given the other options' values."""
+        if self.applies_when is None:
+            return True
+        other, allowed = self.applies_when
+        return values.get(other) in allowed
+
+    def coerce(self, value: Any) -> Any:
+        """``value`` (possibly a CLI string) checked and converted to this option's type.
+
+        >>> OptionSpec("cutoff", "Cutoff", 5.0, low=0.1, high=100.0).coerce("4")
+        4.0
+        """
+        if self.choices is not None:
+            if value not in self.choices:
+                raise ValueError(f"Option {self.name} must be one of {', '.join(map(str, self.choices))}; got {value!r}.")
+            return value
+        if isinstance(value, bool):
+            raise ValueError(f"Option {self.name} must be a number, not {value!r}.")
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"Option {self.name} must be a number, not {value!r}.") from None
+        if not math.isfinite(number):
+            raise ValueError(f"Option {self.name} must be finite, not {value!r}.")
+        if isinstance(self.default, int):
+            if number != int(number):
+                raise ValueError(f"Option {self.name} must be a whole number, not {value!r}.")
+            number = int(number)
+        low = -math.inf if self.low is None else self.low
+        high = math.inf if self.high is None else self.high
+        if not low <= number <= high:
+            raise ValueError(f"Option {self.name} must lie between {low:g} and {high:g}; got {value!r}.")
+        return number
+
+
+_QM9_OPTIONS = (
+    OptionSpec("graph", "Graph construction", "bonds", choices=("bonds", "full", "radius", "knn"),
+               help="bonds: chemical bonds with hydrogens (PyG QM9); full: fully connected; radius: atom pairs "
+                    "closer than the cutoff; knn: k nearest neighbours per atom."),
+    OptionSpec("cutoff", "Radius cutoff (Å)", 5.0, low=0.1, high=100.0, step=0.5, applies_when=("graph", ("radius",)),
+               help="Atoms closer than this are connected (SchNet uses 5 Å)."),
+    OptionSpec("k", "Neighbours per atom (k)", 8, low=1, high=4096, applies_when=("graph", ("knn",)),
+               help="Each atom is connected to its k nearest atoms."),
+)
+_AFLOW_OPTIONS = (
+    OptionSpec("k", "Neighbours per atom (k)", 24, low=1, high=4096,
+               help="k nearest neighbours per atom, periodic images included (Speckhard et al. use 24)."),
+)
+
+
+@dataclass(frozen=True)
 class DatasetSpec:
     """One data set: what it is, its splits and options, whether it opens offline.
 
-    ``options`` maps each option to its default, ``choices`` gives the allowed values of
-    discrete options, ``bundled`` says a size profile ships with the project (opens
-    instantly offline) and ``download_size`` is the size of the download that a non-bundled
-    data set needs (``None`` when nothing is downloaded).
+    ``option_specs`` describes each option (label, default, range, when it applies);
+    ``bundled`` says a size profile ships with the project (opens instantly offline) and
+    ``download_size`` is the size of the download that a non-bundled data set needs
+    (``None`` when nothing is downloaded).
 
     >>> spec = get_spec("qm9")
     >>> spec.options["graph"], spec.choices["graph"]
@@ -27,11 +100,28 @@ class DatasetSpec:
     title: str
     source: str
     splits: tuple[str, ...]
-    options: dict[str, Any] = field(default_factory=dict)
-    choices: dict[str, tuple] = field(default_factory=dict)
+    option_specs: tuple[OptionSpec, ...] = ()
     bundled: bool = False
     download_size: str | None = None
     family: str = "ogb"
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """Option name -> default."""
+        return {option.name: option.default for option in self.option_specs}
+
+    @property
+    def choices(self) -> dict[str, tuple]:
+        """Allowed values of the discrete options."""
+        return {option.name: option.choices for option in self.option_specs if option.choices is not None}
+
+    def option(self, name: str) -> OptionSpec:
+        """The spec of option ``name``."""
+        found = next((option for option in self.option_specs if option.name == name), None)
+        if found is None:
+            known = ", ".join(self.options) or "none"
+            raise ValueError(f"{self.name} has no option {name}; its options: {known}.")
+        return found
 
 
 _SPECS: tuple[DatasetSpec, ...] = (
@@ -65,9 +155,7 @@ _SPECS: tuple[DatasetSpec, ...] = (
         "qm9", "QM9 (130,831 small molecules with 3D coordinates)",
         "QM9 from the qm9pack package (offline): bonds, fully connected, radius or k-NN graphs.",
         ("all",),
-        options={"graph": "bonds", "cutoff": 5.0, "k": 8},
-        choices={"graph": ("bonds", "full", "radius", "knn")},
-        bundled=True, family="qm9",
+        option_specs=_QM9_OPTIONS, bundled=True, family="qm9",
     ),
     DatasetSpec(
         "qm9-pyg", "QM9 via PyG download (chemical bonds with hydrogens)",
@@ -78,26 +166,19 @@ _SPECS: tuple[DatasetSpec, ...] = (
         "aflow", "AFLOW ICSD crystals (13,841 crystals, k-NN graphs)",
         "Two AFLOW ICSD API pulls; atoms from the compound formula, k nearest neighbours per atom.",
         ("all", "test_aflow_data", "classification_data"),
-        options={"k": 24}, bundled=True, family="aflow",
+        option_specs=_AFLOW_OPTIONS, bundled=True, family="aflow",
     ),
 )
 
 _BY_NAME = {spec.name: spec for spec in _SPECS}
 
-#: Allowed ranges of numeric options: name -> (low, high), both inclusive.
-_RANGES: dict[str, tuple[float, float]] = {"cutoff": (0.1, 100.0), "k": (1, 4096)}
-
-
 def list_datasets() -> list[DatasetSpec]:
-    """All data sets the dashboard offers (fresh copies: mutating them changes nothing).
+    """All data sets the dashboard offers (frozen specs).
 
     >>> [spec.name for spec in list_datasets()][:2]
     ['ogbg-molhiv', 'ogbg-molpcba']
     """
-    return [
-        dataclasses.replace(spec, options=dict(spec.options), choices=dict(spec.choices))
-        for spec in _SPECS
-    ]
+    return list(_SPECS)
 
 
 def get_spec(name: str) -> DatasetSpec:
@@ -127,49 +208,15 @@ def check_split(spec: DatasetSpec, split: str) -> str:
     return split
 
 
-def _coerce(name: str, value: Any, default: Any) -> Any:
-    """Convert ``value`` (possibly a CLI string) to the type of ``default``."""
-    if isinstance(default, str):
-        return str(value)
-    if isinstance(value, bool):
-        raise ValueError(f"Option {name} must be a number, not {value!r}.")
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"Option {name} must be a number, not {value!r}.") from None
-    if not math.isfinite(number):
-        raise ValueError(f"Option {name} must be finite, not {value!r}.")
-    if isinstance(default, int):
-        if number != int(number):
-            raise ValueError(f"Option {name} must be a whole number, not {value!r}.")
-        number = int(number)
-    low, high = _RANGES.get(name, (-math.inf, math.inf))
-    if not low <= number <= high:
-        raise ValueError(f"Option {name} must lie between {low} and {high}; got {value!r}.")
-    return number
-
-
 def resolve_options(spec: DatasetSpec, options: dict[str, Any]) -> dict[str, Any]:
     """Defaults merged with ``options``, each value checked and converted to its type.
 
     >>> resolve_options(get_spec("qm9"), {"graph": "radius", "cutoff": "4"})
     {'graph': 'radius', 'cutoff': 4.0, 'k': 8}
     """
-    unknown = set(options) - set(spec.options)
-    if unknown:
-        known = ", ".join(spec.options) or "none"
-        raise ValueError(
-            f"{spec.name} has no option(s) {', '.join(sorted(unknown))}; its options: {known}."
-        )
     resolved = dict(spec.options)
     for name, value in options.items():
-        resolved[name] = _coerce(name, value, spec.options[name])
-        allowed = spec.choices.get(name)
-        if allowed is not None and resolved[name] not in allowed:
-            raise ValueError(
-                f"Option {name} of {spec.name} must be one of {', '.join(map(str, allowed))}; "
-                f"got {value!r}."
-            )
+        resolved[name] = spec.option(name).coerce(value)
     return resolved
 
 
@@ -179,8 +226,4 @@ def effective_options(spec: DatasetSpec, resolved: dict[str, Any]) -> dict[str, 
     >>> effective_options(get_spec("qm9"), {"graph": "bonds", "cutoff": 5.0, "k": 8})
     {'graph': 'bonds'}
     """
-    if spec.family != "qm9":
-        return dict(resolved)
-    graph = resolved["graph"]
-    relevant = {"radius": ("cutoff",), "knn": ("k",)}.get(graph, ())
-    return {"graph": graph, **{name: resolved[name] for name in relevant}}
+    return {option.name: resolved[option.name] for option in spec.option_specs if option.applies(resolved)}

@@ -6,11 +6,20 @@ RDKit parses one molecule at a time; this is the only per-item loop in the packa
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
+#: ``progress(stage, fraction)``: what is being done and how much of it (0 to 1) is done.
+Progress = Callable[[str, float], None]
+_REPORT_EVERY = 5000
 
-def smiles_sizes(smiles: list[str], hydrogens: bool = False) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    """Nodes and directed edges of the parsable SMILES, and the positions of the others.
+
+def smiles_sizes(
+    smiles: list[str], hydrogens: bool = False, progress: Progress | None = None,
+) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """Nodes and directed edges of the parsable SMILES, and the positions of the others;
+    ``progress`` hears every few thousand molecules.
 
     >>> nodes, edges, invalid = smiles_sizes(["CCO", "not-a-smiles", "C"], hydrogens=False)
     >>> nodes.tolist(), edges.tolist(), invalid
@@ -23,6 +32,8 @@ def smiles_sizes(smiles: list[str], hydrogens: bool = False) -> tuple[np.ndarray
     RDLogger.DisableLog("rdApp.*")
     nodes, edges, invalid = [], [], []
     for position, text in enumerate(smiles):
+        if progress is not None and position % _REPORT_EVERY == 0:
+            progress(f"Parsing SMILES with RDKit ({position:,} of {len(smiles):,})", position / max(len(smiles), 1))
         molecule = Chem.MolFromSmiles(text) if isinstance(text, str) and text.strip() else None
         if molecule is None:
             invalid.append(position)

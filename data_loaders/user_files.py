@@ -15,7 +15,6 @@ message for the user; SMILES RDKit cannot parse are counted and reported in ``in
 """
 from __future__ import annotations
 
-import gzip
 import io
 import json
 import time
@@ -23,78 +22,48 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import pandas as pd
-import pyarrow.parquet as pq
-from pyarrow.lib import ArrowException
 
 from packing import SizeHistogram
+from packing.size_table import (
+    MAX_BYTES,
+    TABLE_SUFFIXES,
+    decompress,
+    histogram_from_table,
+    read_file_bytes,
+    read_table,
+    size_limit_words,
+)
 
 from .aflow import DEFAULT_K, aflow_frame_sizes
-from .smiles import smiles_sizes
+from .smiles import Progress, smiles_sizes
 
-MAX_BYTES = 512 * 1024 * 1024
-_TABLE = {".csv", ".tsv", ".parquet", ".pq"}
 _SMILES = {".smi", ".smiles", ".txt"}
 _PICKLES = {".pt", ".pth", ".pkl", ".pickle"}
 _EXAMPLES = 5
 
 
-def _limit(max_bytes: int) -> str:
-    """The size limit in words: whole MB where it is, else bytes.
-
-    >>> _limit(512 * 2**20), _limit(100_000)
-    ('512 MB', '100,000 bytes')
-    """
-    return f"{max_bytes // 2**20} MB" if max_bytes >= 2**20 and max_bytes % 2**20 == 0 else f"{max_bytes:,} bytes"
-
-
 def _read_bytes(source: str | Path | BinaryIO, filename: str | None, max_bytes: int) -> tuple[bytes, str]:
     """The file's bytes and name, refusing missing, oversized and nameless input."""
     if isinstance(source, (str, Path)):
-        path = Path(source).expanduser()
-        if not path.is_file():
-            raise ValueError(f"No file at {path}.")
-        if path.stat().st_size > max_bytes:
-            raise ValueError(f"{path.name} is larger than the limit of {_limit(max_bytes)}.")
-        return path.read_bytes(), filename or path.name
+        return read_file_bytes(source, max_bytes), filename or Path(source).name
     name = filename or getattr(source, "name", None)
     if not name:
         raise ValueError("Give the file name (filename=...) so the file type is known.")
     data = source.getvalue() if hasattr(source, "getvalue") else source.read(max_bytes + 1)
     if len(data) > max_bytes:
-        raise ValueError(f"{name} is larger than the limit of {_limit(max_bytes)}.")
+        raise ValueError(f"{name} is larger than the limit of {size_limit_words(max_bytes)}.")
     return bytes(data), str(name)
 
 
-def _format(name: str, data: bytes, max_bytes: int) -> tuple[str, bytes]:
-    """Format suffix and uncompressed bytes (``data.csv.gz`` -> ``".csv"``, gunzipped).
-
-    Gzip is decompressed as a stream and never past ``max_bytes``, so a small file that
-    expands to gigabytes (a gzip bomb) is refused without being expanded.
-    """
-    path = Path(name.lower())
-    if path.suffix != ".gz":
-        return path.suffix, data
+def _text(suffix: str, data: bytes, name: str) -> str:
+    """The UTF-8 text of a decompressed file; a clear message for binary or empty files."""
+    if not data.strip():
+        raise ValueError(f"{name} is empty.")
     try:
-        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
-            plain = stream.read(max_bytes + 1)
-    except (OSError, EOFError) as error:
-        raise ValueError(f"{name} is not a valid gzip file: {error}") from None
-    if len(plain) > max_bytes:
-        raise ValueError(f"{name} is larger than the limit of {_limit(max_bytes)} once decompressed; "
-                         "upload a smaller file or a histogram (num_nodes,num_edges,count) instead.")
-    return Path(path.stem).suffix, plain
-
-
-def _read_parquet(buffer: io.BytesIO, name: str, max_bytes: int) -> pd.DataFrame:
-    """A Parquet table, refused when its decoded data (at least 8 bytes a cell) is larger
-    than ``max_bytes``: Parquet encodings can pack millions of rows into a few kilobytes."""
-    metadata = pq.ParquetFile(buffer).metadata
-    encoded = sum(metadata.row_group(i).total_byte_size for i in range(metadata.num_row_groups))
-    if max(encoded, 8 * metadata.num_rows * metadata.num_columns) > max_bytes:
-        raise ValueError(f"{name} ({metadata.num_rows:,} rows) is larger than the limit of {_limit(max_bytes)} "
-                         "once decoded; upload a smaller file or a histogram (num_nodes,num_edges,count) instead.")
-    buffer.seek(0)
-    return pd.read_parquet(buffer)
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{name} is not a text file (it holds bytes that are not UTF-8); expected "
+                         f"{'one SMILES per line' if suffix in _SMILES else 'JSON text'}.") from None
 
 
 def _smiles_lines(text: str) -> list[str]:
@@ -104,8 +73,9 @@ def _smiles_lines(text: str) -> list[str]:
     return [token for token in tokens if token]
 
 
-def _from_smiles(smiles: list[str], name: str, hydrogens: bool) -> tuple[SizeHistogram, dict[str, Any]]:
-    nodes, edges, invalid = smiles_sizes(smiles, hydrogens=hydrogens)
+def _from_smiles(smiles: list[str], name: str, hydrogens: bool,
+                 progress: Progress | None = None) -> tuple[SizeHistogram, dict[str, Any]]:
+    nodes, edges, invalid = smiles_sizes(smiles, hydrogens=hydrogens, progress=progress)
     if nodes.size == 0:
         raise ValueError(f"{name}: none of the {len(smiles)} SMILES could be parsed by RDKit.")
     atoms = "atoms with hydrogens" if hydrogens else "heavy atoms"
@@ -117,15 +87,13 @@ def _from_smiles(smiles: list[str], name: str, hydrogens: bool) -> tuple[SizeHis
     return SizeHistogram.from_sizes(nodes, edges), {"provenance": note + ".", **extra}
 
 
-def _from_table(frame: pd.DataFrame, name: str, hydrogens: bool, k: int) -> tuple[SizeHistogram, dict[str, Any]]:
+def _from_table(frame: pd.DataFrame, name: str, hydrogens: bool, k: int,
+                progress: Progress | None = None) -> tuple[SizeHistogram, dict[str, Any]]:
     frame = frame.rename(columns=lambda column: str(column).strip().lower())
     if len(frame) == 0:
         raise ValueError(f"{name} has a header but no rows.")
     if {"num_nodes", "num_edges"} <= set(frame.columns):
-        try:
-            hist = SizeHistogram.from_frame(frame)
-        except ValueError as error:
-            raise ValueError(f"{name}: {error}") from None
+        hist = histogram_from_table(frame, name)
         kind = "a histogram (num_nodes, num_edges, count)" if "count" in frame.columns else \
             f"per-graph sizes ({len(frame)} rows)"
         return hist, {"provenance": f"{name}: {kind}."}
@@ -134,7 +102,7 @@ def _from_table(frame: pd.DataFrame, name: str, hydrogens: bool, k: int) -> tupl
         note = f"{name}: AFLOW export, {atoms.size} crystals, k-NN graphs with k = {k}."
         return SizeHistogram.from_sizes(atoms, edges), {"provenance": note}
     if "smiles" in frame.columns:
-        return _from_smiles(frame["smiles"].astype(str).tolist(), name, hydrogens)
+        return _from_smiles(frame["smiles"].astype(str).tolist(), name, hydrogens, progress)
     raise ValueError(
         f"{name} has columns {list(frame.columns)}; expected num_nodes,num_edges[,count], "
         "a smiles column or an AFLOW compound column."
@@ -148,11 +116,12 @@ def load_user_file(
     hydrogens: bool = False,
     k: int = DEFAULT_K,
     max_bytes: int = MAX_BYTES,
+    progress: Progress | None = None,
 ) -> tuple[SizeHistogram, dict[str, Any]]:
     """Histogram of a user's file (a local path, or a file-like object such as an upload).
 
     ``hydrogens`` adds hydrogens to SMILES molecules, ``k`` sets the neighbours per atom of
-    AFLOW crystals.
+    AFLOW crystals; ``progress(stage, fraction)`` hears reading, parsing and counting.
 
     >>> hist, info = load_user_file(io.BytesIO(b"num_nodes,num_edges\\n3,4\\n3,4\\n5,8\\n"), "s.csv")
     >>> hist.num_graphs, hist.num_tuples, info["source"]
@@ -161,36 +130,35 @@ def load_user_file(
     1
     """
     start = time.perf_counter()
+    report = progress or (lambda stage, fraction: None)
+    report("Reading the file", 0.0)
     data, name = _read_bytes(path_or_buffer, filename, max_bytes)
-    suffix, data = _format(name, data, max_bytes)
+    suffix = Path(name.lower()).suffix if not name.lower().endswith(".gz") else Path(name.lower()[:-3]).suffix
     if suffix in _PICKLES:
         raise ValueError(
             f"{name} looks like a saved PyTorch/PyG file, which is a pickle and is never read "
             "from an upload; load it from a local path with load_pyg_dataset(path) or the CLI."
         )
-    if not data.strip():
-        raise ValueError(f"{name} is empty.")
-    buffer = io.BytesIO(data)
     try:
-        if suffix in (".parquet", ".pq"):
-            hist, extra = _from_table(_read_parquet(buffer, name, max_bytes), name, hydrogens, k)
-        elif suffix in _TABLE:
-            frame = pd.read_csv(buffer, sep="\t" if suffix == ".tsv" else ",")
-            hist, extra = _from_table(frame, name, hydrogens, k)
+        if suffix in TABLE_SUFFIXES:
+            report("Parsing the table", 0.2)
+            hist, extra = _from_table(read_table(data, name, max_bytes), name, hydrogens, k, progress)
         elif suffix in _SMILES:
-            hist, extra = _from_smiles(_smiles_lines(data.decode("utf-8")), name, hydrogens)
+            lines = _smiles_lines(_text(*decompress(name, data, max_bytes), name))
+            hist, extra = _from_smiles(lines, name, hydrogens, progress)
         elif suffix == ".json":
-            content = json.loads(data.decode("utf-8"))
+            content = json.loads(_text(*decompress(name, data, max_bytes), name))
             entries = list(content.values()) if isinstance(content, dict) else content
+            if not isinstance(entries, list) or not all(isinstance(entry, dict) for entry in entries):
+                raise ValueError(f"{name}: an AFLOW JSON export is a list (or object) of entries with a compound.")
             hist, extra = _from_table(pd.DataFrame(entries), name, hydrogens, k)
         else:
             raise ValueError(
                 f"{name}: unknown file type {suffix or '(none)'}; use .csv, .tsv, .parquet, "
                 ".smi/.smiles/.txt or .json."
             )
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError,
-            json.JSONDecodeError, OSError, ArrowException) as error:
-        raise ValueError(f"{name} could not be read: {error}") from None
+    except (json.JSONDecodeError, RecursionError) as error:
+        raise ValueError(f"{name} is not valid JSON: {error}") from None
     options = {"hydrogens": hydrogens, "k": k}
     return hist, {
         "dataset": name, "split": "all", "options": options, "source": "user file",

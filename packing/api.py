@@ -1,141 +1,138 @@
 """`pack`: one entry point for every packing algorithm, baseline and the best-of-all search."""
 from __future__ import annotations
 
-from typing import Sequence
-
-import numpy as np
+from typing import Any
 
 from .exact_fill import improve as improve_strategies
-from .greedy import FITS, count_packs, greedy_pack
-from .heuristics import HEURISTICS, resolve_heuristic
+from .greedy import Strategy, count_packs, greedy_pack
 from .histogram import SizeHistogram
-from .one_dim import ONE_DIM_ALGORITHMS, pack_one_dim
+from .limits import DEFAULT_MAX_GRAPHS, PackLimits
+from .method import BEST, PackMethod, tuple_methods
+from .one_dim import pack_one_dim
 from .plan import PackingPlan
 
-ALGORITHMS: tuple[str, ...] = FITS
-BASELINES: tuple[str, ...] = ("none", "node_only", "edge_only")
-BEST = "best"
 
+def as_limits(
+    hist: SizeHistogram, limits: PackLimits | None = None, *, max_nodes: int | None = None,
+    max_edges: int | None = None, max_graphs: int | None = DEFAULT_MAX_GRAPHS,
+) -> PackLimits:
+    """``limits``, or limits built from the keyword form (unset node and edge limits: the
+    largest graph), checked to hold every graph of ``hist``.
 
-def resolve_limits(
-    hist: SizeHistogram, max_nodes: int | None, max_edges: int | None, max_graphs: int | None
-) -> tuple[int, int, int]:
-    """Fill unset limits from the data (largest graph; all graphs) and validate them.
-
-    >>> resolve_limits(SizeHistogram.from_sizes([3, 5], [4, 8]), None, 10, None)
-    (5, 10, 2)
+    >>> as_limits(SizeHistogram.from_sizes([3, 5], [4, 8]), max_edges=10)
+    PackLimits(max_nodes=5, max_edges=10, max_graphs=256)
     """
-    limits = (
-        max(hist.max_nodes, 1) if max_nodes is None else max_nodes,
-        max(hist.max_edges, 1) if max_edges is None else max_edges,
-        hist.num_graphs if max_graphs is None else max_graphs,
-    )
-    for name, value in zip(("max_nodes", "max_edges", "max_graphs"), limits):
-        if isinstance(value, bool) or int(value) != value or value < 1:
-            raise ValueError(f"{name} must be a whole number >= 1, got {value!r}.")
-    max_nodes, max_edges, max_graphs = (int(v) for v in limits)
-    too_big = (hist.num_nodes > max_nodes) | (hist.num_edges > max_edges)
-    if too_big.any():
-        worst = int(np.argmax(np.maximum(hist.num_nodes / max_nodes, hist.num_edges / max_edges)))
-        n, e = int(hist.num_nodes[worst]), int(hist.num_edges[worst])
-        graphs = int(hist.counts[too_big].sum())
-        raise ValueError(
-            f"{graphs} graph(s) do not fit into one pack: the largest has {n} nodes and {e} edges, "
-            f"but the limits are {max_nodes} nodes and {max_edges} edges. "
-            f"Raise the limits to at least {hist.max_nodes} nodes and {hist.max_edges} edges."
-        )
-    return max_nodes, max_edges, max_graphs
+    if limits is None:
+        return PackLimits.for_histogram(hist, max_nodes, max_edges, max_graphs).check_fits(hist)
+    if not isinstance(limits, PackLimits):
+        raise ValueError(f"limits must be a PackLimits (e.g. PackLimits(222, 502, 256)) or given as "
+                         f"max_nodes=..., max_edges=..., max_graphs=...; got {limits!r}.")
+    if (max_nodes, max_edges, max_graphs) != (None, None, DEFAULT_MAX_GRAPHS):
+        raise ValueError("Give the limits either as a PackLimits or as max_nodes/max_edges/max_graphs, not both.")
+    return limits.check_fits(hist)
 
 
-def _plan_from_strategies(
-    hist: SizeHistogram, strategies, limits, heuristic: str, algorithm: str, unlimited=None,
-    improved: bool = False,
+def as_method(method: PackMethod | None = None, **settings: Any) -> PackMethod:
+    """``method``, or a method built from keyword settings (``algorithm``, ``heuristic``,
+    ``one_dim``, ``weights``, ``improve``; None means unset).
+
+    >>> as_method(algorithm="edge_only", one_dim="spfhp").one_dim
+    'spfhp'
+    """
+    given = {name: value for name, value in settings.items() if value is not None}
+    if method is None:
+        return PackMethod(**given)
+    if not isinstance(method, PackMethod):
+        raise ValueError(f"method must be a PackMethod (e.g. PackMethod('best_fit', 'sum')); got {method!r}.")
+    if given:
+        raise ValueError(f"Give the method either as a PackMethod or as keywords ({', '.join(given)}), not both.")
+    return method
+
+
+def plan_from_strategies(
+    hist: SizeHistogram, strategies: list[Strategy], limits: PackLimits, method: PackMethod, improved: bool = False,
 ) -> PackingPlan:
+    """A plan from engine strategies (histogram bin indices with repetition, repeat count)."""
     nodes, edges = hist.num_nodes.tolist(), hist.num_edges.tolist()
-    packs = [
-        (tuple(sorted(((nodes[i], edges[i]) for i in items), reverse=True)), count)
-        for items, count in strategies
-    ]
-    return PackingPlan(packs, *limits, heuristic=heuristic, algorithm=algorithm, unlimited=unlimited,
-                       improved=improved)
+    packs = []
+    for indices, count in strategies:
+        # Histogram rows are sorted by (nodes, edges), so indices from high to low list the
+        # sizes largest first, equal sizes next to each other.
+        items: list[list[int]] = []
+        for index in sorted(indices, reverse=True):
+            if items and items[-1][3] == index:
+                items[-1][2] += 1
+            else:
+                items.append([nodes[index], edges[index], 1, index])
+        packs.append((tuple((n, e, k) for n, e, k, _ in items), count))
+    return PackingPlan(packs, limits, method, improved)
 
 
 def pack(
     hist: SizeHistogram,
+    limits: PackLimits | None = None,
+    method: PackMethod | None = None,
+    *,
     max_nodes: int | None = None,
     max_edges: int | None = None,
-    max_graphs: int | None = 256,
-    heuristic: str = "product",
-    algorithm: str = "best_fit",
+    max_graphs: int | None = DEFAULT_MAX_GRAPHS,
+    algorithm: str | None = None,
+    heuristic: str | None = None,
     weights: tuple[float, float] | None = None,
-    one_dim: str = "lpfhp",
-    improve: bool = False,
+    one_dim: str | None = None,
+    improve: bool | None = None,
 ) -> PackingPlan:
-    """Pack the graphs of ``hist`` into packs of at most (max_nodes, max_edges, max_graphs).
+    """Pack the graphs of ``hist`` into packs within ``limits`` with ``method``.
 
-    ``algorithm`` is one of ``best_fit``, ``worst_fit``, ``first_fit`` (tuple packing with
-    ``heuristic``), a baseline ``none``, ``node_only``, ``edge_only`` (1D packing with
-    ``one_dim`` in ``lpfhp``, ``spfhp``, ``nnlshp``), or ``best``: every heuristic and fit,
-    the fewest packs wins, then improved. ``improve=True`` re-packs the packs that tuple
-    packing left with slack by exact fill (see :mod:`packing.exact_fill`) when that saves
-    packs. Unset node and edge limits default to the largest graph.
+    The keyword form (``max_nodes=...``, ``algorithm=...``, ...) builds the two values for
+    you; unset node and edge limits default to the largest graph, ``max_graphs`` to 256 and
+    the method to best fit with the product heuristic. See :class:`PackMethod` for the
+    algorithms (tuple packing, the baselines, ``best``).
 
     >>> hist = SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2])
-    >>> plan = pack(hist, max_nodes=5, max_edges=6, max_graphs=4)
+    >>> plan = pack(hist, PackLimits(5, 6, 4))
     >>> plan.num_packs, plan.node_efficiency
     (2, 1.0)
+    >>> pack(hist, max_nodes=5, max_edges=6, max_graphs=4, algorithm="none").num_packs
+    4
     """
-    limits = resolve_limits(hist, max_nodes, max_edges, max_graphs)
-    if algorithm == BEST:
-        return best_plan(hist, *limits)
-    if algorithm == "none":
-        strategies = [((i,), int(c)) for i, c in enumerate(hist.counts)]
-        return _plan_from_strategies(hist, strategies, limits, "none", "none")
-    if algorithm in ("node_only", "edge_only"):
-        if one_dim not in ONE_DIM_ALGORITHMS:
-            raise ValueError(f"Unknown 1D algorithm {one_dim!r}; choose one of {ONE_DIM_ALGORITHMS}.")
-        component = "nodes" if algorithm == "node_only" else "edges"
-        strategies = pack_one_dim(hist, component, limits, one_dim)
-        unlimited = "edges" if component == "nodes" else "nodes"
-        return _plan_from_strategies(hist, strategies, limits, one_dim, algorithm, unlimited)
-    if algorithm not in ALGORITHMS:
-        known = ", ".join([*ALGORITHMS, *BASELINES, BEST])
-        raise ValueError(f"Unknown algorithm {algorithm!r}; choose one of: {known}.")
-    key = resolve_heuristic(heuristic, weights)
-    strategies = greedy_pack(hist.num_nodes, hist.num_edges, hist.counts, limits, key, algorithm)
+    limits = as_limits(hist, limits, max_nodes=max_nodes, max_edges=max_edges, max_graphs=max_graphs)
+    method = as_method(method, algorithm=algorithm, heuristic=heuristic, weights=weights, one_dim=one_dim,
+                       improve=improve)
+    if method.algorithm == BEST:
+        return best_plan(hist, limits, improve=method.improve)
+    if method.algorithm == "none":
+        return plan_from_strategies(hist, [((i,), int(c)) for i, c in enumerate(hist.counts)], limits, method)
+    if method.unlimited is not None:
+        component = "nodes" if method.algorithm == "node_only" else "edges"
+        return plan_from_strategies(hist, pack_one_dim(hist, component, limits, method.one_dim), limits, method)
+    strategies = greedy_pack(hist.num_nodes, hist.num_edges, hist.counts, limits, method.heuristic_key(),
+                             method.algorithm)
     improved = False
-    if improve:
+    if method.improve:
         better = improve_strategies(hist.num_nodes, hist.num_edges, hist.counts, limits, strategies)
         improved = better is not strategies
         strategies = better
-    return _plan_from_strategies(hist, strategies, limits, key.name, algorithm, improved=improved)
+    return plan_from_strategies(hist, strategies, limits, method, improved)
 
 
-def best_plan(
-    hist: SizeHistogram,
-    max_nodes: int | None = None,
-    max_edges: int | None = None,
-    max_graphs: int | None = 256,
-    heuristics: Sequence[str] = tuple(HEURISTICS),
-    algorithms: Sequence[str] = ALGORITHMS,
-) -> PackingPlan:
-    """The plan with the fewest packs over every heuristic and algorithm (ties: the first
-    in ``HEURISTICS`` x ``ALGORITHMS`` order), then improved by exact fill where that saves
-    packs.
+def best_plan(hist: SizeHistogram, limits: PackLimits | None = None, improve: bool = True) -> PackingPlan:
+    """The plan with the fewest packs over every heuristic x tuple algorithm (ties: the first
+    in ``HEURISTICS`` x ``TUPLE_ALGORITHMS`` order), then improved by exact fill where that
+    saves packs. The plan's ``method`` names the winner, ``requested`` is ``best``.
 
-    >>> best_plan(SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2]), 5, 6, 4).num_packs
-    2
+    >>> plan = best_plan(SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2]), PackLimits(5, 6, 4))
+    >>> plan.num_packs, plan.method.label, plan.requested.algorithm
+    (2, 'best fit, product heuristic, improved by exact fill', 'best')
     """
-    limits = resolve_limits(hist, max_nodes, max_edges, max_graphs)
-    packs = {
-        (heuristic, algorithm): count_packs(
-            hist.num_nodes, hist.num_edges, hist.counts, limits, resolve_heuristic(heuristic), algorithm
-        )
-        for heuristic in heuristics
-        for algorithm in algorithms
-    }
-    fewest = min(packs.values())
-    # Equal pack counts mean equal efficiencies, so the first such pair wins the tie.
-    heuristic, algorithm = next(pair for pair, count in packs.items() if count == fewest)
-    return pack(hist, *limits, heuristic=heuristic, algorithm=algorithm, improve=True)
-
+    limits = as_limits(hist, limits)
+    winner, fewest = None, None
+    for candidate in tuple_methods():
+        # A candidate is dropped as soon as it needs as many packs as the best so far, so on
+        # ties the first in order wins (equal pack counts mean equal efficiencies).
+        count = count_packs(hist.num_nodes, hist.num_edges, hist.counts, limits, candidate.heuristic_key(),
+                            candidate.algorithm, give_up_above=None if fewest is None else fewest - 1)
+        if count is not None:
+            winner, fewest = candidate, count
+    plan = pack(hist, limits, PackMethod(winner.algorithm, winner.heuristic, improve=improve))
+    return PackingPlan(plan.packs, limits, plan.method, plan.improved, requested=PackMethod(BEST, improve=improve))

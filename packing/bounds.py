@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 from .histogram import SizeHistogram
+from .limits import PackLimits
 
 
 def _ceil_div(total: int, limit: int) -> int:
-    return -(-total // limit)
+    return -(-int(total) // int(limit))
 
 
 def volume_bound(
@@ -25,15 +26,21 @@ def volume_bound(
     return max(bounds)
 
 
-def lower_bound(hist: SizeHistogram, max_nodes: int, max_edges: int, max_graphs: int) -> int:
+def lower_bound(hist: SizeHistogram, limits: PackLimits, unlimited: str | None = None) -> int:
     """The volume bound max(ceil(sum n / N), ceil(sum e / E), ceil(graphs / G)).
 
-    No plan can use fewer packs; ``num_packs / lower_bound - 1`` is the optimality gap.
+    No plan that keeps ``limits`` can use fewer packs; ``num_packs / lower_bound - 1`` is
+    the optimality gap. ``unlimited`` (``"nodes"`` or ``"edges"``) leaves that component out,
+    for the 1D baselines that do not keep it.
 
-    >>> lower_bound(SizeHistogram.from_sizes([5, 5, 5], [1, 1, 1]), 10, 10, 8)
+    >>> lower_bound(SizeHistogram.from_sizes([5, 5, 5], [1, 1, 1]), PackLimits(10, 10, 8))
     2
     """
-    for name, value in (("max_nodes", max_nodes), ("max_edges", max_edges), ("max_graphs", max_graphs)):
-        if value <= 0:
-            raise ValueError(f"{name} must be positive, got {value}.")
-    return volume_bound(hist.total_nodes, hist.total_edges, hist.num_graphs, max_nodes, max_edges, max_graphs)
+    if not isinstance(limits, PackLimits):
+        raise ValueError(f"limits must be a PackLimits, got {limits!r}.")
+    return volume_bound(
+        hist.total_nodes, hist.total_edges, hist.num_graphs,
+        None if unlimited == "nodes" else limits.max_nodes,
+        None if unlimited == "edges" else limits.max_edges,
+        limits.max_graphs,
+    )

@@ -17,16 +17,22 @@ from __future__ import annotations
 import numpy as np
 
 from .bounds import volume_bound
+from .histogram import exact_dot
 from .greedy import Strategy, greedy_pack
 from .heuristics import HEURISTICS
+from .limits import PackLimits
 
 CANDIDATES_PER_SIZE = 2  # graphs per binding-component size the knapsack may choose from
 MAX_KNAPSACK_CAPACITY = 20_000  # above this binding limit `improve` leaves greedy plans as they are
+#: Knapsack table cells one improvement may update (a few tenths of a second here).
+#: When it is spent, the graphs not yet placed go to best fit: the work is bounded and the
+#: result deterministic, whatever the machine.
+WORK_BUDGET = 15_000_000
 
 
-def _binding_first(nodes, edges, counts, limits):
+def _binding_first(nodes, edges, counts, limits: PackLimits):
     """(primary sizes, secondary sizes, primary cap, secondary cap) with the binding limit first."""
-    max_nodes, max_edges, _ = limits
+    max_nodes, max_edges = limits.max_nodes, limits.max_edges
     node_volume = float(np.dot(nodes, counts)) / max_nodes
     edge_volume = float(np.dot(edges, counts)) / max_edges
     if node_volume >= edge_volume:
@@ -48,13 +54,14 @@ def _candidates(order: np.ndarray, primary: np.ndarray, available: np.ndarray) -
     return out
 
 
-def _fill(candidates, primary, secondary, available, cap_primary, cap_secondary, max_items):
+def _fill(candidates, primary, secondary, available, cap_primary, cap_secondary, max_items, stop_when_full):
     """Bounded knapsack: multiplicities that reach the largest primary sum <= cap_primary
-    with secondary sum <= cap_secondary. Returns {bin: copies}."""
-    least = np.full(cap_primary + 1, np.inf)
+    with the least secondary sum <= cap_secondary (with ``stop_when_full``: the first found
+    that meets the primary cap exactly). Returns ({bin: copies}, table cells updated)."""
+    least = np.full(cap_primary + 1, np.inf)  # least secondary sum reaching each primary sum
     least[0] = 0.0
-    pieces: list[tuple[int, int, int]] = []
-    improved: list[np.ndarray] = []
+    pieces: list[tuple[int, int, int, np.ndarray]] = []  # bin, copies, shift, cells it improved
+    work = 0
     for index in candidates:
         size_p, size_s = int(primary[index]), int(secondary[index])
         if size_p > cap_primary or size_s > cap_secondary:
@@ -69,43 +76,57 @@ def _fill(candidates, primary, secondary, available, cap_primary, cap_secondary,
             shift = copies * size_p
             candidate = least[:-shift] + copies * size_s
             better = candidate < least[shift:]
+            work += better.size
             if better.any():
-                least[shift:] = np.where(better, candidate, least[shift:])
-                mask = np.zeros(cap_primary + 1, dtype=bool)
-                mask[shift:] = better
-                pieces.append((index, copies, shift))
-                improved.append(mask)
+                np.copyto(least[shift:], candidate, where=better)
+                pieces.append((index, copies, shift, better))
+        if stop_when_full and least[cap_primary] <= cap_secondary:  # exactly full already
+            break
     reach = int(np.flatnonzero(least <= cap_secondary).max())
     chosen: dict[int, int] = {}
-    for (index, copies, shift), mask in zip(reversed(pieces), reversed(improved)):
-        if mask[reach]:
+    for index, copies, shift, better in reversed(pieces):
+        if reach >= shift and better[reach - shift]:
             chosen[index] = chosen.get(index, 0) + copies
             reach -= shift
-    return chosen
+    return chosen, work
 
 
 def exact_fill_pack(
-    nodes: np.ndarray, edges: np.ndarray, counts: np.ndarray, limits: tuple[int, int, int]
+    nodes: np.ndarray, edges: np.ndarray, counts: np.ndarray, limits: PackLimits, budget: int = WORK_BUDGET,
+    stop_when_full: bool = False,
 ) -> list[Strategy]:
     """Pack histogram bins with least-slack patterns; returns (bin indices, count) strategies.
 
-    >>> exact_fill_pack(np.array([3, 2, 1]), np.array([1, 1, 1]), np.array([2, 2, 2]), (6, 10, 4))
+    Each pattern holds the largest graph left and fills the binding limit as far as possible
+    with the least use of the other; ``stop_when_full`` takes the first exactly full pattern
+    found instead (much faster, sometimes fewer packs, sometimes more). Patterns are built
+    while ``budget`` knapsack cells last; graphs left then, and graphs of zero binding size,
+    are placed by best fit.
+
+    >>> exact_fill_pack(np.array([3, 2, 1]), np.array([1, 1, 1]), np.array([2, 2, 2]), PackLimits(6, 10, 4))
     [((0, 0), 1), ((1, 1, 2, 2), 1)]
     """
+    return _exact_fill(nodes, edges, counts, limits, budget, stop_when_full)[0]
+
+
+def _exact_fill(nodes, edges, counts, limits: PackLimits, budget: int, stop_when_full: bool) -> tuple[list[Strategy], int]:
+    """:func:`exact_fill_pack` and the knapsack cells it used."""
     primary, secondary, cap_primary, cap_secondary = _binding_first(nodes, edges, counts, limits)
-    max_graphs = limits[2]
+    max_graphs = limits.max_graphs
     available = counts.astype(np.int64).copy()
     order = np.lexsort((secondary, -primary))  # largest binding size first
     strategies: list[Strategy] = []
-    while True:
+    used = 0
+    while used < budget:
         live = order[(available[order] > 0) & (primary[order] > 0)]
         if live.size == 0:
             break
         first = int(live[0])
         available[first] -= 1
         room = min(cap_primary - int(primary[first]), int(np.dot(primary, available)))
-        chosen = _fill(_candidates(live, primary, available), primary, secondary, available,
-                       room, cap_secondary - int(secondary[first]), max_graphs - 1)
+        chosen, work = _fill(_candidates(live, primary, available), primary, secondary, available,
+                             room, cap_secondary - int(secondary[first]), max_graphs - 1, stop_when_full)
+        used += work
         available[first] += 1
         chosen[first] = chosen.get(first, 0) + 1
         while sum(chosen.values()) > max_graphs:  # the knapsack does not count graphs
@@ -118,32 +139,35 @@ def exact_fill_pack(
             available[index] -= copies * repeat
         items = tuple(sorted(i for index, copies in chosen.items() for i in [index] * copies))
         strategies.append((items, repeat))
-    if available.any():  # graphs with zero binding size: let best fit place them
+    if available.any():  # graphs left when the budget ran out, or of zero binding size
         rest = np.flatnonzero(available)
         extra = greedy_pack(nodes[rest], edges[rest], available[rest], limits, HEURISTICS["product"], "best_fit")
         strategies += [(tuple(int(rest[i]) for i in items), count) for items, count in extra]
-    return strategies
+    return strategies, used
 
 
 def improve(
-    nodes: np.ndarray, edges: np.ndarray, counts: np.ndarray, limits: tuple[int, int, int],
-    strategies: list[Strategy],
+    nodes: np.ndarray, edges: np.ndarray, counts: np.ndarray, limits: PackLimits,
+    strategies: list[Strategy], budget: int = WORK_BUDGET,
 ) -> list[Strategy]:
     """Re-pack the packs of ``strategies`` that have slack in the binding limit with
-    :func:`exact_fill_pack`; return whichever plan uses fewer packs.
+    :func:`exact_fill_pack` (first its fast variant, then, with the budget left, the
+    thorough one); return whichever plan uses the fewest packs.
 
     Plans already at the volume lower bound, packs whose graph slots are full, and binding
     limits above ``MAX_KNAPSACK_CAPACITY`` (where packs hold so many graphs that the slack
-    is a sliver) are left as they are.
+    is a sliver) are left as they are. The work is bounded by ``budget`` (see
+    :func:`exact_fill_pack`).
 
     >>> nodes, edges, counts = np.array([4, 3, 2, 1]), np.array([1, 1, 1, 1]), np.array([1, 1, 1, 1])
     >>> slack = [((0,), 1), ((1, 3), 1), ((2,), 1)]
-    >>> sum(c for _, c in improve(nodes, edges, counts, (5, 9, 4), slack))
+    >>> sum(c for _, c in improve(nodes, edges, counts, PackLimits(5, 9, 4), slack))
     2
     """
     primary, _, cap_primary, _ = _binding_first(nodes, edges, counts, limits)
-    max_graphs = limits[2]
-    bound = volume_bound(int(np.dot(nodes, counts)), int(np.dot(edges, counts)), int(counts.sum()), *limits)
+    max_graphs = limits.max_graphs
+    bound = volume_bound(exact_dot(nodes, counts), exact_dot(edges, counts), int(counts.sum()),
+                         limits.max_nodes, limits.max_edges, max_graphs)
     if cap_primary > MAX_KNAPSACK_CAPACITY or sum(count for _, count in strategies) <= bound:
         return strategies
     kept: list[Strategy] = []
@@ -159,7 +183,14 @@ def improve(
         return strategies
     mask = loose > 0
     bins = np.flatnonzero(mask)
-    repacked = exact_fill_pack(nodes[mask], edges[mask], loose[mask], limits)
-    if sum(count for _, count in repacked) >= loose_packs:
+    best, fewest = None, loose_packs
+    for stop_when_full in (True, False):  # the fast variant first; the thorough one with what is left
+        repacked, used = _exact_fill(nodes[mask], edges[mask], loose[mask], limits, budget, stop_when_full)
+        budget -= used
+        if sum(count for _, count in repacked) < fewest:
+            best, fewest = repacked, sum(count for _, count in repacked)
+        if budget <= 0:
+            break
+    if best is None:
         return strategies
-    return kept + [(tuple(int(bins[i]) for i in items), count) for items, count in repacked]
+    return kept + [(tuple(int(bins[i]) for i in items), count) for items, count in best]

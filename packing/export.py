@@ -1,12 +1,12 @@
-"""Export a chosen packing configuration as JSON and load it back.
+"""Export a chosen packing configuration as JSON and load it back, verified.
 
-The JSON file (``SCHEMA_VERSION`` 1) is one object::
+The JSON file (``SCHEMA_VERSION`` 2) is one object::
 
     {
       "schema": "graph-packing-config",
-      "schema_version": 1,
-      "tool": {"name": "graph-packing", "version": "0.1.0"},
-      "created": "2025-01-01T12:00:00Z",             # UTC, informational
+      "schema_version": 2,
+      "tool": {"name": "graph-packing", "version": "0.2.0"},
+      "created": "2026-01-01T12:00:00Z",            # UTC, informational
       "dataset": {
         "name": "ogbg-molhiv", "split": "train",     # data_loaders names; "upload:<file>" for uploads
         "options": {},                               # graph construction, e.g. {"graph": "radius", "cutoff": 5.0}
@@ -15,30 +15,32 @@ The JSON file (``SCHEMA_VERSION`` 1) is one object::
         "graphs": 32901, "max_nodes": 222, "max_edges": 502, "distinct_tuples": 795
       },
       "histogram": {"num_nodes": [...], "num_edges": [...], "count": [...]},   # the sizes packed
-      "limits": {"max_nodes": 222, "max_edges": 502, "max_graphs": 256},
-      "method": {"heuristic": "product", "algorithm": "best_fit",  # what produced the plan
-                 "requested": "best"},                              # what the user asked for
-      "metrics": {"packs": 3456, "lower_bound": 3430, "gap": 0.0076,
-                  "node_efficiency": 0.95, "edge_efficiency": 0.90, "harmonic_mean": 0.92,
-                  "packing_factor": 9.5, "strategies": 120, "tight_limits": [222, 502]},
-      "plan": {                                      # PackingPlan.to_dict()
-        "max_nodes": 222, "max_edges": 502, "max_graphs": 256,
-        "heuristic": "product", "algorithm": "best_fit", "unlimited": null, "improved": false,
+      "limits": {"max_nodes": 222, "max_edges": 502, "max_graphs": 256},       # PackLimits
+      "method": {"used": {...}, "requested": {...}},  # PackMethod.to_dict(): what produced the plan
+                                                      # and what the user asked for (e.g. best)
+      "metrics": {"packs": 3744, "lower_bound": 3743, "gap": 0.0003,
+                  "node_efficiency": 0.99, "edge_efficiency": 0.94, "harmonic_mean": 0.97,
+                  "packing_factor": 8.8, "strategies": 700, "tight_limits": [222, 502],
+                  "broken_limits": {}},               # limits a 1D baseline breaks, with its largest sum
+      "plan": {                                       # PackingPlan.to_dict()
+        "limits": {...}, "method": {...}, "requested": {...}, "unlimited": null, "improved": true,
         "packs": [{"items": [[nodes, edges, copies], ...], "count": repeats}, ...]
       }
     }
 
-Edges are directed (PyG ``edge_index`` columns). Each entry of ``plan.packs`` is one
-pack strategy: ``items`` lists the size tuples in the pack with how many graphs of that
-size it takes, and ``count`` says how many packs of that shape the plan uses.
+Further top-level sections written by later steps (a batching comparison, throughput
+estimates) are kept as given. Edges are directed (PyG ``edge_index`` columns). Each entry
+of ``plan.packs`` is one pack strategy: ``items`` lists the size tuples in the pack with
+how many graphs of that size it takes, ``count`` how many packs of that shape the plan uses.
 Efficiencies are fractions against the limits (node-only / edge-only baselines: the
 ignored component against its largest sum). :func:`load_config` verifies that the plan
-packs the stored histogram exactly, within the limits, and that the metrics match.
+packs the stored histogram exactly, within the limits, and that the metrics match; files
+of schema version 1 are read too.
 
->>> from packing import SizeHistogram, pack
+>>> from packing import PackLimits, SizeHistogram, pack
 >>> hist = SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2])
->>> plan = pack(hist, 5, 6, 4)
->>> config, loaded = load_config(export_config(plan, hist, dataset="toy"))
+>>> plan = pack(hist, PackLimits(5, 6, 4))
+>>> config, loaded = load_config(export_config(plan, hist, {"dataset": "toy"}))
 >>> loaded == plan, config["metrics"]["packs"]
 (True, 2)
 """
@@ -51,54 +53,53 @@ from pathlib import Path
 from typing import Any
 
 from .histogram import SizeHistogram
+from .limits import PackLimits
+from .method import PackMethod
+from .metrics import METRIC_NAMES
 from .plan import PackingPlan
 
 SCHEMA = "graph-packing-config"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 TOOL_NAME = "graph-packing"
-_METRICS = ("packs", "lower_bound", "gap", "node_efficiency", "edge_efficiency", "harmonic_mean", "packing_factor")
-_REQUIRED = ("schema", "schema_version", "dataset", "histogram", "limits", "method", "metrics", "plan")
+MAX_CONFIG_BYTES = 256 * 2**20
+_CORE = ("schema", "schema_version", "tool", "created", "dataset", "histogram", "limits", "method", "metrics", "plan")
 
 
 def _metrics(plan: PackingPlan) -> dict[str, Any]:
     summary = plan.summary()
     return {
-        **{name: summary[name] for name in _METRICS},
+        **{name: summary[name] for name in METRIC_NAMES},
         "strategies": plan.num_strategies,
         "tight_limits": list(plan.tight_limits),
+        "broken_limits": plan.broken_limits(),
     }
 
 
 def export_config(
-    plan: PackingPlan,
-    hist: SizeHistogram,
-    *,
-    dataset: str,
-    split: str = "all",
-    options: dict[str, Any] | None = None,
-    info: dict[str, Any] | None = None,
-    requested_algorithm: str | None = None,
+    plan: PackingPlan, hist: SizeHistogram, info: dict[str, Any], sections: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The JSON-safe configuration of ``plan`` for the graphs of ``hist`` (schema above).
 
-    ``info`` is the loader's info dict (its ``source`` and ``provenance`` are kept);
-    ``requested_algorithm`` records what the user chose (e.g. ``"best"``) when it differs
-    from the algorithm that produced the plan. Raises ``ValueError`` if the plan does not
-    pack ``hist`` exactly.
+    ``info`` describes the dataset as the loaders do (``dataset``, ``split``, ``options``,
+    ``source``, ``provenance``; see ``data_loaders.load_histogram``). ``sections`` adds
+    further top-level sections (their names must not clash with the schema's). Raises
+    ``ValueError`` if the plan does not pack ``hist`` exactly.
     """
     from . import __version__
 
     plan.check(hist)
-    info = info or {}
+    clash = set(sections or {}) & set(_CORE)
+    if clash:
+        raise ValueError(f"Extra sections may not replace {', '.join(sorted(clash))}.")
     return {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": TOOL_NAME, "version": __version__},
         "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "dataset": {
-            "name": dataset,
-            "split": split,
-            "options": dict(options or {}),
+            "name": str(info.get("dataset", "unnamed")),
+            "split": str(info.get("split", "all")),
+            "options": dict(info.get("options") or {}),
             "source": str(info.get("source", "unknown")),
             "provenance": str(info.get("provenance", "")),
             "graphs": hist.num_graphs,
@@ -111,14 +112,11 @@ def export_config(
             "num_edges": hist.num_edges.tolist(),
             "count": hist.counts.tolist(),
         },
-        "limits": {"max_nodes": plan.max_nodes, "max_edges": plan.max_edges, "max_graphs": plan.max_graphs},
-        "method": {
-            "heuristic": plan.heuristic,
-            "algorithm": plan.algorithm,
-            "requested": requested_algorithm or plan.algorithm,
-        },
+        "limits": plan.limits.to_dict(),
+        "method": {"used": plan.method.to_dict(), "requested": plan.requested_method.to_dict()},
         "metrics": _metrics(plan),
         "plan": plan.to_dict(),
+        **(sections or {}),
     }
 
 
@@ -135,63 +133,118 @@ def save_config(config: dict[str, Any], path: str | Path) -> Path:
 
 
 def config_histogram(config: dict[str, Any]) -> SizeHistogram:
-    """The size histogram stored in a configuration."""
+    """The size histogram stored in a configuration (``ValueError`` naming what is wrong)."""
+    data = config.get("histogram") if isinstance(config, dict) else None
+    if not isinstance(data, dict):
+        raise ValueError("histogram must be an object with num_nodes, num_edges and count lists.")
+    columns = []
+    for name in ("num_nodes", "num_edges", "count"):
+        values = data.get(name)
+        if not isinstance(values, list) or not all(type(v) is int for v in values):
+            raise ValueError(f"histogram.{name} must be a list of integers.")
+        columns.append(values)
     try:
-        data = config["histogram"]
-        return SizeHistogram.from_counts(data["num_nodes"], data["num_edges"], data["count"])
-    except (KeyError, TypeError) as error:
-        raise ValueError(f"The configuration has no valid histogram ({error!r}).") from None
+        return SizeHistogram.from_counts(*columns)
+    except ValueError as error:
+        raise ValueError(f"histogram: {error}") from None
+
+
+def _read_file(path: Path) -> str:
+    try:
+        if not path.is_file():
+            raise ValueError(f"No configuration file at {path}" + (" (it is a folder)." if path.is_dir() else "."))
+        if path.stat().st_size > MAX_CONFIG_BYTES:
+            raise ValueError(f"{path.name} is larger than {MAX_CONFIG_BYTES // 2**20} MB; not a configuration file.")
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError as error:
+        raise ValueError(f"The configuration file could not be read: {error.strerror or error}.") from None
 
 
 def _read(source: str | Path | bytes | dict[str, Any]) -> dict[str, Any]:
+    """The configuration object from a dict, JSON text or bytes, or a file path."""
     if isinstance(source, dict):
         return source
     if isinstance(source, bytes):
         text = source.decode("utf-8", errors="replace")
-    elif isinstance(source, Path) or (isinstance(source, str) and not source.lstrip().startswith("{")):
-        path = Path(source)
-        if not path.exists():
-            raise ValueError(f"No configuration file at {path}.")
-        text = path.read_text(encoding="utf-8")
-    else:
+    elif isinstance(source, str) and source.lstrip()[:1] in ("{", "["):
         text = source
+    elif isinstance(source, (str, Path)) and str(source).strip():
+        text = _read_file(Path(source))
+    else:
+        raise ValueError(f"Give a configuration file path, JSON text, bytes or a dict; got {str(source)[:80]!r}.")
+    if len(text) > MAX_CONFIG_BYTES:
+        raise ValueError(f"The configuration is larger than {MAX_CONFIG_BYTES // 2**20} MB.")
     try:
         config = json.loads(text)
     except json.JSONDecodeError as error:
         raise ValueError(f"Not a configuration file: invalid JSON ({error.msg} at line {error.lineno}).") from None
+    except RecursionError:
+        raise ValueError("Not a configuration file: the JSON is nested too deeply.") from None
     if not isinstance(config, dict):
         raise ValueError("Not a configuration file: the JSON is not an object.")
     return config
 
 
+def _upgrade_v1(config: dict[str, Any]) -> dict[str, Any]:
+    """A schema-1 file in schema-2 form (its plan held limits and names at the top level,
+    and a baseline's 1D algorithm in ``heuristic``)."""
+    plan = config.get("plan")
+    if not isinstance(plan, dict):
+        raise ValueError("plan must be an object.")
+    algorithm, heuristic = plan.get("algorithm"), plan.get("heuristic")
+    baseline = algorithm in ("none", "node_only", "edge_only")
+    method = {"algorithm": algorithm, "improve": bool(plan.get("improved")) and not baseline,
+              "heuristic": None if baseline else heuristic,
+              "one_dim": heuristic if algorithm in ("node_only", "edge_only") else None}
+    requested = (config.get("method") or {}).get("requested") if isinstance(config.get("method"), dict) else None
+    limits = {name: plan.get(name) for name in ("max_nodes", "max_edges", "max_graphs")}
+    upgraded_plan = {"limits": limits, "method": method, "unlimited": plan.get("unlimited"),
+                     "improved": plan.get("improved", False), "packs": plan.get("packs"),
+                     "requested": {"algorithm": "best"} if requested == "best" else None}
+    return {**config, "plan": upgraded_plan, "limits": limits,
+            "method": {"used": method, "requested": upgraded_plan["requested"] or method}}
+
+
 def load_config(source: str | Path | bytes | dict[str, Any]) -> tuple[dict[str, Any], PackingPlan]:
     """Read a configuration (a path, JSON text or bytes, or the dict) and rebuild its plan.
 
-    Checks the schema, that the plan packs the stored histogram exactly within the
-    limits, and that the stored metrics are those of the plan; raises ``ValueError``
-    with a user-facing message otherwise.
+    Checks the schema, every field's type, that the plan packs the stored histogram
+    exactly within the limits, and that the stored metrics are those of the plan; any
+    problem is one ``ValueError`` naming the field. Work grows with the file's size.
     """
     config = _read(source)
-    missing = [key for key in _REQUIRED if key not in config]
+    missing = [key for key in ("schema", "schema_version", "histogram", "limits", "method", "metrics", "plan")
+               if key not in config]
     if missing or config.get("schema") != SCHEMA:
         raise ValueError(
             f"Not a graph packing configuration (schema {config.get('schema')!r}, missing {missing})."
         )
     version = config["schema_version"]
-    if not isinstance(version, int) or version < 1 or version > SCHEMA_VERSION:
+    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= SCHEMA_VERSION:
         raise ValueError(
             f"Configuration schema version {version!r} is not supported; this tool reads 1 to {SCHEMA_VERSION}."
         )
+    if version == 1:
+        config = _upgrade_v1(config)
+    if not isinstance(config.get("dataset", {}), dict):
+        raise ValueError("dataset must be an object.")
     plan = PackingPlan.from_dict(config["plan"])
-    plan.check(config_histogram(config))
-    limits = config["limits"]
-    if (limits.get("max_nodes"), limits.get("max_edges"), limits.get("max_graphs")) != (
-        plan.max_nodes, plan.max_edges, plan.max_graphs
-    ):
+    if PackLimits.from_dict(config["limits"]) != plan.limits:
         raise ValueError("The configuration's limits differ from its plan's limits.")
+    method = config["method"]
+    if not isinstance(method, dict):
+        raise ValueError("method must be an object with the used and requested methods.")
+    if PackMethod.from_dict(method.get("used")) != plan.method:
+        raise ValueError("method.used differs from the plan's method.")
+    if PackMethod.from_dict(method.get("requested")) != plan.requested_method:
+        raise ValueError("method.requested differs from the plan's requested method.")
+    plan.check(config_histogram(config))
     stored, actual = config["metrics"], _metrics(plan)
-    for name in _METRICS:
+    if not isinstance(stored, dict):
+        raise ValueError("metrics must be an object.")
+    for name in METRIC_NAMES:
         value = stored.get(name)
-        if not isinstance(value, (int, float)) or not math.isclose(value, actual[name], rel_tol=1e-9, abs_tol=1e-12):
-            raise ValueError(f"The configuration's {name} ({value!r}) does not match its plan ({actual[name]!r}).")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                not math.isclose(value, actual[name], rel_tol=1e-9, abs_tol=1e-12):
+            raise ValueError(f"The configuration's metrics.{name} ({value!r}) does not match its plan ({actual[name]!r}).")
     return config, plan

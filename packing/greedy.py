@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from .heuristics import Heuristic
+from .limits import PackLimits
 
 FITS = ("best_fit", "worst_fit", "first_fit")
 
@@ -192,16 +193,19 @@ def _run(
     nodes: np.ndarray,
     edges: np.ndarray,
     counts: np.ndarray,
-    limits: tuple[int, int, int],
+    limits: PackLimits,
     heuristic: Heuristic,
     fit: str,
     tree: _ContentTree | None,
-) -> list[tuple[int, int]]:
+    give_up_above: int | None = None,
+) -> list[tuple[int, int]] | None:
     """The greedy pass; returns the closed (content node, count) pairs. Pack contents are
-    recorded in ``tree`` when one is given (counting packs needs none)."""
+    recorded in ``tree`` when one is given (counting packs needs none). Packs are never
+    removed once opened, so the pass gives up (returns None) as soon as it has opened more
+    than ``give_up_above`` packs."""
     if fit not in FITS:
         raise ValueError(f"Unknown algorithm {fit!r}; choose one of {', '.join(FITS)}.")
-    max_nodes, max_edges, max_graphs = (int(v) for v in limits)
+    max_nodes, max_edges, max_graphs = limits.max_nodes, limits.max_edges, limits.max_graphs
     order = bin_order(nodes, edges, heuristic)
     order_nodes = nodes[order].astype(np.int64)
     order_edges = edges[order].astype(np.int64)
@@ -214,6 +218,7 @@ def _run(
     groups = _OpenGroups(heuristic, fit)
     closed: list[tuple[int, int]] = []
     floor = (-1, -1)
+    opened = 0
 
     def place(room_nodes: int, room_edges: int, graphs: int, node: int, count: int) -> None:
         if graphs >= max_graphs or room_nodes < floor[0] or room_edges < floor[1]:
@@ -258,6 +263,9 @@ def _run(
             if remaining:
                 per_pack = _copies_that_fit(size_n, size_e, max_nodes, max_edges, max_graphs)
                 full, rest = divmod(remaining, per_pack)
+                opened += full + (1 if rest else 0)
+                if give_up_above is not None and opened > give_up_above:
+                    return None
                 for copies, packs in ((per_pack, full), (rest, 1 if rest else 0)):
                     if packs:
                         node = add_content(-1, item, copies)
@@ -271,17 +279,17 @@ def greedy_pack(
     nodes: np.ndarray,
     edges: np.ndarray,
     counts: np.ndarray,
-    limits: tuple[int, int, int],
+    limits: PackLimits,
     heuristic: Heuristic,
     fit: str = "best_fit",
 ) -> list[Strategy]:
-    """Pack histogram bins into packs of at most ``limits = (nodes, edges, graphs)``.
+    """Pack histogram bins into packs within ``limits``.
 
     Returns strategies ``(bin indices, repeat count)``; a bin index appears once per copy.
     Every bin must fit into an empty pack on its own (the caller checks this).
 
     >>> from packing.heuristics import HEURISTICS
-    >>> greedy_pack(np.array([2, 1]), np.array([2, 2]), np.array([2, 2]), (3, 4, 4), HEURISTICS["sum"])
+    >>> greedy_pack(np.array([2, 1]), np.array([2, 2]), np.array([2, 2]), PackLimits(3, 4, 4), HEURISTICS["sum"])
     [((0, 1), 2)]
     """
     tree = _ContentTree()
@@ -297,14 +305,20 @@ def count_packs(
     nodes: np.ndarray,
     edges: np.ndarray,
     counts: np.ndarray,
-    limits: tuple[int, int, int],
+    limits: PackLimits,
     heuristic: Heuristic,
     fit: str = "best_fit",
-) -> int:
-    """Only the number of packs :func:`greedy_pack` would use (faster: no pack contents).
+    give_up_above: int | None = None,
+) -> int | None:
+    """Only the number of packs :func:`greedy_pack` would use (faster: no pack contents);
+    None as soon as more than ``give_up_above`` packs are needed.
 
     >>> from packing.heuristics import HEURISTICS
-    >>> count_packs(np.array([2, 1]), np.array([2, 2]), np.array([2, 2]), (3, 4, 4), HEURISTICS["sum"])
+    >>> count_packs(np.array([2, 1]), np.array([2, 2]), np.array([2, 2]), PackLimits(3, 4, 4), HEURISTICS["sum"])
     2
+    >>> count_packs(np.array([2, 1]), np.array([2, 2]), np.array([2, 2]), PackLimits(3, 4, 4), HEURISTICS["sum"],
+    ...             give_up_above=1) is None
+    True
     """
-    return sum(count for _, count in _run(nodes, edges, counts, limits, heuristic, fit, None))
+    closed = _run(nodes, edges, counts, limits, heuristic, fit, None, give_up_above)
+    return None if closed is None else sum(count for _, count in closed)

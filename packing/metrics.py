@@ -1,9 +1,37 @@
-"""Plan metrics that follow from the number of packs alone (for sweeps and comparisons,
-where building every pack's contents would be wasted work)."""
+"""The formulas for efficiency, pack fill and the plan metrics, in one place.
+
+Plans, sweeps, comparisons, figures and everything later use these, so a number means the
+same wherever it is shown. Totals are Python integers (exact, no overflow).
+"""
 from __future__ import annotations
+
+import numpy as np
 
 from .bounds import lower_bound
 from .histogram import SizeHistogram
+from .limits import PackLimits
+
+METRIC_NAMES = ("packs", "lower_bound", "gap", "node_efficiency", "edge_efficiency", "harmonic_mean", "packing_factor")
+
+
+def efficiency(real: int, packs: int, capacity: int) -> float:
+    """Real items over the slots of ``packs`` packs of ``capacity`` each, in [0, 1]
+    (1.0 when there are no slots).
+
+    >>> efficiency(75, 2, 50)
+    0.75
+    """
+    slots = int(packs) * int(capacity)
+    return int(real) / slots if slots else 1.0
+
+
+def fill(pack_sums: np.ndarray, capacity: int) -> np.ndarray:
+    """Share of ``capacity`` each pack uses (1.0 for a capacity of 0).
+
+    >>> fill(np.array([5, 10]), 20).tolist()
+    [0.25, 0.5]
+    """
+    return np.asarray(pack_sums, dtype=np.float64) / capacity if capacity else np.ones(len(pack_sums))
 
 
 def harmonic_mean(a: float, b: float) -> float:
@@ -15,17 +43,17 @@ def harmonic_mean(a: float, b: float) -> float:
     return 2 * a * b / (a + b) if a + b else 0.0
 
 
-def metrics_from_packs(hist: SizeHistogram, limits: tuple[int, int, int], packs: int) -> dict[str, float]:
-    """Packs, lower bound, gap, efficiencies, harmonic mean and packing factor of a tuple
-    packing plan with ``packs`` packs under ``limits`` (equal to ``PackingPlan`` metrics).
+def metrics_from_packs(hist: SizeHistogram, limits: PackLimits, packs: int, bound: int | None = None) -> dict[str, float]:
+    """Packs, lower bound, gap, efficiencies, harmonic mean and packing factor of a plan
+    that keeps ``limits`` with ``packs`` packs (the same numbers as ``PackingPlan``).
+    ``bound`` defaults to the volume bound.
 
-    >>> metrics_from_packs(SizeHistogram.from_sizes([3, 2], [4, 2]), (5, 6, 4), 1)["harmonic_mean"]
+    >>> metrics_from_packs(SizeHistogram.from_sizes([3, 2], [4, 2]), PackLimits(5, 6, 4), 1)["harmonic_mean"]
     1.0
     """
-    max_nodes, max_edges, max_graphs = limits
-    node_efficiency = hist.total_nodes / (packs * max_nodes)
-    edge_efficiency = hist.total_edges / (packs * max_edges)
-    bound = lower_bound(hist, max_nodes, max_edges, max_graphs)
+    node_efficiency = efficiency(hist.total_nodes, packs, limits.max_nodes)
+    edge_efficiency = efficiency(hist.total_edges, packs, limits.max_edges)
+    bound = lower_bound(hist, limits) if bound is None else bound
     return {
         "packs": packs,
         "lower_bound": bound,

@@ -18,32 +18,33 @@ import numpy as np
 from scipy.optimize import nnls
 
 from .greedy import Strategy, greedy_pack
-from .heuristics import HEURISTICS
+from .heuristics import HEURISTICS, Heuristic
 from .histogram import SizeHistogram
+from .limits import MAX_LIMIT, PackLimits
 
 ONE_DIM_ALGORITHMS = ("lpfhp", "spfhp", "nnlshp")
 NNLS_MAX_STRATEGIES = 4000
 NNLS_MAX_SIZES = 512  # distinct sizes (rows of the least-squares problem) NNLSHP accepts
 
 
-def _one_dim_limits(hist: SizeHistogram, component: str, limits: tuple[int, int, int]):
-    max_nodes, max_edges, max_graphs = limits
+def _one_dim_limits(component: str, limits: PackLimits) -> tuple[PackLimits, Heuristic]:
+    """The limits of a 1D run (the other component as large as a limit can be) and its key."""
     if component == "nodes":
-        return (max_nodes, hist.total_edges + 1, max_graphs), HEURISTICS["node"]
-    return (hist.total_nodes + 1, max_edges, max_graphs), HEURISTICS["edge"]
+        return PackLimits(limits.max_nodes, MAX_LIMIT, limits.max_graphs), HEURISTICS["node"]
+    return PackLimits(MAX_LIMIT, limits.max_edges, limits.max_graphs), HEURISTICS["edge"]
 
 
 def pack_one_dim(
-    hist: SizeHistogram, component: str, limits: tuple[int, int, int], algorithm: str = "lpfhp",
+    hist: SizeHistogram, component: str, limits: PackLimits, algorithm: str = "lpfhp",
     depth: int = 3,
 ) -> list[Strategy]:
     """Pack ``hist`` limiting only ``component`` (``"nodes"`` or ``"edges"``) and graphs.
 
     >>> hist = SizeHistogram.from_sizes([4, 4, 2], [1, 9, 1])
-    >>> sorted(c for _, c in pack_one_dim(hist, "nodes", (6, 2, 4), "lpfhp"))
+    >>> sorted(c for _, c in pack_one_dim(hist, "nodes", PackLimits(6, 2, 4), "lpfhp"))
     [1, 1]
     """
-    one_dim_limits, key = _one_dim_limits(hist, component, limits)
+    one_dim_limits, key = _one_dim_limits(component, limits)
     if algorithm == "lpfhp":
         return greedy_pack(hist.num_nodes, hist.num_edges, hist.counts, one_dim_limits, key, "best_fit")
     if algorithm == "spfhp":
@@ -85,8 +86,8 @@ def _strategy_matrix(lengths: np.ndarray, capacity: int, depth: int) -> list[tup
 
 def _nnlshp(hist, component, limits, key, depth) -> list[Strategy]:
     values = hist.num_nodes if component == "nodes" else hist.num_edges
-    capacity = limits[0] if component == "nodes" else limits[1]
-    depth = max(1, min(depth, limits[2]))
+    capacity = limits.max_nodes if component == "nodes" else limits.max_edges
+    depth = max(1, min(depth, limits.max_graphs))
     lengths, row_of_bin = np.unique(values, return_inverse=True)
     if len(lengths) > NNLS_MAX_SIZES:
         raise ValueError(

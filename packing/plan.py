@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -10,55 +10,61 @@ import numpy as np
 import pandas as pd
 
 from .bounds import volume_bound
-from .histogram import SizeHistogram
-from .metrics import harmonic_mean
+from .histogram import SizeHistogram, exact_dot
+from .limits import MAX_LIMIT, PackLimits
+from .method import PackMethod
+from .metrics import efficiency, fill, harmonic_mean
 
-Items = tuple[tuple[int, int], ...]  # the (num_nodes, num_edges) of every graph in a pack
-MAX_GRAPHS_PER_PACK = 1_000_000  # a plan file claiming more is refused before it is expanded
+#: One pack: (num_nodes, num_edges, copies) per distinct graph size in it, largest first.
+Items = tuple[tuple[int, int, int], ...]
 
 
-def describe(items: Items, shown: int = 6) -> str:
-    """A pack's graphs for a message, shortened when long.
+def describe(items: Items, shown: int = 4) -> str:
+    """A pack's graphs in words, ``copies x (nodes, edges)``, shortened after ``shown`` sizes.
 
-    >>> describe(((3, 4),) * 10, shown=2)
-    '((3, 4), (3, 4), ... 8 more)'
+    >>> describe(((17, 264, 6), (3, 4, 1)))
+    '6 x (17, 264) + 1 x (3, 4)'
+    >>> describe(((9, 9, 1), (8, 8, 1), (7, 7, 2)), shown=2)
+    '1 x (9, 9) + 1 x (8, 8) + 1 more size (2 graphs)'
     """
-    if len(items) <= shown:
-        return str(items)
-    head = ", ".join(str(item) for item in items[:shown])
-    return f"({head}, ... {len(items) - shown} more)"
+    words = [f"{copies} x ({nodes}, {edges})" for nodes, edges, copies in items[:shown]]
+    rest = items[shown:]
+    if rest:
+        graphs = sum(copies for _, _, copies in rest)
+        words.append(f"{len(rest)} more size{'s' if len(rest) > 1 else ''} ({graphs} graph{'s' if graphs > 1 else ''})")
+    return " + ".join(words)
 
 
 @dataclass(frozen=True)
 class PackingPlan:
-    """Packs of graphs, each at most ``max_nodes`` nodes, ``max_edges`` edges and
-    ``max_graphs`` graphs, given as distinct packs with repeat counts.
+    """Packs of graphs within ``limits``, given as distinct packs with repeat counts.
 
-    Efficiencies are measured against the limits the user chose. The 1D baselines leave
-    one component unlimited (``unlimited="edges"`` for node-only packing); that component
-    is measured against the largest sum that occurs, as in Krell et al., Table 2.
-    ``improved`` says that exact fill re-packed the packs the heuristic left with slack.
+    ``packs`` lists ``(items, count)``: each item is ``(nodes, edges, copies)`` for one graph
+    size in the pack, and ``count`` packs have that content. ``method`` is what produced the
+    plan (for ``best``: the winning heuristic and algorithm); ``requested`` what the user asked
+    for when it differs. ``improved`` says that exact fill re-packed some packs.
 
-    >>> plan = PackingPlan(packs=[(((3, 4), (2, 2)), 2)], max_nodes=5, max_edges=8, max_graphs=4)
+    Efficiencies are measured against the limits. A 1D baseline leaves one component
+    unlimited (``method.unlimited``); that component is measured against the largest sum that
+    occurs, as in Krell et al., Table 2.
+
+    >>> plan = PackingPlan([(((3, 4, 1), (2, 2, 1)), 2)], PackLimits(5, 8, 4))
     >>> plan.num_packs, plan.node_efficiency, plan.edge_efficiency
     (2, 1.0, 0.75)
     """
 
     packs: list[tuple[Items, int]]
-    max_nodes: int
-    max_edges: int
-    max_graphs: int
-    heuristic: str = "product"
-    algorithm: str = "best_fit"
-    unlimited: str | None = None
+    limits: PackLimits
+    method: PackMethod = field(default_factory=PackMethod)
     improved: bool = False
+    requested: PackMethod | None = None
 
     # ----------------------------------------------------------------- per-pack arrays
     @cached_property
     def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        nodes = np.array([sum(n for n, _ in items) for items, _ in self.packs], dtype=np.int64)
-        edges = np.array([sum(e for _, e in items) for items, _ in self.packs], dtype=np.int64)
-        graphs = np.array([len(items) for items, _ in self.packs], dtype=np.int64)
+        nodes = np.array([sum(n * k for n, _, k in items) for items, _ in self.packs], dtype=np.int64)
+        edges = np.array([sum(e * k for _, e, k in items) for items, _ in self.packs], dtype=np.int64)
+        graphs = np.array([sum(k for _, _, k in items) for items, _ in self.packs], dtype=np.int64)
         counts = np.array([count for _, count in self.packs], dtype=np.int64)
         return nodes, edges, graphs, counts
 
@@ -84,24 +90,29 @@ class PackingPlan:
 
     # ----------------------------------------------------------------- metrics
     @property
+    def requested_method(self) -> PackMethod:
+        """What the user asked for (``best``, say), else the method that produced the plan."""
+        return self.requested or self.method
+
+    @cached_property
     def num_packs(self) -> int:
-        return int(self.pack_counts.sum())
+        return exact_dot(self.pack_counts, np.ones_like(self.pack_counts))
 
     @property
     def num_strategies(self) -> int:
         return len(self.packs)
 
-    @property
+    @cached_property
     def num_graphs(self) -> int:
-        return int(np.dot(self.pack_graphs, self.pack_counts))
+        return exact_dot(self.pack_graphs, self.pack_counts)
 
-    @property
+    @cached_property
     def total_nodes(self) -> int:
-        return int(np.dot(self.pack_nodes, self.pack_counts))
+        return exact_dot(self.pack_nodes, self.pack_counts)
 
-    @property
+    @cached_property
     def total_edges(self) -> int:
-        return int(np.dot(self.pack_edges, self.pack_counts))
+        return exact_dot(self.pack_edges, self.pack_counts)
 
     @property
     def tight_limits(self) -> tuple[int, int]:
@@ -111,22 +122,22 @@ class PackingPlan:
     @property
     def node_capacity(self) -> int:
         """Node slots per pack that efficiency is measured against."""
-        return self.tight_limits[0] if self.unlimited == "nodes" else self.max_nodes
+        return self.tight_limits[0] if self.method.unlimited == "nodes" else self.limits.max_nodes
 
     @property
     def edge_capacity(self) -> int:
         """Edge slots per pack that efficiency is measured against."""
-        return self.tight_limits[1] if self.unlimited == "edges" else self.max_edges
+        return self.tight_limits[1] if self.method.unlimited == "edges" else self.limits.max_edges
 
     @property
     def node_efficiency(self) -> float:
         """Real nodes / node slots of all packs, in [0, 1]."""
-        return self.total_nodes / (self.num_packs * self.node_capacity) if self.node_capacity else 1.0
+        return efficiency(self.total_nodes, self.num_packs, self.node_capacity)
 
     @property
     def edge_efficiency(self) -> float:
         """Real edges / edge slots of all packs, in [0, 1]."""
-        return self.total_edges / (self.num_packs * self.edge_capacity) if self.edge_capacity else 1.0
+        return efficiency(self.total_edges, self.num_packs, self.edge_capacity)
 
     @property
     def harmonic_mean(self) -> float:
@@ -139,14 +150,25 @@ class PackingPlan:
         return self.num_graphs / self.num_packs
 
     @property
+    def node_fill(self) -> np.ndarray:
+        """Share of the node capacity each distinct pack uses."""
+        return fill(self.pack_nodes, self.node_capacity)
+
+    @property
+    def edge_fill(self) -> np.ndarray:
+        """Share of the edge capacity each distinct pack uses."""
+        return fill(self.pack_edges, self.edge_capacity)
+
+    @property
     def lower_bound(self) -> int:
         """Volume lower bound on packs for these graphs and the limits the plan keeps (a 1D
         baseline's unlimited component does not count)."""
+        unlimited = self.method.unlimited
         return volume_bound(
             self.total_nodes, self.total_edges, self.num_graphs,
-            None if self.unlimited == "nodes" else self.max_nodes,
-            None if self.unlimited == "edges" else self.max_edges,
-            self.max_graphs,
+            None if unlimited == "nodes" else self.limits.max_nodes,
+            None if unlimited == "edges" else self.limits.max_edges,
+            self.limits.max_graphs,
         )
 
     @property
@@ -158,13 +180,27 @@ class PackingPlan:
         """Share of packs per limit they are closest to: ``graphs`` when the graph slots
         are full, else whichever of ``nodes`` / ``edges`` is filled to a larger fraction
         (never the component a 1D baseline leaves unlimited)."""
-        node_fill = -np.inf if self.unlimited == "nodes" else self.pack_nodes / self.max_nodes
-        edge_fill = -np.inf if self.unlimited == "edges" else self.pack_edges / self.max_edges
+        unlimited = self.method.unlimited
+        node_fill = -np.inf if unlimited == "nodes" else self.pack_nodes / self.limits.max_nodes
+        edge_fill = -np.inf if unlimited == "edges" else self.pack_edges / self.limits.max_edges
         label = np.where(
-            self.pack_graphs >= self.max_graphs, 0, np.where(node_fill >= edge_fill, 1, 2)
+            self.pack_graphs >= self.limits.max_graphs, 0, np.where(node_fill >= edge_fill, 1, 2)
         )
         totals = np.bincount(label, weights=self.pack_counts, minlength=3) / self.num_packs
         return {"graphs": float(totals[0]), "nodes": float(totals[1]), "edges": float(totals[2])}
+
+    def broken_limits(self) -> dict[str, int]:
+        """The limits some pack breaks, with the largest sum found (1D baselines only).
+
+        >>> PackingPlan([(((3, 9, 1),), 1)], PackLimits(5, 4), PackMethod("node_only")).broken_limits()
+        {'max_edges': 9}
+        """
+        broken = {}
+        if self.tight_limits[0] > self.limits.max_nodes:
+            broken["max_nodes"] = self.tight_limits[0]
+        if self.tight_limits[1] > self.limits.max_edges:
+            broken["max_edges"] = self.tight_limits[1]
+        return broken
 
     def graphs_per_pack(self) -> dict[int, int]:
         """How many packs hold k graphs, for each k that occurs."""
@@ -176,12 +212,10 @@ class PackingPlan:
     def summary(self) -> dict[str, Any]:
         """The headline numbers as a JSON-safe dict."""
         return {
-            "heuristic": self.heuristic,
-            "algorithm": self.algorithm,
+            "limits": self.limits.to_dict(),
+            "method": self.method.to_dict(),
+            "requested": self.requested_method.to_dict(),
             "improved": self.improved,
-            "max_nodes": self.max_nodes,
-            "max_edges": self.max_edges,
-            "max_graphs": self.max_graphs,
             "packs": self.num_packs,
             "strategies": self.num_strategies,
             "graphs": self.num_graphs,
@@ -192,42 +226,38 @@ class PackingPlan:
             "lower_bound": self.lower_bound,
             "gap": self.gap,
             "tight_limits": list(self.tight_limits),
+            "broken_limits": self.broken_limits(),
         }
 
     # ----------------------------------------------------------------- verification
     def check(self, hist: SizeHistogram) -> bool:
         """Verify that the plan packs every graph of ``hist`` exactly once and that no
-        pack breaks a limit; raise ``ValueError`` naming the first problem found.
+        pack breaks a limit the method keeps; raise ``ValueError`` naming the first problem.
+        Work grows with the distinct packs, never with the graphs.
 
         >>> hist = SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2])
-        >>> PackingPlan([(((3, 4), (2, 2)), 2)], 5, 8, 4).check(hist)
+        >>> PackingPlan([(((3, 4, 1), (2, 2, 1)), 2)], PackLimits(5, 8, 4)).check(hist)
         True
         """
+        unlimited = self.method.unlimited
+        for nodes, edges, graphs, (items, _) in zip(self.pack_nodes, self.pack_edges, self.pack_graphs, self.packs):
+            if unlimited != "nodes" and nodes > self.limits.max_nodes:
+                raise ValueError(f"Pack {describe(items)} has {nodes} nodes > limit {self.limits.max_nodes}.")
+            if unlimited != "edges" and edges > self.limits.max_edges:
+                raise ValueError(f"Pack {describe(items)} has {edges} edges > limit {self.limits.max_edges}.")
+            if graphs > self.limits.max_graphs:
+                raise ValueError(f"Pack {describe(items)} has {graphs} graphs > limit {self.limits.max_graphs}.")
         used: Counter[tuple[int, int]] = Counter()
         for items, count in self.packs:
-            if count <= 0:
-                raise ValueError(f"Pack {describe(items)} has non-positive repeat count {count}.")
-            if not items:
-                raise ValueError("The plan contains an empty pack.")
-            for item in items:
-                used[item] += count
-        for nodes, edges, graphs, (items, _) in zip(
-            self.pack_nodes, self.pack_edges, self.pack_graphs, self.packs
-        ):
-            if self.unlimited != "nodes" and nodes > self.max_nodes:
-                raise ValueError(f"Pack {describe(items)} has {nodes} nodes > limit {self.max_nodes}.")
-            if self.unlimited != "edges" and edges > self.max_edges:
-                raise ValueError(f"Pack {describe(items)} has {edges} edges > limit {self.max_edges}.")
-            if graphs > self.max_graphs:
-                raise ValueError(f"Pack {describe(items)} has {graphs} graphs > limit {self.max_graphs}.")
-        expected = {
-            (int(n), int(e)): int(c) for n, e, c in zip(hist.num_nodes, hist.num_edges, hist.counts)
-        }
+            for nodes, edges, copies in items:
+                used[nodes, edges] += copies * count
+        expected = {(int(n), int(e)): int(c) for n, e, c in zip(hist.num_nodes, hist.num_edges, hist.counts)}
         if dict(used) != expected:
             diff = {k: used.get(k, 0) - expected.get(k, 0) for k in set(used) | set(expected)}
             wrong = sorted((k, d) for k, d in diff.items() if d)
             raise ValueError(
-                f"The plan does not cover the histogram exactly; (nodes, edges): surplus {wrong[:5]}."
+                "The plan does not pack the histogram exactly; graphs packed minus graphs in the data per "
+                f"(nodes, edges): {wrong[:5]}."
             )
         return True
 
@@ -235,62 +265,80 @@ class PackingPlan:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict; each pack lists ``[nodes, edges, copies]`` triples.
 
-        >>> plan = PackingPlan([(((3, 4), (3, 4)), 1)], 6, 8, 2)
+        >>> plan = PackingPlan([(((3, 4, 2),), 1)], PackLimits(6, 8, 2))
         >>> PackingPlan.from_dict(plan.to_dict()) == plan
         True
         """
-        packs = []
-        for items, count in self.packs:
-            copies = Counter(items)
-            packs.append(
-                {"items": [[n, e, k] for (n, e), k in sorted(copies.items(), reverse=True)], "count": count}
-            )
         return {
-            "max_nodes": self.max_nodes,
-            "max_edges": self.max_edges,
-            "max_graphs": self.max_graphs,
-            "heuristic": self.heuristic,
-            "algorithm": self.algorithm,
-            "unlimited": self.unlimited,
+            "limits": self.limits.to_dict(),
+            "method": self.method.to_dict(),
+            "requested": None if self.requested is None else self.requested.to_dict(),
+            "unlimited": self.method.unlimited,
             "improved": self.improved,
-            "packs": packs,
+            "packs": [{"items": [list(item) for item in items], "count": count} for items, count in self.packs],
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "PackingPlan":
-        """Rebuild a plan written by :meth:`to_dict`."""
-        try:
-            max_graphs = int(data["max_graphs"])
-            packs = []
-            for pack in data["packs"]:
-                copies = [int(k) for _, _, k in pack["items"]]
-                if min(copies, default=0) < 1 or sum(copies) > min(max_graphs, MAX_GRAPHS_PER_PACK):
-                    raise ValueError(f"a pack with {sum(copies)} graphs (limit {max_graphs})")
-                items = tuple((int(n), int(e)) for n, e, k in pack["items"] for _ in range(int(k)))
-                packs.append((items, int(pack["count"])))
-            return cls(
-                packs=packs,
-                max_nodes=int(data["max_nodes"]),
-                max_edges=int(data["max_edges"]),
-                max_graphs=max_graphs,
-                heuristic=str(data.get("heuristic", "product")),
-                algorithm=str(data.get("algorithm", "best_fit")),
-                unlimited=data.get("unlimited"),
-                improved=bool(data.get("improved", False)),
-            )
-        except (KeyError, TypeError, ValueError) as error:
-            raise ValueError(f"Not a packing plan: {error} (missing or malformed).") from None
+    def from_dict(cls, data: Any) -> "PackingPlan":
+        """Rebuild a plan written by :meth:`to_dict`; every malformed field gives one
+        ``ValueError`` naming it. Nothing is expanded: work grows with the file."""
+        if not isinstance(data, dict):
+            raise ValueError(f"plan must be an object, got {type(data).__name__}.")
+        limits = PackLimits.from_dict(data.get("limits"))
+        method = PackMethod.from_dict(data.get("method"))
+        requested = data.get("requested")
+        requested = None if requested is None else PackMethod.from_dict(requested)
+        if data.get("unlimited", method.unlimited) != method.unlimited:
+            raise ValueError(f"plan.unlimited is {data.get('unlimited')!r}, but the algorithm "
+                             f"{method.algorithm!r} leaves {method.unlimited!r} unlimited.")
+        improved = data.get("improved", False)
+        if not isinstance(improved, bool):
+            raise ValueError(f"plan.improved must be true or false, got {improved!r}.")
+        packs = data.get("packs")
+        if not isinstance(packs, list) or not packs:
+            raise ValueError("plan.packs must be a non-empty list.")
+        return cls([_read_pack(pack, index, limits) for index, pack in enumerate(packs)],
+                   limits, method, improved, requested)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per distinct pack: its graphs, repeat count, sums and fill."""
         return pd.DataFrame(
             {
-                "pack": [" + ".join(f"({n},{e})" for n, e in items) for items, _ in self.packs],
+                "pack": [describe(items, shown=len(items)) for items, _ in self.packs],
                 "count": self.pack_counts,
                 "graphs": self.pack_graphs,
                 "nodes": self.pack_nodes,
                 "edges": self.pack_edges,
-                "node_fill": self.pack_nodes / self.node_capacity,
-                "edge_fill": self.pack_edges / max(self.edge_capacity, 1),
+                "node_fill": self.node_fill,
+                "edge_fill": self.edge_fill,
             }
         ).sort_values("count", ascending=False, ignore_index=True)
+
+
+def _json_int(value: Any, where: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{where} must be an integer, got {value!r}.")
+    if not low <= value <= high:
+        raise ValueError(f"{where} must lie between {low:,} and {high:,}, got {value:,}.")
+    return value
+
+
+def _read_pack(pack: Any, index: int, limits: PackLimits) -> tuple[Items, int]:
+    """One ``{"items": [[nodes, edges, copies], ...], "count": n}`` entry, checked strictly."""
+    where = f"plan.packs[{index}]"
+    if not isinstance(pack, dict) or not isinstance(pack.get("items"), list) or not pack["items"]:
+        raise ValueError(f"{where} must be an object with a non-empty items list and a count.")
+    count = _json_int(pack.get("count"), f"{where}.count", 1, 2**62)
+    items = []
+    for position, item in enumerate(pack["items"]):
+        label = f"{where}.items[{position}]"
+        if not isinstance(item, list) or len(item) != 3:
+            raise ValueError(f"{label} must be [nodes, edges, copies], got {item!r}.")
+        nodes, edges = (_json_int(v, label, 0, 2**62) for v in item[:2])
+        items.append((nodes, edges, _json_int(item[2], f"{label} copies", 1, limits.max_graphs)))
+    if sum(copies for _, _, copies in items) > min(limits.max_graphs, MAX_LIMIT):
+        raise ValueError(f"{where} holds {sum(c for _, _, c in items):,} graphs, more than max_graphs "
+                         f"{limits.max_graphs:,}.")
+    if len({(n, e) for n, e, _ in items}) != len(items):
+        raise ValueError(f"{where} lists a size twice; give each (nodes, edges) once with its copies.")
+    return tuple(sorted(items, reverse=True)), count

@@ -12,17 +12,40 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .api import ALGORITHMS, resolve_limits
 from .greedy import count_packs
-from .heuristics import resolve_heuristic
 from .histogram import SizeHistogram
+from .limits import DEFAULT_MAX_GRAPHS, MAX_LIMIT, PackLimits, whole_number
+from .method import PackMethod, TUPLE_ALGORITHMS
 from .metrics import metrics_from_packs
 
 SWEEP_COLUMNS = [
     "max_nodes", "max_edges", "max_graphs", "feasible", "packs", "lower_bound", "gap",
     "node_efficiency", "edge_efficiency", "harmonic_mean", "packing_factor",
 ]
+MAX_CELLS = 1_000_000  # limit pairs one sweep may hold
+MAX_AXIS = 100_000  # values one axis of a grid may hold
+MAX_WORKERS = 64
 Progress = Callable[[int, int], None]
+
+
+def limit_grid(start: int, stop: int, step: int, name: str = "range") -> list[int]:
+    """The limits ``start, start + step, ...`` up to ``stop``, with ``stop`` always included:
+    the one rule the CLI (``--nodes 100:420:50``) and the dashboard's ranges share.
+
+    >>> limit_grid(100, 420, 50)
+    [100, 150, 200, 250, 300, 350, 400, 420]
+    >>> limit_grid(5, 5, 1)
+    [5]
+    """
+    start, stop = whole_number(start, f"{name} start"), whole_number(stop, f"{name} stop")
+    step = whole_number(step, f"{name} step")
+    if start > stop:
+        raise ValueError(f"The {name} is empty: start {start:,} is above stop {stop:,}.")
+    if (stop - start) // step + 2 > MAX_AXIS:
+        raise ValueError(f"The {name} {start:,} to {stop:,} in steps of {step:,} has more than {MAX_AXIS:,} values; "
+                         "use a larger step.")
+    values = list(range(start, stop + 1, step))
+    return values if values[-1] == stop else values + [stop]
 
 
 def default_limits(hist: SizeHistogram, steps: int = 12, multiple: float = 4.0) -> tuple[list[int], list[int]]:
@@ -32,74 +55,78 @@ def default_limits(hist: SizeHistogram, steps: int = 12, multiple: float = 4.0) 
     ([10, 15, 20], [20, 30, 40])
     """
     largest_nodes, largest_edges = max(hist.max_nodes, 1), max(hist.max_edges, 1)
-    nodes = np.linspace(largest_nodes, largest_nodes * multiple, steps)
-    edges = np.linspace(largest_edges, largest_edges * multiple, steps)
+    nodes = np.linspace(largest_nodes, min(largest_nodes * multiple, MAX_LIMIT), steps)
+    edges = np.linspace(largest_edges, min(largest_edges * multiple, MAX_LIMIT), steps)
     return sorted(set(np.round(nodes).astype(int).tolist())), sorted(set(np.round(edges).astype(int).tolist()))
 
 
-def _cell(hist: SizeHistogram, max_nodes: int, max_edges: int, max_graphs: int,
-          heuristic: str, algorithm: str, weights) -> dict:
-    row = {"max_nodes": max_nodes, "max_edges": max_edges, "max_graphs": max_graphs}
-    if max_nodes < hist.max_nodes or max_edges < hist.max_edges:
-        return {**row, "feasible": False}
-    limits = (max_nodes, max_edges, max_graphs)
-    key = resolve_heuristic(heuristic, weights)
-    packs = count_packs(hist.num_nodes, hist.num_edges, hist.counts, limits, key, algorithm)
-    return {**row, "feasible": True, **metrics_from_packs(hist, limits, packs)}
+def _cell(hist: SizeHistogram, limits: PackLimits, method: PackMethod) -> dict:
+    row = {**limits.to_dict(), "feasible": limits.fits(hist)}
+    if not row["feasible"]:
+        return row
+    packs = count_packs(hist.num_nodes, hist.num_edges, hist.counts, limits, method.heuristic_key(), method.algorithm)
+    return {**row, **metrics_from_packs(hist, limits, packs)}
 
 
 def _cells(args) -> list[dict]:
-    hist, pairs, max_graphs, heuristic, algorithm, weights = args
-    return [_cell(hist, n, e, max_graphs, heuristic, algorithm, weights) for n, e in pairs]
+    hist, cells, method = args
+    return [_cell(hist, limits, method) for limits in cells]
+
+
+def _axis(values: Sequence[int], name: str) -> list[int]:
+    checked = sorted({whole_number(value, name) for value in values})
+    if not checked:
+        raise ValueError(f"The sweep grid is empty: give at least one {name}.")
+    if len(checked) > MAX_AXIS:
+        raise ValueError(f"{len(checked):,} {name}s is more than {MAX_AXIS:,}; use a coarser grid.")
+    return checked
 
 
 def sweep(
     hist: SizeHistogram,
     node_limits: Sequence[int],
     edge_limits: Sequence[int],
-    max_graphs: int = 256,
-    heuristic: str = "product",
-    algorithm: str = "best_fit",
-    weights: tuple[float, float] | None = None,
+    max_graphs: int = DEFAULT_MAX_GRAPHS,
+    method: PackMethod | None = None,
     workers: int | None = None,
     progress: Progress | None = None,
 ) -> pd.DataFrame:
-    """Pack for every (max_nodes, max_edges) pair; one row per pair, in grid order.
+    """Pack with ``method`` (tuple packing; default best fit, product) for every
+    (max_nodes, max_edges) pair; one row per pair, in grid order.
 
     Pairs below the largest graph are kept with ``feasible=False`` and empty metrics.
-    ``workers`` processes share the grid (default: all cores for large grids);
-    ``progress(done, total)`` is called as chunks finish.
+    ``workers`` processes share the grid (default: up to 4 cores for large grids);
+    ``progress(done, total)`` is called as chunks finish. At most ``MAX_CELLS`` pairs.
 
     >>> frame = sweep(SizeHistogram.from_sizes([2, 3, 5], [2, 4, 8]), [5, 10], [8, 16], workers=1)
     >>> frame[["max_nodes", "max_edges", "packs"]].values.tolist()
     [[5, 8, 2], [5, 16, 2], [10, 8, 2], [10, 16, 1]]
     """
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"Sweeps run tuple packing; algorithm must be one of {', '.join(ALGORITHMS)}.")
-    resolve_heuristic(heuristic, weights)
-    resolve_limits(hist, None, None, max_graphs)
-    pairs = [(int(n), int(e)) for n in sorted(set(node_limits)) for e in sorted(set(edge_limits))]
-    if not pairs:
-        raise ValueError("The sweep grid is empty: give at least one node limit and one edge limit.")
-    if min(min(p) for p in pairs) < 1:
-        raise ValueError("Sweep limits must be whole numbers >= 1.")
+    method = PackMethod() if method is None else method
+    if not isinstance(method, PackMethod) or not method.is_tuple_packing:
+        raise ValueError(f"Sweeps run one tuple packing algorithm ({', '.join(TUPLE_ALGORITHMS)}); got {method!r}.")
+    nodes, edges = _axis(node_limits, "node limit"), _axis(edge_limits, "edge limit")
+    if len(nodes) * len(edges) > MAX_CELLS:
+        raise ValueError(f"{len(nodes):,} x {len(edges):,} = {len(nodes) * len(edges):,} limit pairs is more than "
+                         f"{MAX_CELLS:,}; use larger steps or narrower ranges.")
+    cells = [PackLimits(n, e, max_graphs) for n in nodes for e in edges]
     if workers is None:
-        workers = min(os.cpu_count() or 1, 4) if len(pairs) >= 64 else 1
-    chunk = max(1, min(64, len(pairs) // (4 * workers) or 1))
-    jobs = [(hist, pairs[i:i + chunk], max_graphs, heuristic, algorithm, weights)
-            for i in range(0, len(pairs), chunk)]
+        workers = min(os.cpu_count() or 1, 4) if len(cells) >= 64 else 1
+    workers = min(whole_number(workers, "workers", 1, MAX_WORKERS), len(cells))
+    chunk = max(1, min(64, len(cells) // (4 * workers) or 1))
+    jobs = [(hist, cells[i:i + chunk], method) for i in range(0, len(cells), chunk)]
     rows: list[dict] = []
     if workers <= 1:
         for job in jobs:
             rows.extend(_cells(job))
             if progress:
-                progress(len(rows), len(pairs))
+                progress(len(rows), len(cells))
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             for result in pool.map(_cells, jobs):
                 rows.extend(result)
                 if progress:
-                    progress(len(rows), len(pairs))
+                    progress(len(rows), len(cells))
     return pd.DataFrame(rows, columns=SWEEP_COLUMNS)
 
 

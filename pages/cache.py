@@ -17,7 +17,7 @@ import pandas as pd
 import streamlit as st
 
 import data_loaders
-from packing import PackingPlan, SizeHistogram, compare, pack, sweep
+from packing import PackingPlan, PackLimits, PackMethod, SizeHistogram, compare, pack, sweep
 
 _HASH = {SizeHistogram: SizeHistogram.fingerprint}
 _SWEEP_STORE_SIZE = 24
@@ -44,18 +44,15 @@ def load_dataset(name: str, split: str, options: tuple[tuple[str, Any], ...]) ->
 
 
 @st.cache_data(show_spinner=False, max_entries=64, hash_funcs=_HASH)
-def plan_for(
-    hist: SizeHistogram, max_nodes: int, max_edges: int, max_graphs: int,
-    heuristic: str, algorithm: str, one_dim: str = "lpfhp",
-) -> PackingPlan:
+def plan_for(hist: SizeHistogram, limits: PackLimits, method: PackMethod) -> PackingPlan:
     """``packing.pack`` for one set of limits and one method (raises ``ValueError``)."""
-    return pack(hist, max_nodes, max_edges, max_graphs, heuristic=heuristic, algorithm=algorithm, one_dim=one_dim)
+    return pack(hist, limits, method)
 
 
 @st.cache_data(show_spinner="Packing with every heuristic and algorithm...", max_entries=32, hash_funcs=_HASH)
-def compare_table(hist: SizeHistogram, max_nodes: int, max_edges: int, max_graphs: int, one_dim: str) -> pd.DataFrame:
-    """``packing.compare``: every heuristic x algorithm and the baselines (Table 2 layout)."""
-    return compare(hist, max_nodes, max_edges, max_graphs, one_dim=one_dim)
+def compare_table(hist: SizeHistogram, limits: PackLimits, one_dim: str) -> pd.DataFrame:
+    """``packing.compare``: every heuristic x algorithm, best of all and the baselines (Table 2 layout)."""
+    return compare(hist, limits, one_dim=one_dim)
 
 
 @st.cache_resource(show_spinner=False)
@@ -63,9 +60,9 @@ def _sweep_store() -> tuple["OrderedDict[tuple, pd.DataFrame]", threading.Lock]:
     return OrderedDict(), threading.Lock()
 
 
-def sweep_key(hist: SizeHistogram, node_limits, edge_limits, max_graphs: int, heuristic: str, algorithm: str) -> tuple:
+def sweep_key(hist: SizeHistogram, node_limits, edge_limits, max_graphs: int, method: PackMethod) -> tuple:
     """The cache key of one sweep."""
-    return (hist.fingerprint(), tuple(node_limits), tuple(edge_limits), int(max_graphs), heuristic, algorithm)
+    return (hist.fingerprint(), tuple(node_limits), tuple(edge_limits), int(max_graphs), method)
 
 
 def cached_sweep(key: tuple) -> pd.DataFrame | None:
@@ -79,17 +76,16 @@ def cached_sweep(key: tuple) -> pd.DataFrame | None:
 
 
 def run_sweep(
-    hist: SizeHistogram, node_limits: list[int], edge_limits: list[int], max_graphs: int,
-    heuristic: str, algorithm: str, progress: Callable[[int, int], None] | None = None,
+    hist: SizeHistogram, node_limits: list[int], edge_limits: list[int], max_graphs: int, method: PackMethod,
+    progress: Callable[[int, int], None] | None = None,
 ) -> pd.DataFrame:
     """``packing.sweep`` through the store: cached sweeps return at once, new ones report
     ``progress(done, total)`` (raises ``ValueError`` for invalid input)."""
-    key = sweep_key(hist, node_limits, edge_limits, max_graphs, heuristic, algorithm)
+    key = sweep_key(hist, node_limits, edge_limits, max_graphs, method)
     frame = cached_sweep(key)
     if frame is not None:
         return frame
-    frame = sweep(hist, node_limits, edge_limits, max_graphs=max_graphs, heuristic=heuristic,
-                  algorithm=algorithm, progress=progress)
+    frame = sweep(hist, node_limits, edge_limits, max_graphs=max_graphs, method=method, progress=progress)
     store, lock = _sweep_store()
     with lock:
         store[key] = frame

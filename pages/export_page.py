@@ -6,10 +6,10 @@ from typing import Callable
 
 import streamlit as st
 
-from packing import BASELINES, HEURISTICS, ONE_DIM_ALGORITHMS, PackingPlan, SizeHistogram
+from packing import PackingPlan, SizeHistogram
 from packing.export import SCHEMA_VERSION, config_histogram, config_json, export_config, load_config
 from pages import cache, figures, state
-from pages.sweeps import grid
+from pages.sweeps import grid, sweep_method
 from pages.widgets import current_dataset, run_page, show_error
 
 LOAD_KEY = "ex_load_file"
@@ -27,10 +27,10 @@ def figure_builders(selection: state.Selection, hist: SizeHistogram, plan: Packi
     if last and last["for"] == selection.key:
         params = last["params"]
         nodes, edges = grid(params)
-        key = cache.sweep_key(hist, nodes, edges, params["max_graphs"], params["heuristic"], params["algorithm"])
+        key = cache.sweep_key(hist, nodes, edges, params["max_graphs"], sweep_method(params))
         frame = cache.cached_sweep(key)
         if frame is not None:
-            chosen = (plan.max_nodes, plan.max_edges)
+            chosen = (plan.limits.max_nodes, plan.limits.max_edges)
             builders["sweep-heatmap"] = lambda: figures.sweep_figure(frame, selected=chosen)
     return builders
 
@@ -54,15 +54,15 @@ def figure_downloads(builders: dict[str, Callable], stem: str) -> None:
                              icon=":material/code:")
 
 
-def _apply(config: dict) -> None:
+def _apply(config: dict, plan: PackingPlan) -> None:
     """Make a loaded configuration the current dataset, limits and method."""
     try:
-        _apply_config(config)
+        _apply_config(config, plan)
     except (KeyError, TypeError, ValueError) as error:
         st.session_state["ex_apply_error"] = f"The configuration could not be applied: {error!r} is missing or malformed."
 
 
-def _apply_config(config: dict) -> None:
+def _apply_config(config: dict, plan: PackingPlan) -> None:
     dataset = config["dataset"]
     name, split, options = dataset["name"], dataset.get("split", "all"), dict(dataset.get("options", {}))
     if name.startswith(state.UPLOAD_PREFIX) or cache.spec_for(name) is None:
@@ -78,16 +78,8 @@ def _apply_config(config: dict) -> None:
     st.session_state[state.SPLIT] = split
     for option, value in options.items():
         st.session_state[state.OPTION_PREFIX + option] = value
-    limits = config["limits"]
-    state.set_limits(limits["max_nodes"], limits["max_edges"], limits["max_graphs"], "a loaded configuration", owner)
-    method = config["method"]
-    algorithm = method.get("requested", method["algorithm"])
-    if algorithm in BASELINES:
-        one_dim = method["heuristic"] if method["heuristic"] in ONE_DIM_ALGORITHMS else state.method()["one_dim"]
-        state.set_method(algorithm=algorithm, one_dim=one_dim)
-    else:
-        heuristic = method["heuristic"] if method["heuristic"] in HEURISTICS else state.method()["heuristic"]
-        state.set_method(algorithm=algorithm, heuristic=heuristic)
+    state.set_limits(plan.limits, "a loaded configuration", owner)
+    state.set_method(plan.requested_method)
 
 
 def load_section(current: PackingPlan | None) -> None:
@@ -105,7 +97,7 @@ def load_section(current: PackingPlan | None) -> None:
     same = current is not None and plan == current
     st.success(
         f"Loaded {uploaded.name}: {config['dataset']['name']} ({config['dataset']['split']}), limits "
-        f"{plan.max_nodes:,} / {plan.max_edges:,} / {plan.max_graphs:,}, {plan.num_packs:,} packs, node "
+        f"{plan.limits}, {plan.num_packs:,} packs, node "
         f"efficiency {metrics['node_efficiency']:.2%}, edge efficiency {metrics['edge_efficiency']:.2%}. "
         "The plan packs its histogram exactly and its metrics check out."
     )
@@ -114,7 +106,7 @@ def load_section(current: PackingPlan | None) -> None:
     if problem:
         st.error(problem, icon=":material/error:")
     if not same:
-        st.button("Apply this configuration", on_click=_apply, args=(config,), key="ex_apply")
+        st.button("Apply this configuration", on_click=_apply, args=(config, plan), key="ex_apply")
 
 
 def main() -> None:
@@ -124,24 +116,25 @@ def main() -> None:
         load_section(None)
         return
     selection, hist, info = loaded
-    chosen, method = state.limits(), state.method()
-    limits = (chosen["max_nodes"], chosen["max_edges"], chosen["max_graphs"])
+    chosen, method = state.choice(), state.method()
+    limits = chosen.limits
     try:
-        plan = cache.plan_for(hist, *limits, method["heuristic"], method["algorithm"], method["one_dim"])
+        plan = cache.plan_for(hist, limits, method)
     except ValueError as error:
         show_error(error, "These limits do not work")
         st.info("Fix the limits on the Packing page or choose a cell on the Limit sweep page.")
         load_section(None)
         return
-    config = export_config(plan, hist, dataset=selection.name, split=selection.split, options=selection.options,
-                           info=info, requested_algorithm=method["algorithm"])
-    stem = f"{selection.name.replace(state.UPLOAD_PREFIX, '').rsplit('.', 1)[0]}-{limits[0]}n-{limits[1]}e-{limits[2]}g"
+    config = export_config(plan, hist, {**info, "dataset": selection.name, "split": selection.split,
+                                        "options": selection.options})
+    stem = (f"{selection.name.replace(state.UPLOAD_PREFIX, '').rsplit('.', 1)[0]}-"
+            f"{limits.max_nodes}n-{limits.max_edges}e-{limits.max_graphs}g")
     st.markdown(
-        f"**{selection.label}**: max nodes {limits[0]:,}, max edges {limits[1]:,}, max graphs {limits[2]:,}; "
-        f"{plan.heuristic} / {plan.algorithm}. Node efficiency {plan.node_efficiency:.2%}, edge efficiency "
+        f"**{selection.label}**: max nodes {limits.max_nodes:,}, max edges {limits.max_edges:,}, max graphs "
+        f"{limits.max_graphs:,}; {plan.method.label}. Node efficiency {plan.node_efficiency:.2%}, edge efficiency "
         f"{plan.edge_efficiency:.2%}, {plan.num_packs:,} packs (lower bound {plan.lower_bound:,}, gap {plan.gap:.2%})."
     )
-    st.caption(f"Limits from {chosen['source']}.")
+    st.caption(f"Limits from {chosen.source}.")
     left, right = st.columns(2)
     left.download_button("Download configuration (JSON)", config_json(config), file_name=f"{stem}.json",
                          mime="application/json", type="primary", key="ex_json", on_click="ignore", icon=":material/download:")

@@ -5,34 +5,65 @@ from contextlib import nullcontext
 
 import streamlit as st
 
-from packing import ALGORITHMS, BASELINES, BEST, HEURISTICS, ONE_DIM_ALGORITHMS
+from packing import BASELINES, BEST, HEURISTICS, ONE_DIM_ALGORITHMS, TUPLE_ALGORITHMS, PackLimits, PackMethod
 from pages import cache, figures, state
 from pages.widgets import ALGORITHM_LABELS, current_dataset, run_page, show_error
 
 VIEWS = ["Plots", "All methods (Table 2)", "Pack strategies"]
 LIMIT_LABELS = {"max_nodes": "Max nodes per pack", "max_edges": "Max edges per pack", "max_graphs": "Max graphs per pack"}
+METHOD_KEYS = ("algorithm", "heuristic", "one_dim", "w_nodes", "w_edges")
+ONE_DIM_LABELS = {"lpfhp": "LPFHP (longest pack first)", "spfhp": "SPFHP (shortest pack first)",
+                  "nnlshp": "NNLSHP (least-squares mixture)"}
+HEURISTIC_LABELS = {**{name: name for name in HEURISTICS}, "weighted": "weighted sum (set the weights)"}
 
 
 def _on_limit_change() -> None:
-    values = {name: st.session_state[f"pk_{name}"] for name in LIMIT_LABELS}
-    if any(value is None for value in values.values()):
+    values = [st.session_state[f"pk_{name}"] for name in LIMIT_LABELS]
+    if any(value is None for value in values):
         return
-    state.set_limits(**values, source="your input on the Packing page")
+    state.set_limits(PackLimits(*values), "your input on the Packing page")
+
+
+def _method_from_widgets() -> PackMethod:
+    """The method the widgets describe; settings that do not apply to the algorithm are left out."""
+    algorithm = st.session_state["pk_algorithm"]
+    if algorithm in BASELINES:
+        return PackMethod(algorithm, one_dim=st.session_state["pk_one_dim"] if algorithm != "none" else None)
+    if algorithm == BEST:
+        return PackMethod(BEST)
+    heuristic = st.session_state["pk_heuristic"]
+    weights = (st.session_state["pk_w_nodes"], st.session_state["pk_w_edges"]) if heuristic == "weighted" else None
+    return PackMethod(algorithm, heuristic, weights=weights)
 
 
 def _on_method_change() -> None:
-    state.set_method(**{name: st.session_state[f"pk_{name}"] for name in ("heuristic", "algorithm", "one_dim")})
+    try:
+        state.set_method(_method_from_widgets())
+    except ValueError as error:  # weights both zero, say: keep the last method and say why
+        st.session_state["pk_method_error"] = str(error)
+
+
+def _show_method(method: PackMethod) -> None:
+    """Write the chosen method into the widgets' state (before they are drawn)."""
+    st.session_state["pk_algorithm"] = method.algorithm
+    if method.heuristic is not None:
+        st.session_state["pk_heuristic"] = method.heuristic
+    if method.one_dim is not None:
+        st.session_state["pk_one_dim"] = method.one_dim
+    if method.weights is not None:
+        st.session_state["pk_w_nodes"], st.session_state["pk_w_edges"] = method.weights
+    for name, default in (("heuristic", "product"), ("one_dim", "lpfhp"), ("w_nodes", 1.0), ("w_edges", 1.0)):
+        st.session_state.setdefault(f"pk_{name}", default)
 
 
 def controls(hist) -> None:
     """Limit inputs and method choice; they write the chosen configuration to session state."""
-    chosen, method = state.limits(), state.method()
+    chosen, method = state.choice(), state.method()
     # Written on every run, before the widgets exist, so that the browser shows limits and a
     # method chosen elsewhere (a sweep cell, a loaded configuration) rather than stale defaults.
     for name in LIMIT_LABELS:
-        st.session_state[f"pk_{name}"] = chosen[name]
-    for name in ("heuristic", "algorithm", "one_dim"):
-        st.session_state[f"pk_{name}"] = method[name]
+        st.session_state[f"pk_{name}"] = getattr(chosen.limits, name)
+    _show_method(method)
     columns = st.columns([1, 1, 1, 1])
     for column, (name, label) in zip(columns, LIMIT_LABELS.items()):
         with column:
@@ -41,47 +72,78 @@ def controls(hist) -> None:
     with columns[3]:
         st.write("")
         st.button("Reset to data defaults", on_click=state.reset_limits, args=(hist,),
-                  help=f"{defaults[0]:,} nodes and {defaults[1]:,} edges (the largest graph, at least 1 each); "
-                       f"{defaults[2]:,} graphs per pack.")
-    st.caption(f"Limits from {chosen['source']}. The largest graph has {hist.max_nodes:,} nodes and "
-               f"{hist.max_edges:,} edges, so limits must be at least that.")
+                  help=f"{defaults.max_nodes:,} nodes and {defaults.max_edges:,} edges (the largest graph, at least "
+                       f"1 each); {defaults.max_graphs:,} graphs per pack.")
+    st.caption(f"Limits from {chosen.source}. The largest graph has {hist.max_nodes:,} nodes and the graph with the "
+               f"most edges has {hist.max_edges:,}, so limits must be at least that.")
+    algorithm = method.algorithm
     columns = st.columns(3)
-    algorithm = st.session_state["pk_algorithm"]
     with columns[0]:
-        st.selectbox("Algorithm", [*ALGORITHMS, BEST, *BASELINES], key="pk_algorithm",
+        st.selectbox("Algorithm", [*TUPLE_ALGORITHMS, BEST, *BASELINES], key="pk_algorithm",
                      format_func=ALGORITHM_LABELS.get, on_change=_on_method_change)
     with columns[1]:
-        st.selectbox("Heuristic (orders graphs and packs)", list(HEURISTICS), key="pk_heuristic",
-                     on_change=_on_method_change, disabled=algorithm not in ALGORITHMS)
+        if algorithm in TUPLE_ALGORITHMS:
+            st.selectbox("Heuristic (orders graphs and packs)", list(HEURISTIC_LABELS), key="pk_heuristic",
+                         format_func=HEURISTIC_LABELS.get, on_change=_on_method_change)
+        elif algorithm in ("node_only", "edge_only"):
+            st.selectbox("1D algorithm of the baseline", ONE_DIM_ALGORITHMS, key="pk_one_dim",
+                         format_func=ONE_DIM_LABELS.get, on_change=_on_method_change)
+        else:
+            st.caption("Best of all tries every heuristic with every tuple algorithm." if algorithm == BEST
+                       else "No packing: one graph per pack.")
     with columns[2]:
-        st.selectbox("1D algorithm for the node/edge-only baselines", ONE_DIM_ALGORITHMS, key="pk_one_dim",
-                     on_change=_on_method_change, disabled=algorithm not in ("node_only", "edge_only"))
+        if method.heuristic == "weighted":
+            left, right = st.columns(2)
+            left.number_input("Node weight", min_value=0.0, step=0.5, key="pk_w_nodes", on_change=_on_method_change)
+            right.number_input("Edge weight", min_value=0.0, step=0.5, key="pk_w_edges", on_change=_on_method_change)
+    problem = st.session_state.pop("pk_method_error", None)
+    if problem:
+        st.error(f"**That method does not work.** {problem}", icon=":material/error:")
 
 
 def result_cards(plan) -> None:
-    """The headline metrics of a plan."""
+    """The headline metrics of a plan; a plan that breaks a limit says so on its cards."""
+    broken = plan.broken_limits()
+    flag = {"max_nodes": "node", "max_edges": "edge"}
+    breaks = " and ".join(f"the {flag[name]} limit" for name in broken)
     row = st.columns(4)
-    row[0].metric("Node efficiency", f"{plan.node_efficiency:.2%}")
-    row[1].metric("Edge efficiency", f"{plan.edge_efficiency:.2%}")
-    row[2].metric("Harmonic mean", f"{plan.harmonic_mean:.2%}")
+    for column, (label, name, value) in zip(row, (
+        ("Node efficiency", "max_nodes", plan.node_efficiency), ("Edge efficiency", "max_edges", plan.edge_efficiency),
+    )):
+        if name in broken:
+            column.metric(f"{label} (limit broken)", f"{value:.2%}",
+                          delta=f"packs hold up to {broken[name]:,} > limit {getattr(plan.limits, name):,}",
+                          delta_color="inverse", delta_arrow="off",
+                          help="Measured against the largest sum that occurs, because this baseline ignores the limit.")
+        else:
+            column.metric(label, f"{value:.2%}")
+    if broken:
+        row[2].metric("Harmonic mean (not comparable)", f"{plan.harmonic_mean:.2%}", delta=f"breaks {breaks}",
+                      delta_color="inverse", delta_arrow="off",
+                      help="This plan breaks a limit, so it is not ranked against plans that keep every limit.")
+    else:
+        row[2].metric("Harmonic mean", f"{plan.harmonic_mean:.2%}")
     row[3].metric("Packing factor", f"{plan.packing_factor:.2f}", help="graphs per pack on average")
     row = st.columns(4)
     row[0].metric("Packs", f"{plan.num_packs:,}")
-    row[1].metric("Lower bound", f"{plan.lower_bound:,}")
+    row[1].metric("Lower bound", f"{plan.lower_bound:,}",
+                  help="No plan within the limits can use fewer packs (volume bound: total nodes, edges and graphs "
+                       "over the limits)." + (" The limit this baseline breaks is left out." if broken else ""))
     row[2].metric("Gap to lower bound", f"{plan.gap:.2%}", help="packs / lower bound - 1; 0 means optimal")
     shares = plan.closing_limit_shares()
     closing = max(shares, key=shares.get)
     row[3].metric("Packs closed by", closing,
-                  help="Which limit each pack is closest to: graphs when its graph slots are full, else "
-                       "the fuller of nodes and edges.")
+                  help="Which limit each pack is closest to: graphs when its graph slots are full, else the fuller "
+                       "of nodes and edges.")
     st.caption(
         "Limit that closes the packs: " + ", ".join(f"{name} {share:.1%}" for name, share in shares.items())
         + f". Tight limits actually used: {plan.tight_limits[0]:,} nodes, {plan.tight_limits[1]:,} edges. "
-        f"Method: {plan.heuristic} / {plan.algorithm}, {plan.num_strategies:,} distinct packs."
+        f"Method: {plan.method.label}, {plan.num_strategies:,} distinct packs."
     )
-    if plan.unlimited:
-        st.info(f"This baseline ignores the {plan.unlimited} limit; its {plan.unlimited[:-1]} efficiency is "
-                f"measured against the largest sum that occurs, as in Table 2 of Krell et al.")
+    if plan.requested is not None:
+        st.success(f"Best of all chose **{plan.method.label.replace(', improved by exact fill', '')}**"
+                   + (", then exact fill saved packs." if plan.improved else "; exact fill saved no packs here."),
+                   icon=":material/emoji_events:")
 
 
 def main() -> None:
@@ -90,14 +152,14 @@ def main() -> None:
     if loaded is None:
         return
     selection, hist, _ = loaded
-    st.caption(f"Dataset: {selection.label}: {hist.num_graphs:,} graphs, {hist.num_tuples:,} size tuples.")
+    st.caption(f"Dataset: {selection.label}: {hist.num_graphs:,} graphs, {hist.num_tuples:,} distinct "
+               "(nodes, edges) size tuples.")
     controls(hist)
-    chosen, method = state.limits(), state.method()
-    limits = (chosen["max_nodes"], chosen["max_edges"], chosen["max_graphs"])
-    searching = st.spinner("Trying every heuristic and algorithm...") if method["algorithm"] == BEST else nullcontext()
+    limits, method = state.choice().limits, state.method()
+    searching = st.spinner("Trying every heuristic and algorithm...") if method.algorithm == BEST else nullcontext()
     try:
         with searching:
-            plan = cache.plan_for(hist, *limits, method["heuristic"], method["algorithm"], method["one_dim"])
+            plan = cache.plan_for(hist, limits, method)
     except ValueError as error:
         show_error(error, "These limits do not work")
         st.info("Use **Reset to data defaults** or pick limits on the Limit sweep page.")
@@ -114,7 +176,7 @@ def main() -> None:
                 st.plotly_chart(figures.pack_fill_figure(plan), key="pk_fill")
     if table.open:
         with table:
-            comparison_table(hist, limits, method["one_dim"])
+            comparison_table(hist, limits, method.one_dim or "lpfhp")
     if strategies.open:
         with strategies:
             st.plotly_chart(figures.strategies_figure(plan), key="pk_strategies")
@@ -124,13 +186,16 @@ def main() -> None:
                 st.dataframe(plan.to_frame(), hide_index=True, width="stretch", column_config=fill)
 
 
-def comparison_table(hist, limits: tuple[int, int, int], one_dim: str) -> None:
-    """Every heuristic x algorithm and the three baselines (Table 2 layout), the best tuple packing highlighted."""
-    table = cache.compare_table(hist, *limits, one_dim)
-    st.dataframe(figures.highlight_best(table), hide_index=True, width="stretch")
-    st.caption("Layout of Table 2 of Krell et al.; the best value per column among the tuple-packing rows is "
-               "highlighted. The baselines (none, node-only, edge-only) are never highlighted: node-only and "
-               "edge-only ignore one limit, so their packs break it. Efficiencies are against the limits above "
-               "(baselines: against the largest sum for the ignored component).")
+def comparison_table(hist, limits: PackLimits, one_dim: str) -> None:
+    """Every heuristic x algorithm, best of all and the three baselines (Table 2 layout),
+    the best plan that keeps the limits highlighted, every row shown."""
+    table = cache.compare_table(hist, limits, one_dim)
+    st.dataframe(figures.highlight_best(table), hide_index=True, width="stretch",
+                 height="content", column_config=figures.COMPARE_LABELS)
+    st.caption("Layout of Table 2 of Krell et al.; the best value per column among the plans that keep every limit "
+               "is highlighted. Node-only and edge-only ignore one limit, so their packs break it (keeps limits: "
+               "no) and they are never highlighted. Efficiencies are against the limits above (node-only and "
+               "edge-only: against the largest sum for the ignored component).")
+
 
 run_page(main)

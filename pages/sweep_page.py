@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from packing import ALGORITHMS, HEURISTICS, smallest_limits
+from packing import HEURISTICS, TUPLE_ALGORITHMS, PackLimits, smallest_limits
 from pages import cache, figures, state
-from pages.sweeps import RANGE_FIELDS, check_grid, default_params, grid
+from pages.sweeps import RANGE_FIELDS, check_grid, default_params, grid, sweep_method
 from pages.widgets import ALGORITHM_LABELS, current_dataset, run_page, show_error
 
 CHART_KEY = "sw_chart"
@@ -33,7 +33,7 @@ def form(params: dict, owner: str) -> dict | None:
         with columns[1]:
             st.selectbox("Heuristic", list(HEURISTICS), key="sw_heuristic")
         with columns[2]:
-            st.selectbox("Algorithm", ALGORITHMS, key="sw_algorithm", format_func=ALGORITHM_LABELS.get)
+            st.selectbox("Algorithm", TUPLE_ALGORITHMS, key="sw_algorithm", format_func=ALGORITHM_LABELS.get)
         with columns[3]:
             submitted = st.form_submit_button("Run sweep", type="primary", width="stretch")
     if not submitted:
@@ -41,9 +41,10 @@ def form(params: dict, owner: str) -> dict | None:
     return {name: st.session_state[f"sw_{name}"] for name in (*RANGE_FIELDS, "max_graphs", "heuristic", "algorithm")}
 
 
-def run(hist, params: dict, nodes: list[int], edges: list[int]):
-    """Run (or fetch) the sweep, with a progress bar while it runs."""
-    key = cache.sweep_key(hist, nodes, edges, params["max_graphs"], params["heuristic"], params["algorithm"])
+def run(hist, params: dict):
+    """Run (or fetch) the sweep of ``params``, with a progress bar while it runs."""
+    nodes, edges = grid(params)
+    key = cache.sweep_key(hist, nodes, edges, params["max_graphs"], sweep_method(params))
     frame = cache.cached_sweep(key)
     if frame is not None:
         return frame
@@ -52,7 +53,7 @@ def run(hist, params: dict, nodes: list[int], edges: list[int]):
     def progress(done: int, total: int) -> None:
         bar.progress(done / total, text=f"Packed {done:,} of {total:,} limit pairs")
 
-    frame = cache.run_sweep(hist, nodes, edges, params["max_graphs"], params["heuristic"], params["algorithm"], progress)
+    frame = cache.run_sweep(hist, nodes, edges, params["max_graphs"], sweep_method(params), progress)
     bar.empty()
     return frame
 
@@ -70,13 +71,12 @@ def _on_cell_click() -> None:
     except (IndexError, KeyError, TypeError, ValueError):
         return  # a click outside the grid cells selects nothing
     params = sweep["params"]
-    state.set_limits(max_nodes, max_edges, params["max_graphs"], "the sweep heatmap (clicked cell)")
-    state.set_method(heuristic=params["heuristic"], algorithm=params["algorithm"])
+    _use_limits(PackLimits(max_nodes, max_edges, params["max_graphs"]), params, "the sweep heatmap (clicked cell)")
 
 
-def _use_limits(max_nodes: int, max_edges: int, max_graphs: int, heuristic: str, algorithm: str, source: str) -> None:
-    state.set_limits(max_nodes, max_edges, max_graphs, source)
-    state.set_method(heuristic=heuristic, algorithm=algorithm)
+def _use_limits(limits: PackLimits, params: dict, source: str) -> None:
+    state.set_limits(limits, source)
+    state.set_method(sweep_method(params))
 
 
 def results(frame, params: dict) -> None:
@@ -87,8 +87,8 @@ def results(frame, params: dict) -> None:
                    "the largest graph's nodes and edges.")
         return
     floor = st.slider("Shade cells with a harmonic mean below (%)", 0, 99, 50, key="sw_floor") / 100
-    chosen = state.limits()
-    selected = (chosen["max_nodes"], chosen["max_edges"]) if chosen else None
+    chosen = state.choice()
+    selected = (chosen.limits.max_nodes, chosen.limits.max_edges) if chosen else None
     fig = figures.sweep_figure(frame, floor=floor, selected=selected)
     st.session_state["sw_trace"] = next(i for i, t in enumerate(fig.data) if t.name == figures.SWEEP_TRACE)
     st.plotly_chart(fig, key=CHART_KEY, on_select=_on_cell_click, selection_mode="points")
@@ -101,9 +101,10 @@ def results(frame, params: dict) -> None:
         + (f"; {infeasible} empty cells are below the largest graph." if infeasible else ".")
         + " Click a cell to choose its limits (red frame)."
     )
-    if chosen and chosen["source"].startswith("the sweep"):
-        st.success(f"Chosen: max nodes {chosen['max_nodes']:,}, max edges {chosen['max_edges']:,}, "
-                   f"max graphs {chosen['max_graphs']:,} ({params['heuristic']}, {params['algorithm']}).")
+    if chosen and chosen.source.startswith("the sweep"):
+        limits = chosen.limits
+        st.success(f"Chosen: max nodes {limits.max_nodes:,}, max edges {limits.max_edges:,}, "
+                   f"max graphs {limits.max_graphs:,} ({sweep_method(params).label}).")
         st.page_link("pages/packing_page.py", label="See this configuration on the Packing page",
                      icon=":material/arrow_forward:")
     st.subheader("Smallest limits that reach a target")
@@ -118,7 +119,7 @@ def results(frame, params: dict) -> None:
                     f"{row['node_efficiency']:.2%}, edge efficiency {row['edge_efficiency']:.2%}, "
                     f"{int(row['packs']):,} packs, gap {row['gap']:.2%}.")
         st.button("Use these limits", key="sw_use_found", on_click=_use_limits,
-                  args=(n, e, params["max_graphs"], params["heuristic"], params["algorithm"],
+                  args=(PackLimits(n, e, params["max_graphs"]), params,
                         f"the sweep finder (both efficiencies >= {target:g}%)"))
     st.download_button("Download the sweep as CSV", frame.to_csv(index=False), file_name="sweep.csv",
                        mime="text/csv", key="sw_csv", on_click="ignore")
@@ -135,16 +136,15 @@ def main() -> None:
     if last and last["for"] == selection.key:
         params = last["params"]
     else:
-        params = default_params(hist, state.limits()["max_graphs"])
+        params = default_params(hist, state.choice().limits.max_graphs)
     submitted = form(params, selection.key)
     if submitted is not None:
-        nodes, edges = grid(submitted)
-        problem = check_grid(nodes, edges, submitted)
+        problem = check_grid(submitted)
         if problem:
             st.error(f"**The sweep cannot run.** {problem}", icon=":material/error:")
             return
         try:
-            run(hist, submitted, nodes, edges)
+            run(hist, submitted)
         except ValueError as error:
             show_error(error, "The sweep cannot run")
             return
@@ -153,8 +153,7 @@ def main() -> None:
     if not last or last["for"] != selection.key:
         st.info("Set the ranges (defaults: from the largest graph up to four times it) and press **Run sweep**.")
         return
-    nodes, edges = grid(params)
-    frame = run(hist, params, nodes, edges)
+    frame = run(hist, params)
     results(frame, params)
 
 

@@ -1,8 +1,9 @@
 """Sweep grids for the Limit sweep page (helpers, not a page): default ranges, the grid of
-limits a range gives, and checks with user-facing messages."""
+limits a range gives (by the engine's own rule, :func:`packing.limit_grid`), and checks
+with user-facing messages."""
 from __future__ import annotations
 
-from packing import SizeHistogram, default_limits
+from packing import PackMethod, SizeHistogram, default_limits, limit_grid
 
 MAX_CELLS = 2500
 RANGE_FIELDS = ("n0", "n1", "ns", "e0", "e1", "es")  # node from/to/step, edge from/to/step
@@ -21,28 +22,27 @@ def default_params(hist: SizeHistogram, max_graphs: int) -> dict:
     }
 
 
+def sweep_method(params: dict) -> PackMethod:
+    """The packing method of a sweep's settings."""
+    return PackMethod(params["algorithm"], params["heuristic"])
+
+
 def grid(params: dict) -> tuple[list[int], list[int]]:
     """Node and edge limits of the sweep (each range includes its stop value).
 
     >>> grid({"n0": 10, "n1": 25, "ns": 10, "e0": 20, "e1": 20, "es": 5})
     ([10, 20, 25], [20])
     """
-
-    def axis(start: int, stop: int, step: int) -> list[int]:
-        values = list(range(int(start), int(stop) + 1, int(step)))
-        if values and values[-1] != stop:
-            values.append(int(stop))
-        return values
-
-    return axis(params["n0"], params["n1"], params["ns"]), axis(params["e0"], params["e1"], params["es"])
+    return (limit_grid(params["n0"], params["n1"], params["ns"], "node range"),
+            limit_grid(params["e0"], params["e1"], params["es"], "edge range"))
 
 
-def check_grid(nodes: list[int], edges: list[int], params: dict) -> str | None:
+def check_grid(params: dict) -> str | None:
     """A user-facing message when the ranges do not give a usable grid, else None."""
-    if not nodes:
-        return f"The node range is empty: start {params['n0']} is above stop {params['n1']}."
-    if not edges:
-        return f"The edge range is empty: start {params['e0']} is above stop {params['e1']}."
+    try:
+        nodes, edges = grid(params)
+    except ValueError as error:
+        return str(error)
     if len(nodes) * len(edges) > MAX_CELLS:
         return (f"{len(nodes)} x {len(edges)} = {len(nodes) * len(edges):,} cells is more than {MAX_CELLS:,}; "
                 "use larger steps or narrower ranges.")

@@ -147,17 +147,15 @@ def current_dataset() -> tuple[state.Selection, SizeHistogram, dict] | None:
 
 def selection_summary() -> None:
     """Sidebar lines with the chosen limits and method, used by Packing and Export."""
-    chosen = state.limits()
+    chosen = state.choice()
     if chosen is None:
         return
-    method = state.method()
-    algo = "best of all" if method["algorithm"] == "best" else method["algorithm"].replace("_", " ")
+    limits = chosen.limits
     with st.sidebar:
         st.subheader("Chosen configuration")
         st.markdown(
-            f"max nodes **{chosen['max_nodes']:,}** · max edges **{chosen['max_edges']:,}** · "
-            f"max graphs **{chosen['max_graphs']:,}**  \n{method['heuristic']} heuristic, {algo}  \n"
-            f"_from {chosen['source']}_"
+            f"max nodes **{limits.max_nodes:,}** · max edges **{limits.max_edges:,}** · "
+            f"max graphs **{limits.max_graphs:,}**  \n{state.method().label}  \n_limits from {chosen.source}_"
         )
 
 

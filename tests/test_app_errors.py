@@ -9,6 +9,9 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_helpers import chosen
+from packing import PackLimits
+
 PAGES = ("pages/datasets_page.py", "pages/packing_page.py", "pages/sweep_page.py", "pages/export_page.py")
 
 
@@ -39,7 +42,7 @@ def test_limit_below_largest_graph(app):
     assert any("do not fit" in m for m in errors(app))
     app.switch_page("pages/packing_page.py").run()
     app.button[0].click().run()  # Reset to data defaults
-    assert errors(app) == [] and app.session_state["limits"]["max_edges"] == 56
+    assert errors(app) == [] and chosen(app).limits.max_edges == 56
 
 
 def test_empty_upload(app):
@@ -53,7 +56,7 @@ def test_empty_upload(app):
     [
         ("sizes.csv", b"a,b\n1,2\n", "expected num_nodes,num_edges"),
         ("sizes.csv", b"num_nodes,num_edges\n3,x\n", "whole numbers"),
-        ("sizes.parquet", b"not parquet", "could not be read"),
+        ("sizes.parquet", b"not parquet", "is not a Parquet file"),
         # .pt is not in the uploader's types; a gzipped pickle gets past that filter and is refused
         ("dataset.pt.gz", gzip.compress(b"\x80\x04K\x01."), "never read from an upload"),
     ],
@@ -130,15 +133,14 @@ def test_malformed_configuration(app, content, expected):
 def test_graphs_without_edges_pack_at_their_data_defaults(app):
     upload(app, "rings.csv", b"num_nodes,num_edges\n3,0\n5,0\n4,0\n")
     assert errors(app) == []
-    limits = app.session_state["limits"]
-    assert (limits["max_nodes"], limits["max_edges"], limits["max_graphs"]) == (5, 1, 256)
+    assert chosen(app).limits == PackLimits(5, 1, 256)
     for page in ("pages/packing_page.py", "pages/export_page.py"):
         app.switch_page(page).run()
         assert errors(app) == [], page
     app.switch_page("pages/packing_page.py").run()
     app.number_input(key="pk_max_edges").set_value(7).run()
     app.button[0].click().run()  # Reset to data defaults
-    assert errors(app) == [] and app.session_state["limits"]["max_edges"] == 1
+    assert errors(app) == [] and chosen(app).limits.max_edges == 1
     assert {m.label: m.value for m in app.metric}["Packs"] == "3"  # 3, 4 and 5 nodes: no two fit in 5
 
 
@@ -148,8 +150,8 @@ def test_another_file_under_the_same_name_is_a_new_dataset(app):
     assert (app.number_input(key="sw_n0").value, app.number_input(key="sw_e0").value) == (5, 8)
     upload(app, "s.csv", b"num_nodes,num_edges\n30,40\n50,80\n")
     assert errors(app) == []
-    limits = app.session_state["limits"]
-    assert (limits["max_nodes"], limits["max_edges"], limits["source"]) == (50, 80, "data defaults (largest graph)")
+    assert (chosen(app).limits.max_nodes, chosen(app).limits.max_edges, chosen(app).source) == (
+        50, 80, "data defaults (largest graph)")
     app.switch_page("pages/packing_page.py").run()
     assert errors(app) == [] and {m.label: m.value for m in app.metric}["Packs"] == "2"
     app.switch_page("pages/sweep_page.py").run()

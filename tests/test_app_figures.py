@@ -6,7 +6,7 @@ import doctest
 import numpy as np
 import pytest
 
-from packing import SizeHistogram, pack, sweep
+from packing import PackLimits, SizeHistogram, pack, sweep
 from pages import figures, state, sweeps
 
 
@@ -66,7 +66,7 @@ def test_sweep_figure_marks_best_floor_and_selection():
 
 def test_plan_figures_add_up():
     hist = SizeHistogram.from_sizes([3, 2, 3, 2, 7], [4, 2, 4, 2, 12])
-    plan = pack(hist, 8, 12, 4)
+    plan = pack(hist, PackLimits(8, 12, 4))
     per_pack = figures.graphs_per_pack_figure(plan).data[0]
     assert sum(per_pack.y) == plan.num_packs
     fill = figures.pack_fill_figure(plan)
@@ -81,7 +81,7 @@ def test_tables():
     assert list(table.columns) == ["a", "b"] and table.loc["Node efficiency (%)", "b"] == "100.00"
     from packing import compare
 
-    styled = figures.highlight_best(compare(SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2]), 5, 6, 4))
+    styled = figures.highlight_best(compare(SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2]), PackLimits(5, 6, 4)))
     html = styled.to_html()
     assert "font-weight: bold" in html
 
@@ -90,8 +90,8 @@ def test_baselines_are_never_highlighted_as_best():
     from packing import compare
 
     # Node-heavy graphs: edge-only packing ignores the node limit and puts all four in one pack.
-    table = compare(SizeHistogram.from_sizes([5, 5, 5, 5], [1, 1, 1, 1]), 5, 4, 4)
-    baseline = table["method"].isin(["none", "node_only", "edge_only"])
+    table = compare(SizeHistogram.from_sizes([5, 5, 5, 5], [1, 1, 1, 1]), PackLimits(5, 4, 4))
+    baseline = ~table["keeps_limits"]
     assert table.loc[table["method"] == "edge_only", "packs"].item() < table.loc[~baseline, "packs"].min()
     best = figures.best_cells(table)
     assert not best[baseline].to_numpy().any()
@@ -104,5 +104,5 @@ def test_sweep_grid_defaults_start_at_the_largest_graph():
     params = sweeps.default_params(hist, 256)
     nodes, edges = sweeps.grid(params)
     assert nodes[0] == 20 and nodes[-1] == 80 and edges[0] == 44 and edges[-1] == 176
-    assert sweeps.check_grid(nodes, edges, params) is None
-    assert "empty" in sweeps.check_grid([], edges, {**params, "n0": 9, "n1": 1})
+    assert sweeps.check_grid(params) is None
+    assert "empty" in sweeps.check_grid({**params, "n0": 9, "n1": 1})

@@ -6,8 +6,10 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_helpers import chosen
+
 import data_loaders
-from packing import pack
+from packing import PackLimits, PackMethod, pack
 
 PAGES = {
     "datasets": "pages/datasets_page.py",
@@ -106,7 +108,7 @@ def test_packing_page_cards_plots_table_and_strategies(app):
     open_page(app, "packing")
     metrics = {m.label: m.value for m in app.metric}
     hist, _ = data_loaders.load_histogram("ogbg-molhiv", "train")
-    hist_plan = pack(hist, hist.max_nodes, hist.max_edges, 256)
+    hist_plan = pack(hist)
     assert metrics["Packs"] == f"{hist_plan.num_packs:,}"
     assert metrics["Node efficiency"] == f"{hist_plan.node_efficiency:.2%}"
     assert {"Harmonic mean", "Lower bound", "Gap to lower bound", "Packing factor", "Packs closed by"} <= set(metrics)
@@ -116,10 +118,11 @@ def test_packing_page_cards_plots_table_and_strategies(app):
     app.session_state["pk_view"] = "All methods (Table 2)"
     app.run()
     table = app.dataframe[0].value
-    assert len(table) == 6 * 3 + 3 and {"none", "node_only", "edge_only"} <= set(table["method"])
+    assert len(table) == 6 * 3 + 1 + 3 and {"none", "node_only", "edge_only"} <= set(table["method"])
     tuple_rows = table[~table["method"].isin(["none", "node_only", "edge_only"])]
     assert tuple_rows["packs"].min() <= hist_plan.num_packs
-    assert any("baselines (none, node-only, edge-only) are never highlighted" in c.value for c in app.caption)
+    assert table["method"].str.startswith("best of all: ").sum() == 1
+    assert any("never highlighted" in c.value for c in app.caption)
     app.session_state["pk_view"] = "Pack strategies"
     app.run()
     assert any("most used pack strategies" in f["layout"]["title"]["text"] for f in figures(app))
@@ -135,9 +138,12 @@ def test_packing_limits_and_method_are_used(app):
     assert not app.error
     metrics = {m.label: m.value for m in app.metric}
     assert float(metrics["Node efficiency"].rstrip("%")) > 90
-    assert app.session_state["limits"]["max_nodes"] == 100
+    assert app.session_state["method"] == PackMethod("best")
+    assert any("Best of all chose" in s.value for s in app.success)
     app.selectbox(key="pk_algorithm").set_value("node_only").run()
-    assert any("ignores the edges limit" in i.value for i in app.info)
+    metrics = {m.label: m for m in app.metric}
+    assert "Edge efficiency (limit broken)" in metrics and "Harmonic mean (not comparable)" in metrics
+    assert "limit 200" in metrics["Edge efficiency (limit broken)"].delta
 
 
 def test_sweep_runs_and_finder_selects_limits(app):
@@ -153,10 +159,10 @@ def test_sweep_runs_and_finder_selects_limits(app):
     assert "edge efficiency" in clickable["hovertemplate"] and "gap" in clickable["hovertemplate"]
     app.number_input(key="sw_target").set_value(90.0).run()
     app.button(key="sw_use_found").click().run()
-    chosen = app.session_state["limits"]
-    assert chosen["source"].startswith("the sweep finder")
+    found = chosen(app)
+    assert found.source.startswith("the sweep finder")
     open_page(app, "packing")
-    assert app.number_input(key="pk_max_nodes").value == chosen["max_nodes"]
+    assert app.number_input(key="pk_max_nodes").value == found.limits.max_nodes
     open_page(app, "export")  # the sweep's heatmap is offered for export, on the Export page alone
     assert [t.value for t in app.title] == ["Export"]
     assert "**sweep heatmap**" in [m.value for m in app.markdown]
@@ -169,7 +175,7 @@ def test_export_page_offers_json_csv_and_figures(app):
     assert labels.count("HTML") >= 4
     shown = app.json[0].value
     config = json.loads(shown)
-    assert config["schema_version"] == 1 and config["dataset"]["name"] == "qm9"
+    assert config["schema_version"] == 2 and config["dataset"]["name"] == "qm9"
     assert config["limits"]["max_nodes"] == 29
 
 
@@ -188,8 +194,8 @@ def test_export_loads_a_configuration_back_and_applies_it(app):
     from packing.export import config_json, export_config
 
     hist, info = data_loaders.load_histogram("ogbg-molhiv", "train")
-    plan = pack(hist, 260, 560, 32, heuristic="sum", algorithm="first_fit")
-    text = config_json(export_config(plan, hist, dataset="ogbg-molhiv", split="train", info=info))
+    plan = pack(hist, PackLimits(260, 560, 32), PackMethod("first_fit", "sum"))
+    text = config_json(export_config(plan, hist, info))
     open_page(app, "export")
     app.get("file_uploader")[0].set_value(("molhiv.json", text.encode(), "application/json"))
     app.run()
@@ -197,8 +203,7 @@ def test_export_loads_a_configuration_back_and_applies_it(app):
     app.button(key="ex_apply").click().run()
     assert not app.exception and not app.error
     assert app.session_state["ds_name"] == "ogbg-molhiv" and app.session_state["ds_split"] == "train"
-    limits = app.session_state["limits"]
-    assert (limits["max_nodes"], limits["max_edges"], limits["max_graphs"]) == (260, 560, 32)
+    assert chosen(app).limits == PackLimits(260, 560, 32)
     assert "Same plan as the current configuration: **yes**" in [m.value for m in app.markdown]
 
 
@@ -207,16 +212,16 @@ def test_configuration_of_an_uploaded_file_keeps_its_limits(app):
     from packing.export import config_json, export_config
 
     hist = SizeHistogram.from_sizes([3, 5, 4], [4, 8, 6])
-    plan = pack(hist, 12, 20, 4)
-    text = config_json(export_config(plan, hist, dataset="upload:mine.csv", split="all", info={}))
+    plan = pack(hist, PackLimits(12, 20, 4))
+    text = config_json(export_config(plan, hist, {"dataset": "upload:mine.csv"}))
     open_page(app, "export")
     app.get("file_uploader")[0].set_value(("mine.json", text.encode(), "application/json"))
     app.run()
     app.button(key="ex_apply").click().run()
     assert not app.exception and not app.error
     assert app.session_state["ds_name"] == "upload:mine.csv"
-    limits = app.session_state["limits"]
-    assert (limits["max_nodes"], limits["max_edges"], limits["source"]) == (12, 20, "a loaded configuration")
+    assert (chosen(app).limits.max_nodes, chosen(app).limits.max_edges, chosen(app).source) == (
+        12, 20, "a loaded configuration")
     assert "Same plan as the current configuration: **yes**" in [m.value for m in app.markdown]
 
 
@@ -230,6 +235,6 @@ def test_algorithm_labels_follow_the_readme_mapping(app):
     assert set(expected.values()) <= set(app.selectbox(key="pk_algorithm").options)
     app.selectbox(key="pk_algorithm").set_value("first_fit").run()
     assert app.selectbox(key="pk_algorithm").value == "first_fit"
-    assert app.session_state["method"]["algorithm"] == "first_fit"
+    assert app.session_state["method"].algorithm == "first_fit"
     open_page(app, "sweep")
-    assert app.selectbox(key="sw_algorithm").options == list(expected.values())  # the order of packing.ALGORITHMS
+    assert app.selectbox(key="sw_algorithm").options == list(expected.values())  # packing.TUPLE_ALGORITHMS order

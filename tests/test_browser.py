@@ -136,7 +136,7 @@ def click_cell(page, index: int) -> tuple[int, int]:
 
 
 def test_dashboard_end_to_end(server, browser, tmp_path):
-    from packing import pack
+    from packing import PackLimits, pack
     from packing.export import config_histogram, load_config
 
     page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
@@ -182,7 +182,8 @@ def test_dashboard_end_to_end(server, browser, tmp_path):
     settle(page)
     assert page.get_by_label("Max nodes per pack").input_value() == str(nodes)
     assert page.get_by_label("Max edges per pack").input_value() == str(edges)
-    assert page.get_by_text("Limits from the sweep heatmap (clicked cell)").is_visible()
+    main = page.get_by_test_id("stMainBlockContainer")
+    assert main.get_by_text("Limits from the sweep heatmap (clicked cell)").is_visible()
     page.get_by_text("Node efficiency").first.wait_for()
     screenshot(page, "packing")
 
@@ -196,11 +197,9 @@ def test_dashboard_end_to_end(server, browser, tmp_path):
     download.value.save_as(path)
     settle(page)  # downloads do not rerun the page; make sure nothing is pending anyway
     config, plan = load_config(path)
-    assert (plan.max_nodes, plan.max_edges, plan.max_graphs) == (nodes, edges, 256)
+    assert plan.limits == PackLimits(nodes, edges, 256)
     assert config["dataset"]["name"] == "qm9"
-    again = pack(config_histogram(config), nodes, edges, 256,
-                 heuristic=config["method"]["heuristic"], algorithm=config["method"]["algorithm"])
-    assert again == plan
+    assert pack(config_histogram(config), plan.limits, plan.requested_method) == plan
     with page.expect_download() as download:
         page.get_by_role("button", name="PNG").first.click()
     png = tmp_path / "figure.png"

@@ -34,7 +34,7 @@ def test_pack_writes_a_plan_that_loads_back(tmp_path, molhiv_file, molhiv):
     assert result.returncode == 0, result.stderr
     config, plan = load_config(out)
     assert plan.check(molhiv) and plan.num_packs == config["metrics"]["packs"]
-    assert (plan.heuristic, plan.algorithm) == ("sum", "first_fit")
+    assert (plan.method.heuristic, plan.method.algorithm) == ("sum", "first_fit")
     assert config_histogram(config) == molhiv and config["dataset"]["name"] == "molhiv"
     csv = tmp_path / "plan.csv"
     assert cli("pack", str(molhiv_file), "--out", str(csv)).returncode == 0
@@ -57,13 +57,55 @@ def test_bad_input_gives_a_message_not_a_traceback(tmp_path, molhiv_file):
     assert result.returncode == 2
     assert "do not fit into one pack" in result.stderr and "Traceback" not in result.stderr
     missing = cli("stats", str(tmp_path / "missing.csv"))
-    assert missing.returncode == 2 and "No histogram file" in missing.stderr
+    assert missing.returncode == 2 and "No file at" in missing.stderr
     bad_grid = cli("sweep", str(molhiv_file), "--nodes", "abc")
     assert bad_grid.returncode == 2 and "not a list" in bad_grid.stderr
     empty_range = cli("sweep", str(molhiv_file), "--nodes", "300:200:10")
-    assert empty_range.returncode == 2 and "non-empty range" in empty_range.stderr
+    assert empty_range.returncode == 2 and "The range is empty: start 300 is above stop 200" in empty_range.stderr
     folder = cli("stats", str(tmp_path))
-    assert folder.returncode == 2 and "Traceback" not in folder.stderr
+    assert folder.returncode == 2 and "it is a folder" in folder.stderr and "Traceback" not in folder.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (("pack", "--max-nodes", str(2**64)), "max_nodes must lie between 1 and"),
+    (("sweep", "--workers", "0"), "workers must lie between 1 and 64, got 0"),
+    (("sweep", "--workers", "100000"), "workers must lie between 1 and 64"),
+    (("sweep", "--nodes", "1:10000000:1"), "more than 100,000 values"),
+    (("sweep", "--nodes", "222:20222:10", "--edges", "502:100502:100"), "limit pairs is more than 1,000,000"),
+    (("pack", "--algorithm", "none", "--heuristic", "sum"), "The baseline 'none' takes no heuristic"),
+    (("pack", "--one-dim", "spfhp"), "one_dim is for the node_only / edge_only baselines"),
+    (("pack", "--heuristic", "weighted", "--weights", "nan", "1"), "weights must be finite numbers"),
+    (("pack", "--heuristic", "sum", "--weights", "1", "1"), "weights apply to the 'weighted' heuristic only"),
+])
+def test_values_that_do_not_apply_or_fit_are_refused_with_the_limit(molhiv_file, args, message):
+    command, *options = args
+    result = cli(command, str(molhiv_file), *options)
+    assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_both_command_lines_read_size_files_by_the_same_rules(tmp_path):
+    counted = tmp_path / "counted.csv"
+    counted.write_text("num_nodes,num_edges,Count\n3,4,1000\n")
+    stats = cli("stats", str(counted))
+    assert stats.returncode == 0 and json.loads(stats.stdout)["graphs"] == 1000
+    out = tmp_path / "out.csv"
+    loaders = subprocess.run([sys.executable, "-m", "data_loaders", "file", str(counted), "--out", str(out)],
+                             cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert loaders.returncode == 0, loaders.stderr
+    assert pd.read_csv(out)["count"].tolist() == [1000]
+    shifted = tmp_path / "shifted.csv"
+    shifted.write_text("num_nodes,num_edges\n3,4,2\n5,6,1\n")  # pandas would read column 1 as an index
+    for result in (cli("stats", str(shifted)),
+                   subprocess.run([sys.executable, "-m", "data_loaders", "file", str(shifted), "--out", str(out)],
+                                  cwd=ROOT, capture_output=True, text=True, timeout=120)):
+        assert result.returncode == 2 and "more fields than the header" in result.stderr
+
+
+def test_a_wide_header_is_refused_before_parsing(tmp_path):
+    wide = tmp_path / "wide.csv"
+    wide.write_text(",".join(f"c{i}" for i in range(100_000)) + "\n")
+    result = cli("stats", str(wide))
+    assert result.returncode == 2 and "columns in its header" in result.stderr
 
 
 def test_help_explains_every_option():

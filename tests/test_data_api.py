@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from data_helpers import needs_shared
 from data_loaders import DatasetSpec, list_datasets, load_histogram
@@ -80,6 +82,41 @@ def test_cache_entry_for_another_key_is_not_trusted(isolated_roots) -> None:
     cache_path(key_b).write_bytes(cache_path(key_a).read_bytes())
     assert load_cached(key_b) is None and not cache_path(key_b).exists()
     assert load_cached(key_a)[1] == "a"
+
+
+@needs_shared
+def test_a_cache_that_cannot_be_written_costs_only_the_caching(monkeypatch, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("GRAPH_PACKING_CACHE", str(blocker / "cache"))  # mkdir fails: NotADirectoryError
+    with pytest.warns(UserWarning, match="computed but not cached"):
+        hist, info = load_histogram("aflow", "classification_data", k=16, use_bundled=False)
+    assert info["source"] == "local files" and hist.num_graphs > 0 and "GRAPH_PACKING_CACHE" in info["warning"]
+
+
+@needs_shared
+def test_a_cache_path_that_is_a_folder_is_left_alone(isolated_roots) -> None:
+    path = cache_path(cache_key("aflow", "classification_data", {"k": 16}))
+    path.mkdir(parents=True)
+    with pytest.warns(UserWarning, match="IsADirectoryError"):
+        hist, info = load_histogram("aflow", "classification_data", k=16, use_bundled=False)
+    assert info["source"] == "local files" and hist.num_graphs > 0 and path.is_dir()
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_flipped_cache_bytes_never_give_a_wrong_histogram(isolated_roots, data) -> None:
+    from data_loaders.cache import load_cached, save_cached
+
+    hist = SizeHistogram.from_counts([3, 5, 8, 21], [4, 10, 16, 40], [7, 5, 300, 2])
+    key = cache_key("flips", "all", {"k": 3})
+    path = save_cached(key, hist, "a test entry")
+    content = bytearray(path.read_bytes())
+    position = data.draw(st.integers(0, len(content) - 1))
+    content[position] ^= data.draw(st.integers(1, 255))
+    path.write_bytes(bytes(content))
+    found = load_cached(key)
+    assert found is None or found[0] == hist
 
 
 def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:

@@ -112,15 +112,18 @@ def test_aflow_json_with_positions() -> None:
     (b"num_nodes,num_edges\n3,-2\n", "neg.csv", "must not be negative"),
     (b"num_nodes,num_edges\n3,2.5\n", "frac.csv", "whole numbers"),
     (b"num_nodes,num_edges\n3,abc\n", "text.csv", "whole numbers"),
-    (b"num_nodes,num_edges\n3,\n", "blank.csv", "NaN"),
+    (b"num_nodes,num_edges\n3,\n", "blank.csv", "row 1 has no value for num_edges"),
+    (b"num_nodes,num_edges\n3,4,2\n", "shifted.csv", "more fields than the header"),
+    (b"\xaa\xbb\x00\x01" * 64, "random.csv", "not a text table"),
     (b"num_nodes,num_edges,count\n3,4,0\n", "zero.csv", "count must be positive"),
     (b"num_nodes,num_edges\n0,2\n", "swapped.csv", "edges but no nodes"),
     (b"num_nodes,num_edges\n1,2\n", "data.xlsx", "unknown file type"),
     (b"\x80\x02}q\x00.", "dataset.pt", "pickle and is never read"),
     (b"not gzip", "sizes.csv.gz", "not a valid gzip file"),
-    (b"PAR1 broken", "sizes.parquet", "could not be read"),
-    (b"\xff\xfe\xfa", "mols.smi", "could not be read"),
-    (b"{not json", "a.json", "could not be read"),
+    (b"PAR1 broken", "sizes.parquet", "is not a Parquet file"),
+    (b"\xff\xfe\xfa", "mols.smi", "not a text file"),
+    (b"{not json", "a.json", "is not valid JSON"),
+    (b"[1, 2]", "b.json", "list \\(or object\\) of entries"),
 ])
 def test_malformed_input_raises_clear_value_errors(content, name, message) -> None:
     with pytest.raises(ValueError, match=message) as caught:

@@ -3,11 +3,14 @@ export to PNG (kaleido + Debian chromium) and standalone HTML."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import data_loaders
-from packing import ALGORITHMS, BEST, HEURISTICS, SizeHistogram, pack
+from packing import TUPLE_ALGORITHMS, PackLimits, PackMethod, SizeHistogram, pack
 from packing.export import (
     SCHEMA_VERSION,
     config_histogram,
@@ -17,6 +20,8 @@ from packing.export import (
     save_config,
 )
 
+DATA = Path(__file__).with_name("data")
+
 
 @pytest.fixture(scope="module")
 def molhiv() -> tuple[SizeHistogram, dict]:
@@ -25,37 +30,40 @@ def molhiv() -> tuple[SizeHistogram, dict]:
 
 def test_round_trip_through_a_file_gives_the_same_plan(molhiv, tmp_path):
     hist, info = molhiv
-    plan = pack(hist, 300, 600, 64, heuristic="max", algorithm="best_fit")
-    config = export_config(plan, hist, dataset="ogbg-molhiv", split="train", info=info)
+    plan = pack(hist, PackLimits(300, 600, 64), PackMethod("best_fit", "max"))
+    config = export_config(plan, hist, info)
     path = save_config(config, tmp_path / "config.json")
     loaded_config, loaded_plan = load_config(path)
     assert loaded_plan == plan
-    assert loaded_config["schema_version"] == SCHEMA_VERSION
+    assert loaded_config["schema_version"] == SCHEMA_VERSION == 2
     assert loaded_config["dataset"]["provenance"] == info["provenance"]
+    assert loaded_config["dataset"]["name"] == "ogbg-molhiv" and loaded_config["dataset"]["split"] == "train"
     assert config_histogram(loaded_config) == hist
-    # Packing the stored histogram again with the stored method gives the same plan.
-    method, limits = loaded_config["method"], loaded_config["limits"]
-    again = pack(config_histogram(loaded_config), **limits, heuristic=method["heuristic"], algorithm=method["algorithm"])
+    # Packing the stored histogram again with the stored values gives the same plan.
+    again = pack(config_histogram(loaded_config), PackLimits.from_dict(loaded_config["limits"]),
+                 PackMethod.from_dict(loaded_config["method"]["used"]))
     assert again == plan
 
 
-@pytest.mark.parametrize("algorithm", [BEST, "node_only", "none"])
+@pytest.mark.parametrize("algorithm", ["best", "node_only", "none"])
 def test_best_and_baselines_round_trip(molhiv, algorithm):
     hist, info = molhiv
-    plan = pack(hist, hist.max_nodes, hist.max_edges, 256, algorithm=algorithm)
-    config = export_config(plan, hist, dataset="ogbg-molhiv", split="train", info=info, requested_algorithm=algorithm)
-    assert config["method"]["requested"] == algorithm
+    plan = pack(hist, algorithm=algorithm)
+    config = export_config(plan, hist, info)
+    assert config["method"]["requested"]["algorithm"] == algorithm
     _, loaded = load_config(config_json(config))
     assert loaded == plan
-    assert loaded.unlimited == plan.unlimited
-    if algorithm == BEST:
-        assert (plan.heuristic, plan.algorithm) in {(h, a) for h in HEURISTICS for a in ALGORITHMS}
+    assert loaded.method.unlimited == plan.method.unlimited
+    if algorithm == "best":
+        assert plan.method.algorithm in TUPLE_ALGORITHMS and config["method"]["used"]["heuristic"]
+    if algorithm == "node_only":
+        assert config["metrics"]["broken_limits"] == {"max_edges": plan.tight_limits[1]}
 
 
 def test_schema_fields(molhiv):
     hist, info = molhiv
-    plan = pack(hist, 250, 520, 128)
-    config = json.loads(config_json(export_config(plan, hist, dataset="ogbg-molhiv", split="train", info=info)))
+    plan = pack(hist, PackLimits(250, 520, 128))
+    config = json.loads(config_json(export_config(plan, hist, info)))
     assert config["tool"]["version"]
     assert config["dataset"]["graphs"] == hist.num_graphs == 32901
     assert config["limits"] == {"max_nodes": 250, "max_edges": 520, "max_graphs": 128}
@@ -68,16 +76,35 @@ def test_schema_fields(molhiv):
     assert sum(p["count"] * k for p in packs for _, _, k in p["items"]) == hist.num_graphs
 
 
+def test_extra_sections_are_kept_and_may_not_replace_the_core(molhiv):
+    hist, info = molhiv
+    plan = pack(hist)
+    config, _ = load_config(config_json(export_config(plan, hist, info, {"batching": {"rows": [1, 2]}})))
+    assert config["batching"] == {"rows": [1, 2]}
+    with pytest.raises(ValueError, match="may not replace metrics"):
+        export_config(plan, hist, info, {"metrics": {}})
+
+
+@pytest.mark.parametrize("name", ["best", "node_only"])
+def test_schema_1_files_of_the_previous_release_still_load(name):
+    config, plan = load_config(DATA / f"config_v1_{name}.json")
+    hist = config_histogram(config)
+    assert plan.check(hist) and plan.limits == PackLimits(16, 32, 4)
+    assert plan.method.algorithm == ("node_only" if name == "node_only" else "best_fit")
+    assert plan.requested_method.algorithm == name
+    assert plan.num_packs == pack(hist, plan.limits, plan.requested_method).num_packs
+
+
 def test_tampered_or_foreign_files_are_refused(molhiv, tmp_path):
     hist, info = molhiv
-    config = export_config(pack(hist, 250, 520, 128), hist, dataset="ogbg-molhiv", info=info)
+    config = export_config(pack(hist, PackLimits(250, 520, 128)), hist, info)
     edited = json.loads(config_json(config))
     edited["metrics"]["node_efficiency"] = 0.999
     with pytest.raises(ValueError, match="node_efficiency"):
         load_config(edited)
     edited = json.loads(config_json(config))
     edited["plan"]["packs"][0]["count"] += 1
-    with pytest.raises(ValueError, match="cover the histogram"):
+    with pytest.raises(ValueError, match="does not pack the histogram exactly"):
         load_config(edited)
     edited = json.loads(config_json(config))
     edited["schema_version"] = SCHEMA_VERSION + 1
@@ -91,11 +118,87 @@ def test_tampered_or_foreign_files_are_refused(molhiv, tmp_path):
         load_config({"schema": "x"})
 
 
+def toy_config() -> dict:
+    hist = SizeHistogram.from_sizes([3, 2, 3, 2, 6], [4, 2, 4, 2, 6])
+    return json.loads(config_json(export_config(pack(hist, PackLimits(6, 8, 4)), hist, {"dataset": "toy"})))
+
+
+def edit(path: tuple, value) -> dict:
+    config = toy_config()
+    target = config
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return config
+
+
+@pytest.mark.parametrize("path, value, message", [
+    (("schema_version",), True, "schema version True is not supported"),
+    (("plan", "packs", 0, "items", 0), [3.7, 4, 1], r"plan.packs\[0\].items\[0\] must be an integer, got 3.7"),
+    (("plan", "packs", 0, "count"), "2", r"plan.packs\[0\].count must be an integer, got '2'"),
+    (("plan", "unlimited"), "edges", "leaves None unlimited"),
+    (("plan", "limits"), [6, 8, 4], "limits must be an object"),
+    (("plan", "packs"), {"items": []}, "plan.packs must be a non-empty list"),
+    (("plan",), [], "plan must be an object"),
+    (("histogram", "count"), ["1"], "histogram.count must be a list of integers"),
+    (("method",), "best_fit", "method must be an object"),
+    (("plan", "method", "heuristic"), "nope", "Unknown heuristic 'nope'"),
+    (("limits", "max_nodes"), 2**64, "limits.max_nodes must lie between"),
+    (("metrics", "packs"), True, "metrics.packs"),
+    (("plan", "packs", 0, "items", 0), [3, 4, 0], "copies must lie between 1 and 4"),
+])
+def test_every_malformed_field_is_named(path, value, message):
+    with pytest.raises(ValueError, match=message):
+        load_config(edit(path, value))
+
+
+def test_a_tuple_plan_with_an_unlimited_component_is_refused():
+    # A tuple-packing plan may not claim the edge limit does not apply (a 1D baseline's
+    # privilege): its packs would break the limit and still verify.
+    config = edit(("plan", "unlimited"), "edges")
+    config["plan"]["packs"] = [{"items": [[2, 12, 1]], "count": 1}]
+    with pytest.raises(ValueError, match="unlimited"):
+        load_config(config)
+
+
+def test_odd_inputs_get_one_clear_error(tmp_path):
+    for source in ("", "   ", tmp_path, b"", b"[1, 2]", "[" * 100_000, 42):
+        with pytest.raises(ValueError):
+            load_config(source)
+
+
+def test_claims_are_checked_without_expanding_packs():
+    # 100 packs claiming a million copies each (the old reader expanded them: minutes, GBs).
+    config = toy_config()
+    big = {"max_nodes": 10**6, "max_edges": 10**6, "max_graphs": 10**6}
+    config["plan"]["limits"], config["limits"] = dict(big), dict(big)
+    config["plan"]["packs"] = [{"items": [[1, 1, 10**6]], "count": 10**6} for _ in range(100)]
+    with pytest.raises(ValueError, match="does not pack the histogram exactly"):
+        load_config(config)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_flipped_bytes_never_give_a_wrong_plan(data):
+    text = config_json(toy_config()).encode()
+    original = load_config(text)[1]
+    position = data.draw(st.integers(0, len(text) - 1))
+    flipped = bytearray(text)
+    flipped[position] ^= data.draw(st.integers(1, 255))
+    try:
+        config, plan = load_config(bytes(flipped))
+    except ValueError:
+        return
+    # A flip that still loads may only touch what does not change the plan (a date, a name,
+    # whitespace); the plan and the histogram it packs are unchanged.
+    assert plan == original and config_histogram(config) == config_histogram(load_config(text)[0])
+
+
 def test_figures_export_to_png_and_html(molhiv):
     from pages import cache, figures
 
     hist, _ = molhiv
-    plan = pack(hist, 250, 520, 128)
+    plan = pack(hist, PackLimits(250, 520, 128))
     assert cache.png_browser() is not None, "PNG export needs chromium: apt-get install -y chromium"
     png = cache.figure_png(figures.graphs_per_pack_figure(plan))
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000

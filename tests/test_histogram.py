@@ -76,11 +76,11 @@ def test_per_graph_size_files_are_read_as_sizes(tmp_path):
 
 def test_wrong_columns_and_types_are_named(tmp_path):
     (tmp_path / "bad.csv").write_text("nodes,edges\n1,2\n")
-    with pytest.raises(ValueError, match="Missing column"):
+    with pytest.raises(ValueError, match=r"bad.csv: missing column\(s\) \['num_nodes', 'num_edges'\]"):
         SizeHistogram.load(tmp_path / "bad.csv")
     with pytest.raises(ValueError, match="Unknown histogram file type"):
         SizeHistogram.from_sizes([1], [2]).save(tmp_path / "x.txt")
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(ValueError, match="No file at"):
         SizeHistogram.load(tmp_path / "missing.csv")
 
 

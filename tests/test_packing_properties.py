@@ -9,11 +9,20 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from packing import ALGORITHMS, HEURISTICS, ONE_DIM_ALGORITHMS, PackingPlan, SizeHistogram, pack, sweep
-from packing.api import _plan_from_strategies
+from packing import (
+    HEURISTICS,
+    ONE_DIM_ALGORITHMS,
+    TUPLE_ALGORITHMS,
+    PackingPlan,
+    PackLimits,
+    PackMethod,
+    SizeHistogram,
+    pack,
+    sweep,
+)
+from packing.api import plan_from_strategies
 from packing.exact_fill import exact_fill_pack
 from packing.greedy import count_packs
-from packing.heuristics import resolve_heuristic
 
 PROPERTY_SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -28,7 +37,7 @@ def histogram_and_limits(draw):
     max_nodes = draw(st.integers(max(1, hist.max_nodes), max(1, hist.max_nodes) * 4))
     max_edges = draw(st.integers(max(1, hist.max_edges), max(1, hist.max_edges) * 4))
     max_graphs = draw(st.integers(1, 40))
-    return hist, (max_nodes, max_edges, max_graphs)
+    return hist, PackLimits(max_nodes, max_edges, max_graphs)
 
 
 def assert_valid(plan: PackingPlan, hist: SizeHistogram) -> None:
@@ -45,32 +54,34 @@ def assert_valid(plan: PackingPlan, hist: SizeHistogram) -> None:
 
 
 @PROPERTY_SETTINGS
-@given(histogram_and_limits(), st.sampled_from(sorted(HEURISTICS)), st.sampled_from(ALGORITHMS))
+@given(histogram_and_limits(), st.sampled_from(sorted(HEURISTICS)), st.sampled_from(TUPLE_ALGORITHMS))
 def test_tuple_packing_invariants(case, heuristic, algorithm):
     hist, limits = case
-    plan = pack(hist, *limits, heuristic=heuristic, algorithm=algorithm)
+    method = PackMethod(algorithm, heuristic)
+    plan = pack(hist, limits, method)
     assert_valid(plan, hist)
-    key = resolve_heuristic(heuristic)
-    assert count_packs(hist.num_nodes, hist.num_edges, hist.counts, limits, key, algorithm) == plan.num_packs
+    assert plan.limits == limits and plan.method == method
+    assert count_packs(hist.num_nodes, hist.num_edges, hist.counts, limits, method.heuristic_key(),
+                       algorithm) == plan.num_packs
 
 
 @PROPERTY_SETTINGS
 @given(histogram_and_limits(), st.floats(0.01, 10), st.floats(0.01, 10))
 def test_weighted_heuristic_invariants(case, node_weight, edge_weight):
     hist, limits = case
-    assert_valid(pack(hist, *limits, heuristic="weighted", weights=(node_weight, edge_weight)), hist)
+    assert_valid(pack(hist, limits, PackMethod(heuristic="weighted", weights=(node_weight, edge_weight))), hist)
 
 
 @PROPERTY_SETTINGS
 @given(histogram_and_limits(), st.sampled_from(["node_only", "edge_only"]), st.sampled_from(ONE_DIM_ALGORITHMS))
 def test_one_dimensional_baseline_invariants(case, baseline, one_dim):
     hist, limits = case
-    plan = pack(hist, *limits, algorithm=baseline, one_dim=one_dim)
+    plan = pack(hist, limits, PackMethod(baseline, one_dim=one_dim))
     assert plan.check(hist)
     assert plan.num_graphs == hist.num_graphs
     limited = plan.pack_nodes if baseline == "node_only" else plan.pack_edges
-    assert limited.max() <= (limits[0] if baseline == "node_only" else limits[1])
-    assert plan.pack_graphs.max() <= limits[2]
+    assert limited.max() <= (limits.max_nodes if baseline == "node_only" else limits.max_edges)
+    assert plan.pack_graphs.max() <= limits.max_graphs
     assert PackingPlan.from_dict(plan.to_dict()) == plan
     # Metrics: the bound ignores the unlimited component, so the gap is never negative.
     assert plan.gap >= 0
@@ -84,47 +95,47 @@ def test_one_dimensional_baseline_invariants(case, baseline, one_dim):
 @given(histogram_and_limits())
 def test_none_baseline_and_best_plan(case):
     hist, limits = case
-    none = pack(hist, *limits, algorithm="none")
+    none = pack(hist, limits, PackMethod("none"))
     assert none.num_packs == hist.num_graphs and none.check(hist)
-    best = pack(hist, *limits, algorithm="best")
+    best = pack(hist, limits, PackMethod("best"))
     assert_valid(best, hist)
+    assert best.requested == PackMethod("best") and best.method.is_tuple_packing
     for heuristic in HEURISTICS:
-        for algorithm in ALGORITHMS:
-            assert best.num_packs <= pack(hist, *limits, heuristic=heuristic, algorithm=algorithm).num_packs
+        for algorithm in TUPLE_ALGORITHMS:
+            assert best.num_packs <= pack(hist, limits, PackMethod(algorithm, heuristic)).num_packs
 
 
 @settings(max_examples=15, deadline=None)
 @given(histogram_and_limits())
 def test_sweep_cells_equal_single_packs(case):
-    hist, (max_nodes, max_edges, max_graphs) = case
-    node_limits = [max_nodes, max_nodes + 7]
-    edge_limits = [max(1, hist.max_edges - 1), max_edges]
-    frame = sweep(hist, node_limits, edge_limits, max_graphs=max_graphs, workers=1)
+    hist, limits = case
+    node_limits = [limits.max_nodes, limits.max_nodes + 7]
+    edge_limits = [max(1, hist.max_edges - 1), limits.max_edges]
+    frame = sweep(hist, node_limits, edge_limits, max_graphs=limits.max_graphs, workers=1)
     assert len(frame) == len(set(node_limits)) * len(set(edge_limits))
     for row in frame.itertuples():
         if row.max_edges < hist.max_edges:
             assert not row.feasible
             continue
-        plan = pack(hist, row.max_nodes, row.max_edges, max_graphs)
+        plan = pack(hist, PackLimits(row.max_nodes, row.max_edges, limits.max_graphs))
         assert row.packs == plan.num_packs
         assert np.isclose(row.harmonic_mean, plan.harmonic_mean)
 
 
 @PROPERTY_SETTINGS
-@given(histogram_and_limits(), st.sampled_from(sorted(HEURISTICS)), st.sampled_from(ALGORITHMS))
+@given(histogram_and_limits(), st.sampled_from(sorted(HEURISTICS)), st.sampled_from(TUPLE_ALGORITHMS))
 def test_improvement_never_adds_packs_and_keeps_invariants(case, heuristic, algorithm):
     hist, limits = case
-    plain = pack(hist, *limits, heuristic=heuristic, algorithm=algorithm)
-    improved = pack(hist, *limits, heuristic=heuristic, algorithm=algorithm, improve=True)
+    plain = pack(hist, limits, PackMethod(algorithm, heuristic))
+    improved = pack(hist, limits, PackMethod(algorithm, heuristic, improve=True))
     assert_valid(improved, hist)
     assert improved.num_packs <= plain.num_packs
     assert improved.improved == (improved.num_packs < plain.num_packs)
 
 
 @PROPERTY_SETTINGS
-@given(histogram_and_limits())
-def test_exact_fill_alone_packs_every_graph_once(case):
+@given(histogram_and_limits(), st.booleans(), st.integers(0, 2000))
+def test_exact_fill_alone_packs_every_graph_once(case, stop_when_full, budget):
     hist, limits = case
-    strategies = exact_fill_pack(hist.num_nodes, hist.num_edges, hist.counts, limits)
-    plan = _plan_from_strategies(hist, strategies, limits, "exact", "exact_fill")
-    assert_valid(plan, hist)
+    strategies = exact_fill_pack(hist.num_nodes, hist.num_edges, hist.counts, limits, budget, stop_when_full)
+    assert_valid(plan_from_strategies(hist, strategies, limits, PackMethod()), hist)

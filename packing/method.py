@@ -1,0 +1,197 @@
+"""How to pack, as one value: the algorithm and what it takes (heuristic, weights, 1D
+algorithm, exact-fill improvement).
+
+An argument that does not apply to the algorithm is refused, never silently ignored: a
+heuristic or weights for a baseline, weights for a heuristic other than ``weighted``,
+``one_dim`` for tuple packing.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from numbers import Real
+from typing import Any
+
+from .greedy import FITS
+from .heuristics import HEURISTICS, Heuristic, resolve_heuristic
+from .one_dim import ONE_DIM_ALGORITHMS
+
+TUPLE_ALGORITHMS: tuple[str, ...] = FITS
+BASELINES: tuple[str, ...] = ("none", "node_only", "edge_only")
+ONE_DIM_BASELINES: tuple[str, ...] = ("node_only", "edge_only")
+BEST = "best"
+ALL_ALGORITHMS: tuple[str, ...] = (*TUPLE_ALGORITHMS, BEST, *BASELINES)
+DEFAULT_HEURISTIC = "product"
+DEFAULT_ONE_DIM = "lpfhp"
+_FIELDS = ("algorithm", "heuristic", "one_dim", "weights", "improve")
+
+
+def _check_weights(weights: Any) -> tuple[float, float]:
+    """Two finite, non-negative numbers, not both zero."""
+    if not isinstance(weights, (tuple, list)) or len(weights) != 2:
+        raise ValueError(f"weights must be a pair (node_weight, edge_weight), got {weights!r}.")
+    for value in weights:
+        if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value < 0:
+            raise ValueError(f"weights must be finite numbers >= 0, got {weights!r}.")
+    if weights[0] == 0 and weights[1] == 0:
+        raise ValueError("weights must not both be zero.")
+    return float(weights[0]), float(weights[1])
+
+
+@dataclass(frozen=True)
+class PackMethod:
+    """An algorithm and its settings, validated; unset settings take the algorithm's defaults.
+
+    * tuple packing (``best_fit``, ``worst_fit``, ``first_fit``): ``heuristic`` (default
+      ``product``; ``weighted`` needs ``weights``), ``improve`` (exact fill afterwards);
+    * ``best``: every heuristic x tuple algorithm, fewest packs wins; ``improve`` defaults
+      to True;
+    * baselines ``none``, ``node_only``, ``edge_only``: ``one_dim`` (``lpfhp`` by default)
+      for the two 1D ones, nothing else.
+
+    >>> PackMethod()
+    PackMethod(algorithm='best_fit', heuristic='product', one_dim=None, weights=None, improve=False)
+    >>> PackMethod("node_only").one_dim, PackMethod("best").improve
+    ('lpfhp', True)
+    >>> PackMethod("none", heuristic="sum")
+    Traceback (most recent call last):
+    ...
+    ValueError: The baseline 'none' takes no heuristic (got 'sum').
+    """
+
+    algorithm: str = "best_fit"
+    heuristic: str | None = None
+    one_dim: str | None = None
+    weights: tuple[float, float] | None = None
+    improve: bool | None = None
+
+    def __post_init__(self) -> None:
+        algorithm = self.algorithm
+        if algorithm not in ALL_ALGORITHMS:
+            raise ValueError(f"Unknown algorithm {algorithm!r}; choose one of: {', '.join(ALL_ALGORITHMS)}.")
+        if self.improve is not None and not isinstance(self.improve, bool):
+            raise ValueError(f"improve must be True or False, got {self.improve!r}.")
+        if algorithm in BASELINES:
+            self._check_baseline()
+            return
+        if self.one_dim is not None:
+            raise ValueError(f"one_dim is for the node_only / edge_only baselines, not {algorithm!r}.")
+        if algorithm == BEST:
+            if self.heuristic is not None or self.weights is not None:
+                raise ValueError("'best' tries every heuristic itself; give no heuristic or weights.")
+            object.__setattr__(self, "improve", True if self.improve is None else self.improve)
+            return
+        heuristic = DEFAULT_HEURISTIC if self.heuristic is None else self.heuristic
+        if heuristic == "weighted":
+            if self.weights is None:
+                raise ValueError("The 'weighted' heuristic needs weights=(node_weight, edge_weight).")
+            object.__setattr__(self, "weights", _check_weights(self.weights))
+        elif self.weights is not None:
+            raise ValueError(f"weights apply to the 'weighted' heuristic only, not {heuristic!r}.")
+        resolve_heuristic(heuristic, self.weights)
+        object.__setattr__(self, "heuristic", heuristic)
+        object.__setattr__(self, "improve", bool(self.improve))
+
+    def _check_baseline(self) -> None:
+        for name in ("heuristic", "weights"):
+            value = getattr(self, name)
+            if value is not None:
+                raise ValueError(f"The baseline {self.algorithm!r} takes no {name} (got {value!r}).")
+        if self.improve:
+            raise ValueError(f"The baseline {self.algorithm!r} cannot be improved by exact fill.")
+        object.__setattr__(self, "improve", False)
+        if self.algorithm not in ONE_DIM_BASELINES:
+            if self.one_dim is not None:
+                raise ValueError(f"one_dim is for the node_only / edge_only baselines, not {self.algorithm!r}.")
+            return
+        one_dim = DEFAULT_ONE_DIM if self.one_dim is None else self.one_dim
+        if one_dim not in ONE_DIM_ALGORITHMS:
+            raise ValueError(f"Unknown 1D algorithm {one_dim!r}; choose one of: {', '.join(ONE_DIM_ALGORITHMS)}.")
+        object.__setattr__(self, "one_dim", one_dim)
+
+    # ----------------------------------------------------------------- derived
+    @property
+    def is_tuple_packing(self) -> bool:
+        """Whether this is one greedy tuple-packing run (what sweeps and counts accept)."""
+        return self.algorithm in TUPLE_ALGORITHMS
+
+    @property
+    def unlimited(self) -> str | None:
+        """The component a 1D baseline does not limit (``"edges"`` for node-only), else None.
+
+        >>> PackMethod("node_only").unlimited, PackMethod().unlimited
+        ('edges', None)
+        """
+        return {"node_only": "edges", "edge_only": "nodes"}.get(self.algorithm)
+
+    @property
+    def keeps_limits(self) -> bool:
+        """False for the 1D baselines, whose packs may break the limit they ignore."""
+        return self.unlimited is None
+
+    def heuristic_key(self) -> Heuristic:
+        """The heuristic object of a tuple-packing method."""
+        if self.heuristic is None:
+            raise ValueError(f"{self.algorithm!r} has no heuristic.")
+        return resolve_heuristic(self.heuristic, self.weights)
+
+    @property
+    def label(self) -> str:
+        """Words for a page or message, e.g. ``best fit, product heuristic``.
+
+        >>> PackMethod("worst_fit", "sum", improve=True).label
+        'worst fit, sum heuristic, improved by exact fill'
+        >>> PackMethod("edge_only").label
+        'edge-only baseline (lpfhp)'
+        """
+        if self.algorithm in BASELINES:
+            name = {"none": "no packing", "node_only": "node-only baseline", "edge_only": "edge-only baseline"}
+            return name[self.algorithm] + (f" ({self.one_dim})" if self.one_dim else "")
+        if self.algorithm == BEST:
+            return "best of all" + ("" if self.improve else " (no exact fill)")
+        heuristic = self.heuristic_key().name if self.heuristic == "weighted" else self.heuristic
+        words = f"{self.algorithm.replace('_', ' ')}, {heuristic} heuristic"
+        return words + (", improved by exact fill" if self.improve else "")
+
+    # ----------------------------------------------------------------- serialisation
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe fields (``weights`` as a list or null)."""
+        return {
+            "algorithm": self.algorithm, "heuristic": self.heuristic, "one_dim": self.one_dim,
+            "weights": None if self.weights is None else list(self.weights), "improve": self.improve,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "PackMethod":
+        """Read :meth:`to_dict` output; a malformed field gives a ``ValueError`` naming it.
+
+        >>> PackMethod.from_dict(PackMethod("best_fit", "sum").to_dict())
+        PackMethod(algorithm='best_fit', heuristic='sum', one_dim=None, weights=None, improve=False)
+        """
+        if not isinstance(data, dict):
+            raise ValueError(f"method must be an object, got {type(data).__name__}.")
+        unknown = set(data) - set(_FIELDS)
+        if unknown:
+            raise ValueError(f"method has unknown field(s) {', '.join(sorted(map(str, unknown)))}.")
+        for name in ("algorithm", "heuristic", "one_dim"):
+            value = data.get(name)
+            if value is not None and not isinstance(value, str):
+                raise ValueError(f"method.{name} must be a string, got {value!r}.")
+        weights = data.get("weights")
+        if weights is not None and not isinstance(weights, list):
+            raise ValueError(f"method.weights must be a list of two numbers, got {weights!r}.")
+        try:
+            return cls(algorithm=data.get("algorithm", "best_fit"), heuristic=data.get("heuristic"),
+                       one_dim=data.get("one_dim"), weights=None if weights is None else tuple(weights),
+                       improve=data.get("improve"))
+        except ValueError as error:
+            raise ValueError(f"method: {error}") from None
+
+
+def tuple_methods(improve: bool = False) -> list[PackMethod]:
+    """Every named heuristic x tuple algorithm, in ``HEURISTICS`` x ``TUPLE_ALGORITHMS`` order.
+
+    >>> len(tuple_methods())
+    18
+    """
+    return [PackMethod(algorithm, heuristic, improve=improve) for heuristic in HEURISTICS for algorithm in TUPLE_ALGORITHMS]

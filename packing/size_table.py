@@ -1,0 +1,164 @@
+"""The one reader of size tables (CSV, TSV, Parquet; gzip allowed) shared by both command
+lines, the Python API and the dashboard's uploads, with one set of rules:
+
+* column names are compared without case or surrounding spaces (``Count`` is ``count``);
+* ``num_nodes,num_edges`` is one row per graph, ``num_nodes,num_edges,count`` a histogram;
+* every row has as many fields as the header (a row ``3,4,2`` under a two-column header is
+  refused, never read with its first field as an index), and no value may be missing;
+* at most :data:`MAX_COLUMNS` columns and :data:`MAX_BYTES` bytes, checked before parsing;
+* values are whole numbers, kept exact (see :class:`SizeHistogram`).
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import warnings
+from pathlib import Path
+
+import pandas as pd
+from pyarrow.lib import ArrowException
+
+from .histogram import SizeHistogram
+
+MAX_BYTES = 512 * 2**20
+MAX_COLUMNS = 64
+TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
+
+
+def size_limit_words(max_bytes: int) -> str:
+    """The size limit in words: whole MB where it is, else bytes.
+
+    >>> size_limit_words(512 * 2**20), size_limit_words(100_000)
+    ('512 MB', '100,000 bytes')
+    """
+    return f"{max_bytes // 2**20} MB" if max_bytes >= 2**20 and max_bytes % 2**20 == 0 else f"{max_bytes:,} bytes"
+
+
+def read_file_bytes(path: str | Path, max_bytes: int = MAX_BYTES) -> bytes:
+    """A local file's bytes, refusing missing, non-file and oversized paths before reading."""
+    path = Path(path).expanduser()
+    if not path.is_file():
+        raise ValueError(f"No file at {path}" + (" (it is a folder)." if path.is_dir() else "."))
+    if path.stat().st_size > max_bytes:
+        raise ValueError(f"{path.name} is larger than the limit of {size_limit_words(max_bytes)}.")
+    return path.read_bytes()
+
+
+def decompress(name: str, data: bytes, max_bytes: int = MAX_BYTES) -> tuple[str, bytes]:
+    """Format suffix and plain bytes (``data.csv.gz`` -> ``".csv"``, gunzipped).
+
+    Gzip is decompressed as a stream and never past ``max_bytes``, so a small file that
+    expands to gigabytes (a gzip bomb) is refused without being expanded.
+
+    >>> decompress("sizes.csv.gz", gzip.compress(b"num_nodes,num_edges"))
+    ('.csv', b'num_nodes,num_edges')
+    """
+    path = Path(name.lower())
+    if path.suffix != ".gz":
+        return path.suffix, data
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+            plain = stream.read(max_bytes + 1)
+    except (OSError, EOFError) as error:
+        raise ValueError(f"{name} is not a valid gzip file: {error}") from None
+    if len(plain) > max_bytes:
+        raise ValueError(f"{name} is larger than the limit of {size_limit_words(max_bytes)} once decompressed; "
+                         "use a smaller file or a histogram (num_nodes,num_edges,count) instead.")
+    return Path(path.stem).suffix, plain
+
+
+def _read_parquet(data: bytes, name: str, max_bytes: int) -> pd.DataFrame:
+    """A Parquet table, refused when its decoded data (at least 8 bytes a cell) is larger
+    than ``max_bytes``: Parquet encodings can pack millions of rows into a few kilobytes."""
+    import pyarrow.parquet as pq
+
+    metadata = pq.ParquetFile(io.BytesIO(data)).metadata
+    if metadata.num_columns > MAX_COLUMNS:
+        raise ValueError(f"{name} has {metadata.num_columns:,} columns; a size table has at most {MAX_COLUMNS}.")
+    encoded = sum(metadata.row_group(i).total_byte_size for i in range(metadata.num_row_groups))
+    if max(encoded, 8 * metadata.num_rows * metadata.num_columns) > max_bytes:
+        raise ValueError(f"{name} ({metadata.num_rows:,} rows) is larger than the limit of {size_limit_words(max_bytes)} "
+                         "once decoded; use a smaller file or a histogram (num_nodes,num_edges,count) instead.")
+    return pd.read_parquet(io.BytesIO(data))
+
+
+def _read_text_table(data: bytes, name: str, separator: str) -> pd.DataFrame:
+    header = data[: 1 << 16].split(b"\n", 1)[0]
+    if header.count(separator.encode()) + 1 > MAX_COLUMNS:
+        raise ValueError(f"{name} has {header.count(separator.encode()) + 1:,} columns in its header; a size table "
+                         f"has at most {MAX_COLUMNS}.")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{name} is not a text table: it holds bytes that are not UTF-8 text. Expected a CSV/TSV "
+                         "with a header such as num_nodes,num_edges[,count] (or use .parquet for Parquet).") from None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pd.errors.ParserWarning)
+        try:
+            return pd.read_csv(io.StringIO(text), sep=separator, index_col=False)
+        except pd.errors.ParserWarning:
+            raise ValueError(f"{name}: some rows have more fields than the header; every row needs exactly one "
+                             "value per column.") from None
+
+
+def read_table(data: bytes, name: str, max_bytes: int = MAX_BYTES) -> pd.DataFrame:
+    """A table from a file's bytes (format by ``name``'s suffix, ``.gz`` allowed) with
+    column names lower-cased and stripped; a ``ValueError`` says what is wrong otherwise.
+
+    >>> read_table(b"Num_Nodes, Count\\n3,2\\n", "t.csv").columns.tolist()
+    ['num_nodes', 'count']
+    """
+    suffix, data = decompress(name, data, max_bytes)
+    if suffix not in TABLE_SUFFIXES:
+        raise ValueError(f"{name}: not a table file ({suffix or 'no suffix'}); use {', '.join(TABLE_SUFFIXES)}.")
+    if not data.strip():
+        raise ValueError(f"{name} is empty.")
+    try:
+        if suffix in (".parquet", ".pq"):
+            frame = _read_parquet(data, name, max_bytes)
+        else:
+            frame = _read_text_table(data, name, "\t" if suffix == ".tsv" else ",")
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as error:
+        raise ValueError(f"{name} could not be read as a table: {str(error).strip()}") from None
+    except (OSError, ArrowException) as error:  # pyarrow's errors on bytes that are not Parquet
+        raise ValueError(f"{name} is not a Parquet file ({error}).") from None
+    return frame.rename(columns=lambda column: str(column).strip().lower())
+
+
+def histogram_from_table(frame: pd.DataFrame, name: str) -> SizeHistogram:
+    """The histogram of a size table (``num_nodes,num_edges`` per graph, or with ``count``).
+
+    >>> histogram_from_table(pd.DataFrame({"num_nodes": [3, 3], "num_edges": [4, 4]}), "t").num_graphs
+    2
+    """
+    columns = ["num_nodes", "num_edges"] + (["count"] if "count" in frame.columns else [])
+    missing = [column for column in columns if column not in frame.columns]
+    if missing:
+        raise ValueError(f"{name}: missing column(s) {missing}; expected num_nodes,num_edges[,count] but found "
+                         f"{list(frame.columns)[:MAX_COLUMNS]}.")
+    if len(frame) == 0:
+        raise ValueError(f"{name} has a header but no rows: a size histogram needs at least one graph.")
+    for column in columns:
+        empty = frame[column].isna().to_numpy()
+        if empty.any():
+            raise ValueError(f"{name}: row {int(empty.argmax()) + 1} has no value for {column}; every row needs "
+                             "one value per column.")
+    try:
+        if "count" in columns:
+            return SizeHistogram.from_counts(frame["num_nodes"], frame["num_edges"], frame["count"])
+        return SizeHistogram.from_sizes(frame["num_nodes"], frame["num_edges"])
+    except ValueError as error:
+        raise ValueError(f"{name}: {error}") from None
+
+
+def load_size_table(path: str | Path, max_bytes: int = MAX_BYTES) -> SizeHistogram:
+    """The histogram of a size-table file (the rules above).
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "h.csv")
+    >>> _ = open(path, "w").write("num_nodes,num_edges,Count\\n3,4,1000\\n")
+    >>> load_size_table(path).num_graphs
+    1000
+    """
+    path = Path(path)
+    return histogram_from_table(read_table(read_file_bytes(path, max_bytes), path.name, max_bytes), path.name)
