@@ -3,8 +3,11 @@ training histograms read from ../shared/data."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Iterator
 
 import pytest
+
+from browser_helpers import CHROMIUM, FLAGS, serve_dashboard
 
 from data_loaders.ogb_layout import read_raw_sizes, read_split_files, split_histograms
 from data_loaders.paths import shared_data_root
@@ -37,3 +40,21 @@ def molhiv() -> SizeHistogram:
 @pytest.fixture(scope="session")
 def molpcba() -> SizeHistogram:
     return ogb_train_histogram("ogbg_molpcba")
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The dashboard served on localhost for every browser test of the session."""
+    yield from serve_dashboard(tmp_path_factory.mktemp("browser"))
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian chromium driven by playwright (``bash run.sh test`` installs chromium)."""
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Debian chromium is missing: apt-get install -y chromium (bash run.sh test does this)")
+    with playwright_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield chromium
+        chromium.close()

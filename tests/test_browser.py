@@ -3,114 +3,13 @@
 Starts ``streamlit run app.py`` on a free port, visits every page, runs a small sweep,
 clicks a heatmap cell and sees those limits on the Packing page, downloads the JSON and a
 PNG from the Export page and loads the JSON back (in Python and through the page).
-Screenshots go to tests/artifacts/ (git-ignored); with UPDATE_SCREENSHOTS=1 they are also
-copied to docs/screenshots/ for the README.
+Fixtures and helpers: ``conftest.py`` and ``browser_helpers.py``.
 """
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
-import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "tests" / "artifacts"
-DOCS = ROOT / "docs" / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]
-TIMEOUT_MS = 60_000
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """The dashboard served on localhost; stopped after the module."""
-    tmp = tmp_path_factory.mktemp("browser")
-    port = free_port()
-    env = {
-        **os.environ,
-        "GRAPH_PACKING_DATA": str(tmp / "data"),
-        "GRAPH_PACKING_CACHE": str(tmp / "cache"),
-        "OGB_DISABLE_VERSION_CHECK": "1",
-    }
-    log = open(tmp / "streamlit.log", "w")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true",
-         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as response:
-                if response.read().strip() == b"ok":
-                    break
-        except OSError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            pytest.fail(f"streamlit did not start; log:\n{(tmp / 'streamlit.log').read_text()}")
-        time.sleep(0.3)
-    yield url
-    process.terminate()
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-    log.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Debian chromium is missing: apt-get install -y chromium (bash run.sh test does this)")
-    with playwright_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield chromium
-        chromium.close()
-
-
-def screenshot(page, name: str) -> None:
-    settle(page)
-    page.wait_for_timeout(1000)  # let plotly and the table canvas paint
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path))
-    if os.environ.get("UPDATE_SCREENSHOTS") == "1":
-        DOCS.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, DOCS / f"{name}.png")
-
-
-def settle(page) -> None:
-    """Wait until Streamlit has finished running the script and check for tracebacks."""
-    page.wait_for_timeout(300)
-    page.locator("[data-testid=stStatusWidget]").wait_for(state="hidden", timeout=TIMEOUT_MS)
-    page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=TIMEOUT_MS)
-    assert page.locator("[data-testid=stException]").count() == 0, page.locator("[data-testid=stException]").first.inner_text()
-
-
-def go_to(page, title: str) -> None:
-    page.locator("[data-testid=stSidebarNav]").get_by_role("link", name=title).click()
-    page.get_by_role("heading", name=title, exact=True).wait_for(timeout=TIMEOUT_MS)
-    settle(page)
+from browser_helpers import go_to, new_page, screenshot, settle
 
 
 def click_cell(page, index: int) -> tuple[int, int]:
@@ -139,11 +38,9 @@ def test_dashboard_end_to_end(server, browser, tmp_path):
     from packing import PackLimits, pack
     from packing.export import config_histogram, load_config
 
-    page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-    page.set_default_timeout(TIMEOUT_MS)
+    page = new_page(browser, server)
 
     # Overview
-    page.goto(server)
     page.get_by_role("heading", name="Graph packing dashboard").wait_for()
     settle(page)
     assert page.get_by_text("Bundled datasets ship as size profiles").is_visible()
