@@ -38,9 +38,7 @@ def compare(hist: SizeHistogram, limits: PackLimits | None = None, one_dim: str 
         packs = count_packs(hist.num_nodes, hist.num_edges, hist.counts, limits, method.heuristic_key(), method.algorithm)
         rows.append(_row(f"{method.heuristic} / {method.algorithm}", method, metrics_from_packs(hist, limits, packs)))
     best = best_plan(hist, limits)
-    winner = PackMethod(best.method.algorithm, best.method.heuristic, weights=best.method.weights).label
-    label = f"best of all: {winner}" + (" + exact fill" if best.improved else "")
-    rows.append(_row(label, best.requested_method, best.summary()))
+    rows.append(_row(best.label, best.requested_method, best.summary()))
     for baseline in BASELINES:
         method = PackMethod(baseline, one_dim=one_dim if baseline != "none" else None)
         rows.append(_row(baseline, method, pack(hist, limits, method).summary()))

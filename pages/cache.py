@@ -21,6 +21,8 @@ from packing import PackingPlan, PackLimits, PackMethod, SizeHistogram, compare,
 
 _HASH = {SizeHistogram: SizeHistogram.fingerprint}
 _SWEEP_STORE_SIZE = 24
+_DATASET_STORE_SIZE = 32
+Progress = Callable[[str, float], None]
 
 
 @st.cache_data(show_spinner=False, ttl=3600)
@@ -34,13 +36,33 @@ def spec_for(name: str):
     return next((spec for spec in dataset_specs() if spec.name == name), None)
 
 
-@st.cache_data(show_spinner="Loading the dataset's size histogram...", max_entries=32)
-def load_dataset(name: str, split: str, options: tuple[tuple[str, Any], ...]) -> tuple[SizeHistogram, dict]:
-    """``data_loaders.load_histogram`` with options given as sorted (name, value) pairs.
+@st.cache_resource(show_spinner=False)
+def _dataset_store() -> tuple["OrderedDict[tuple, tuple[SizeHistogram, dict]]", threading.Lock]:
+    return OrderedDict(), threading.Lock()
 
-    Raises ``data_loaders.DatasetUnavailableError`` or ``ValueError`` (not cached).
+
+def load_dataset(
+    name: str, split: str, options: tuple[tuple[str, Any], ...], progress: Progress | None = None,
+) -> tuple[SizeHistogram, dict]:
+    """``data_loaders.load_histogram`` with options given as sorted (name, value) pairs, kept in
+    a small process-wide store. ``progress(stage, fraction)`` hears slow computations (kept out
+    of ``st.cache_data``, whose replay cannot draw into a container made outside it).
+
+    Raises ``data_loaders.DatasetUnavailableError`` or ``ValueError`` (not stored).
     """
-    return data_loaders.load_histogram(name, split, **dict(options))
+    key = (name, split, options)
+    store, lock = _dataset_store()
+    with lock:
+        found = store.get(key)
+        if found is not None:
+            store.move_to_end(key)
+            return found
+    found = data_loaders.load_histogram(name, split, progress=progress, **dict(options))
+    with lock:
+        store[key] = found
+        while len(store) > _DATASET_STORE_SIZE:
+            store.popitem(last=False)
+    return found
 
 
 @st.cache_data(show_spinner=False, max_entries=64, hash_funcs=_HASH)

@@ -98,7 +98,7 @@ def test_datasets_comparison_side_by_side(app):
     assert not app.exception
     table = app.dataframe[1].value
     assert len(table.columns) == 3
-    assert table.loc["Node-edge length count"].tolist()[1:] != ["", ""]
+    assert table.loc["Distinct (nodes, edges) size tuples"].tolist()[1:] == ["795", "576"]
     lines = [f for f in figures(app) if f["data"][0]["type"] == "scatter"]
     assert len(lines) == 2 and len(lines[0]["data"]) == 3
 
@@ -139,7 +139,7 @@ def test_packing_limits_and_method_are_used(app):
     metrics = {m.label: m.value for m in app.metric}
     assert float(metrics["Node efficiency"].rstrip("%")) > 90
     assert app.session_state["method"] == PackMethod("best")
-    assert any("Best of all chose" in s.value for s in app.success)
+    assert any(s.value.startswith("**best of all: ") for s in app.success)
     app.selectbox(key="pk_algorithm").set_value("node_only").run()
     metrics = {m.label: m for m in app.metric}
     assert "Edge efficiency (limit broken)" in metrics and "Harmonic mean (not comparable)" in metrics
