@@ -53,17 +53,18 @@ _EMPTY = -1  # a padding pack in an epoch's pack order
 
 def graph_sizes(dataset: Any) -> tuple[np.ndarray, np.ndarray]:
     """Nodes and edges of every graph: vectorised from ``slices`` for an ``InMemoryDataset``
-    (subset views included), one pass over the graphs for a list of ``Data``."""
+    (subset views included), one pass over the graphs for any other indexable dataset (a
+    list of ``Data``, an on-disk PyG ``Dataset``)."""
     if isinstance(dataset, InMemoryDataset):
         try:
             return dataset_sizes(dataset)
         except ValueError as error:
             raise ValueError(f"Cannot pack this dataset: {error}") from None
-    if not isinstance(dataset, Sequence):
-        raise ValueError(f"The packed loader needs a PyG InMemoryDataset or a list of Data, got "
-                         f"{type(dataset).__name__}.")
+    if not (hasattr(dataset, "__len__") and hasattr(dataset, "__getitem__")):
+        raise ValueError(f"The packed loader needs a PyG dataset or a list of Data, got {type(dataset).__name__}.")
     sizes = np.zeros((len(dataset), 2), dtype=np.int64)
-    for position, graph in enumerate(dataset):
+    for position in range(len(dataset)):
+        graph = dataset[position]
         if not isinstance(graph, Data) or "edge_index" not in graph:
             raise ValueError(f"Graph {position} of the dataset has no edge_index; the packed loader needs one "
                              "on every graph (torch.empty(2, 0, dtype=torch.long) for a graph without edges).")

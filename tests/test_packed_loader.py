@@ -147,6 +147,18 @@ def test_general_path_gives_the_same_batches(mixed):
             assert torch.equal(one[key], other[key]), key
 
 
+def test_worker_processes_give_the_same_batches(mixed):
+    plan = plan_for(mixed, max_nodes=7, max_edges=10, max_graphs=3)
+    here, workers = PackedLoader(mixed, plan, seed=6), PackedLoader(mixed, plan, seed=6, num_workers=2)
+    for epoch in (0, 1):
+        here.set_epoch(epoch)
+        workers.set_epoch(epoch)
+        for one, other in zip(here, workers, strict=True):
+            for key in SHAPES_TO_CHECK:
+                assert torch.equal(one[key], other[key]), key
+            assert other.get_example(0).num_nodes == one.get_example(0).num_nodes
+
+
 def test_any_feature_width_and_dtype_is_padded_with_its_value(mixed):
     plan = plan_for(mixed, max_nodes=7, max_edges=10, max_graphs=3)
     values = {"x": -1.5, "pos": 2.0, "flag": True, "node_label": -1, "edge_attr": 9.0, "y": -7.0}
