@@ -12,10 +12,12 @@ Per mode (eager, ``torch.compile``) every loader first runs ``--warmup`` untimed
 loaders taking turns so that load from other work on a shared machine hits them alike. The
 epoch time is extrapolated: the steps of an epoch times the median time per step (loader +
 training). "loader" is the time to get the next batch from the loader's iterator (sampling,
-fetching, collation and, for the packed loader, padding); "train" is forward, backward and
-the optimiser step. The speed-up is against PyG's DataLoader in the same mode.
+fetching, collation and, for the packed loader, padding), on the CPU; "train" is the copy to
+``--device``, forward, backward and the optimiser step (on a GPU, until it has finished). The
+speed-up is against PyG's DataLoader in the same mode.
 
-    .venv/bin/python -m benchmarks.bench_loader [--steps 20] [--rounds 3] [--threads 1] [--modes eager,compile]
+    .venv/bin/python -m benchmarks.bench_loader [--steps 20] [--rounds 3] [--threads 1]
+        [--modes eager,compile] [--device cuda]
 
 Prints a table and writes benchmarks/results/loader.csv.
 """
@@ -91,6 +93,7 @@ class Setup:
     loader: Any
     node_slots: str
     compile_model: bool
+    device: torch.device
     loader_seconds: list[float] = field(default_factory=list)
     train_seconds: list[float] = field(default_factory=list)
     real_graphs: list[int] = field(default_factory=list)
@@ -100,7 +103,7 @@ class Setup:
 
     def __post_init__(self) -> None:
         torch.manual_seed(0)
-        model = MolGIN()
+        model = MolGIN().to(self.device)
         self.optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
         # One shape: compiled static (dynamo's automatic dynamic shapes would otherwise carry
         # over from the other loaders, which share MolGIN.forward's code object).
@@ -114,7 +117,9 @@ class Setup:
         start = time.perf_counter()
         batch = next(self.batches)
         loaded = time.perf_counter()
-        train_step(self.forward, self.optimizer, batch)
+        train_step(self.forward, self.optimizer, batch.to(self.device, non_blocking=True))
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)  # the step is done only when the GPU is
         done = time.perf_counter()
         self.compiled_graphs += counters["stats"]["unique_graphs"] - before
         return loaded - start, done - loaded, batch
@@ -152,8 +157,10 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     parser.add_argument("--warmup", type=int, default=3, help="untimed steps first (compilation happens here)")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1: steady on a shared machine)")
     parser.add_argument("--modes", default="eager,compile", help="comma-separated: eager, compile")
+    parser.add_argument("--device", default="cpu", help="where the model trains: cpu, cuda, cuda:1, ...")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
+    device = torch.device(args.device)
     hist, _ = load_histogram("ogbg-molhiv", split="train")
     dataset = random_mol_dataset(hist)
     loaders = [("PyG DataLoader", f"batch_size={BATCH_SIZE}", DataLoader(dataset, batch_size=BATCH_SIZE, shuffle=True),
@@ -165,7 +172,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     for mode in args.modes.split(","):
         torch._dynamo.reset()
         counters.clear()
-        setups = [Setup(*loader, compile_model=mode == "compile") for loader in loaders]
+        setups = [Setup(*loader, compile_model=mode == "compile", device=device) for loader in loaders]
         for setup in setups:
             setup.warm_up(args.warmup)
         for _ in range(args.rounds):  # interleaved, so load from other work hits every loader alike
@@ -179,8 +186,9 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     table["speed-up"] = table["mode"].map(baseline) / table["epoch s"]
     table["threads"] = args.threads
     table["torch"] = torch.__version__
+    table["device"] = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
     with pd.option_context("display.width", 250, "display.max_columns", 30, "display.precision", 2):
-        print(table.drop(columns=["threads", "torch"]).to_string(index=False))
+        print(table.drop(columns=["threads", "torch", "device"]).to_string(index=False))
     save_results(table, "loader")
     return table
 

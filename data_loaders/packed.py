@@ -169,7 +169,7 @@ class PackedBatchSampler(torch.utils.data.Sampler):
         except ValueError as error:
             raise ValueError(f"Cannot pack this dataset: {error}") from None
         check_plan_matches(plan, hist)
-        self._deal_graphs(hist)
+        self._index_slots(hist)
         per_round = self.world_size * self.packs_per_step
         rounds = math.ceil(plan.num_packs / per_round) if remainder == "pad" else plan.num_packs // per_round
         if rounds == 0:
@@ -177,7 +177,7 @@ class PackedBatchSampler(torch.utils.data.Sampler):
                              f"world_size x packs_per_step = {per_round:,}; use remainder='pad'.")
         self._rounds = rounds
 
-    def _deal_graphs(self, hist: SizeHistogram) -> None:
+    def _index_slots(self, hist: SizeHistogram) -> None:
         """Fixed for the plan: each graph's size tuple, and the size tuple of every graph
         slot of the plan's packs (packs in plan order) with the pack boundaries."""
         span = int(hist.max_edges) + 1
@@ -225,7 +225,8 @@ class PackedBatchSampler(torch.utils.data.Sampler):
         mine = order.reshape(self._rounds, self.world_size, self.packs_per_step)[:, self.rank]
         starts = self._pack_starts
         for packs in mine:
-            yield [int(i) for p in packs if p != _EMPTY for i in slot_graphs[starts[p]:starts[p + 1]]]
+            chosen = [slot_graphs[starts[p]:starts[p + 1]] for p in packs if p != _EMPTY]
+            yield np.concatenate(chosen).tolist() if chosen else []
 
 
 class PackedLoader(DataLoader):
