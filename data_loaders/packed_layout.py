@@ -79,20 +79,20 @@ class GraphLayout:
     @classmethod
     def from_graph(
         cls, graph: Any, pad_values: Mapping[str, float | int | bool] | float | int = 0,
-        exclude_keys: Sequence[str] = (), where: str = "the dataset's graphs",
+        exclude_keys: Sequence[str] = (),
     ) -> "GraphLayout":
         """Read the layout from one graph; ``ValueError`` for anything that cannot be padded
         (no ``edge_index``, attributes that are not tensors, other index attributes, ...),
         naming the attribute and what to do."""
         if not isinstance(graph, Data):
-            raise ValueError(f"The packed loader needs PyG Data graphs, but {where} are {type(graph).__name__}.")
+            raise ValueError(f"The packed loader needs PyG Data graphs, but the dataset holds {type(graph).__name__}.")
         keys = sorted(key for key in graph.keys() if key not in exclude_keys)
         if EDGE_INDEX not in keys:
-            raise ValueError(f"{where.capitalize()} have no edge_index (attributes: {', '.join(keys) or 'none'}); "
+            raise ValueError(f"The dataset's graphs have no edge_index (attributes: {', '.join(keys) or 'none'}); "
                              "the packed loader pads edges and needs it, even if empty (torch.empty(2, 0)).")
         clash = sorted(set(keys) & set(RESERVED_KEYS))
         if clash:
-            raise ValueError(f"{where.capitalize()} have attribute(s) {', '.join(clash)}, which the padded batch "
+            raise ValueError(f"The dataset's graphs have attribute(s) {', '.join(clash)}, which the padded batch "
                              "sets itself; rename them or pass exclude_keys.")
         attributes = [_attribute(graph, key, _pad_value(pad_values, key))
                       for key in keys if key != NUM_NODES]

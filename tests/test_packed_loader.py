@@ -238,7 +238,7 @@ def dataset_and_plan_settings(draw):
        st.integers(0, 3))
 def test_ranks_share_every_epoch_exactly(case, world_size, packs_per_step, remainder, epoch):
     """Explicit ranks: equal step counts, no graph twice, every graph once with pad, and
-    only the remainder left out with drop; every step within the shape."""
+    only the remainder left out with drop; every step in the shape, padded exactly."""
     nodes, edges, limits = case
     dataset = mixed_dataset(nodes, edges, seed=len(nodes))
     plan = plan_for(dataset, max_nodes=limits[0], max_edges=limits[1], max_graphs=limits[2])
@@ -259,6 +259,7 @@ def test_ranks_share_every_epoch_exactly(case, world_size, packs_per_step, remai
             assert batch.x.shape[0] == packs_per_step * plan.limits.max_nodes + 1
             assert batch.edge_index.shape[1] == packs_per_step * plan.limits.max_edges
             assert batch.num_graphs == packs_per_step * plan.limits.max_graphs + 1
+            assert_padded_correctly(batch, loader.shape, [dataset[i] for i in real_ids(batch)])
             seen.extend(real_ids(batch))
     assert len(seen) == len(set(seen))
     if remainder == "pad":
@@ -348,6 +349,20 @@ def test_bad_settings_are_refused_with_their_name(mixed, settings, message):
     plan = plan_for(mixed, max_nodes=7, max_edges=10, max_graphs=3)
     with pytest.raises(ValueError, match=message):
         PackedLoader(mixed, plan, **settings)
+
+
+def test_an_attribute_whose_rows_change_level_between_graphs_is_named():
+    graphs = [Data(x=torch.ones(3, 1), edge_index=torch.zeros(2, 4, dtype=torch.long), extra=torch.ones(3, 1)),
+              Data(x=torch.ones(2, 1), edge_index=torch.zeros(2, 0, dtype=torch.long), extra=torch.ones(1, 1))]
+    dataset = Graphs(graphs)
+    with pytest.raises(ValueError, match="'extra' has 1 rows in stored graph 1, which has 2 nodes and 0 edges"):
+        PackedLoader(dataset, plan_for(dataset, max_nodes=5, max_edges=4))
+
+
+def test_reserved_names_are_refused():
+    graphs = [Data(x=torch.ones(2, 1), edge_index=torch.zeros(2, 0, dtype=torch.long), node_mask=torch.ones(2))] * 2
+    with pytest.raises(ValueError, match="node_mask, which the padded batch sets itself"):
+        PackedLoader(Graphs(graphs), plan_for(Graphs(graphs), max_nodes=4, max_edges=1))
 
 
 def test_attributes_that_cannot_be_padded_are_named(mixed):
