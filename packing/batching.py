@@ -91,7 +91,8 @@ from .padding import constant_shape, multiple_above, multiple_at_least, static_6
 from .plan import PackingPlan
 
 __all__ = ["STRATEGIES", "BatchingResult", "RunSpec", "batching_section", "check_batching_section",
-           "compare_batching", "comparison_table", "default_requests", "estimate_target", "run_strategies",
+           "compare_batching", "comparison_table", "default_requests", "dynamic_target", "estimate_target",
+           "run_strategies",
            "sample_graphs", "simulate"]
 
 #: Graphs sampled for the dynamic padding target (the published code uses 1,000).
@@ -106,7 +107,7 @@ _OPTIONS = {
     "static_constant": (),
     "static_64": (),
     "static_pow2": (),
-    "dynamic": ("target", "sample_size", "sample_seed"),
+    "dynamic": ("target", "sample_size", "sample_seed", "raise_to_fit"),
     "pyg_dynamic": ("max_num", "mode"),
     "buckets": ("num_shapes", "shapes"),
     "packing": ("plan", "limits", "method", "packs_per_batch"),
@@ -269,30 +270,46 @@ def _target_pair(value: Any) -> tuple[int, int]:
     return whole_number(value[0], "target nodes", 2), whole_number(value[1], "target edges", 0)
 
 
-def _dynamic(sizes: GraphSizes, run: RunSpec, cross: bool, options: dict[str, Any]) -> _Cut:
-    size = run.batch_size
+def dynamic_target(sizes: GraphSizes, batch_size: int, options: dict[str, Any], seed: int) -> dict[str, Any]:
+    """The resolved settings of the dynamic strategy: its ``target`` [nodes, edges, graphs]
+    and where it came from (given, or Algorithm 1 with its sample). With
+    ``raise_to_fit=True`` an estimate too small for the largest graph is raised to the
+    smallest multiples of 64 that hold it (``estimated`` keeps the estimate): seed 001
+    suggests finding the largest graph offline, the published code takes the largest
+    sampled graph. Otherwise such a target is refused, naming the graph and a target
+    that holds every graph."""
     if "target" in options:
-        if {"sample_size", "sample_seed"} & set(options):
+        if {"sample_size", "sample_seed", "raise_to_fit"} & set(options):
             raise ValueError("Give the dynamic target either as target=(nodes, edges) or estimate it with "
-                             "sample_size/sample_seed, not both.")
-        target_nodes, target_edges = _target_pair(options["target"])
-        source: dict[str, Any] = {"given": True}
+                             "sample_size/sample_seed/raise_to_fit, not both.")
+        nodes, edges = _target_pair(options["target"])
+        settings: dict[str, Any] = {"given": True}
     else:
         sample_size = options.get("sample_size", DEFAULT_SAMPLE_SIZE)
-        sample_seed = options.get("sample_seed", run.seed)
-        target_nodes, target_edges, _ = estimate_target(sizes, size, sample_size, sample_seed)
-        source = {"sample_size": min(int(sample_size), sizes.num_graphs), "sample_seed": int(sample_seed)}
-    too_big = np.flatnonzero((sizes.nodes > target_nodes - 1) | (sizes.edges > target_edges))
-    if too_big.size:
+        sample_seed = options.get("sample_seed", seed)
+        nodes, edges, _ = estimate_target(sizes, batch_size, sample_size, sample_seed)
+        settings = {"sample_size": min(int(sample_size), sizes.num_graphs), "sample_seed": int(sample_seed)}
+    fits_all = (int(multiple_above(sizes.nodes.max())), int(multiple_at_least(sizes.edges.max())))
+    too_big = np.flatnonzero((sizes.nodes > nodes - 1) | (sizes.edges > edges))
+    if too_big.size and options.get("raise_to_fit", False) and "target" not in options:
+        settings["estimated"] = [nodes, edges]
+        nodes, edges = max(nodes, fits_all[0]), max(edges, fits_all[1])
+    elif too_big.size:
         graph = int(too_big[0])
         raise ValueError(
             f"Graph {graph:,} ({int(sizes.nodes[graph]):,} nodes, {int(sizes.edges[graph]):,} edges) does not fit the "
-            f"dynamic padding target of {target_nodes:,} nodes and {target_edges:,} edges (a batch keeps one node for "
-            f"the padding graph); {too_big.size:,} graph(s) are too big. A target of "
-            f"({int(multiple_above(sizes.nodes.max())):,}, {int(multiple_at_least(sizes.edges.max())):,}) holds "
-            "every graph: pass target=(nodes, edges), or estimate from a larger sample (sample_size).")
+            f"dynamic padding target of {nodes:,} nodes and {edges:,} edges (a batch keeps one node for the padding "
+            f"graph); {too_big.size:,} graph(s) are too big. A target of ({fits_all[0]:,}, {fits_all[1]:,}) holds "
+            "every graph: pass target=(nodes, edges), raise_to_fit=True, or estimate from a larger sample "
+            "(sample_size).")
+    return {"target": [nodes, edges, batch_size], **settings}
+
+
+def _dynamic(sizes: GraphSizes, run: RunSpec, cross: bool, options: dict[str, Any]) -> _Cut:
+    size = run.batch_size
+    settings = {**dynamic_target(sizes, size, options, run.seed), "cross_epochs": cross}
+    target_nodes, target_edges, _ = settings["target"]
     key, make = _greedy((target_nodes - 1, target_edges, size - 1), cross)
-    settings = {"target": [target_nodes, target_edges, size], **source, "cross_epochs": cross}
 
     def pad(graphs, nodes, edges):
         return _full(nodes.size, target_nodes), _full(nodes.size, target_edges), _full(nodes.size, size), {}
@@ -447,7 +464,7 @@ def simulate(hist_or_sizes: Any, strategy: str, batch_size: int, steps: int | No
     """Simulate one batching strategy (see the module docstring) on a histogram or a
     per-graph size sequence, for ``steps`` steps of ``devices`` batches each or ``epochs``
     whole epochs. Strategy options: ``dynamic``: ``target``, ``sample_size``,
-    ``sample_seed``; ``pyg_dynamic``: ``max_num``, ``mode``; ``buckets``: ``num_shapes``,
+    ``sample_seed``, ``raise_to_fit`` (:func:`dynamic_target`); ``pyg_dynamic``: ``max_num``, ``mode``; ``buckets``: ``num_shapes``,
     ``shapes``; ``packing``: ``plan`` or ``limits`` (+ ``method``), ``packs_per_batch``.
 
     >>> run = simulate(([5, 3, 4, 6, 2], [8, 4, 6, 10, 2]), "dynamic", batch_size=3, target=(10, 64))
@@ -461,18 +478,19 @@ def simulate(hist_or_sizes: Any, strategy: str, batch_size: int, steps: int | No
 def default_requests(hist: SizeHistogram, batch_size: int, plan: PackingPlan | None, seed: int,
                      num_shapes: int = DEFAULT_BUCKETS) -> dict[str, dict[str, Any]]:
     """The options :func:`compare_batching` gives each strategy: dynamic estimates its target
-    from 1,000 graphs (``sample_seed`` = ``seed``); pyg_dynamic gets that node target as its
-    node budget; buckets fit ``num_shapes`` shapes; packing uses ``plan``, or without one
-    packs with best fit (product) into the dynamic target (T_v nodes, T_e edges, B graphs),
-    the same padded shape as dynamic batching."""
-    target = estimate_target(hist, batch_size, DEFAULT_SAMPLE_SIZE, seed)
-    packing = {"plan": plan} if plan is not None else {"limits": PackLimits(*target)}
+    from 1,000 graphs (``sample_seed`` = ``seed``), raised to hold the largest graph when the
+    sample misses it; pyg_dynamic gets that node target as its node budget; buckets fit
+    ``num_shapes`` shapes; packing uses ``plan``, or without one packs with best fit
+    (product) into the dynamic target (T_v nodes, T_e edges, B graphs), the padded shape of
+    dynamic batching."""
+    dynamic = {"sample_size": DEFAULT_SAMPLE_SIZE, "sample_seed": seed, "raise_to_fit": True}
+    nodes, edges, _ = dynamic_target(GraphSizes.of(hist), batch_size, dynamic, seed)["target"]
     return {
         "static_constant": {}, "static_64": {}, "static_pow2": {},
-        "dynamic": {"sample_size": DEFAULT_SAMPLE_SIZE, "sample_seed": seed},
-        "pyg_dynamic": {"max_num": target[0], "mode": "node"},
+        "dynamic": dynamic,
+        "pyg_dynamic": {"max_num": nodes, "mode": "node"},
         "buckets": {"num_shapes": num_shapes},
-        "packing": packing,
+        "packing": {"plan": plan} if plan is not None else {"limits": PackLimits(nodes, edges, batch_size)},
     }
 
 

@@ -50,6 +50,9 @@ def describe_settings(strategy: str, settings: dict[str, Any]) -> str:
         nodes, edges, graphs = settings["target"]
         where = ("given" if settings.get("given") else
                  f"Algorithm 1: {settings['sample_size']:,}-graph sample, seed {settings['sample_seed']}")
+        if "estimated" in settings:
+            where += (f"; the estimate {settings['estimated'][0]:,} nodes, {settings['estimated'][1]:,} edges was "
+                      "raised to hold the largest graph")
         return f"target {nodes:,} nodes, {edges:,} edges, {graphs:,} graphs ({where})"
     if strategy == "pyg_dynamic":
         return f"budget {settings['max_num']:,} {settings['mode']}s, no graph cap, other sizes unpadded"

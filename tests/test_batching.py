@@ -69,6 +69,13 @@ def test_dynamic_fills_to_the_target_with_room_for_the_padding_graph():
 def test_dynamic_refuses_a_graph_larger_than_the_target_and_says_what_fits():
     with pytest.raises(ValueError, match=r"Graph 2 \(40 nodes, 100 edges\).*target of 40 nodes.*\(64, 128\)"):
         simulate(SEQUENCE, "dynamic", batch_size=3, target=(40, 500))
+    # Algorithm 1 on graphs 1 and 2: mean 30 nodes x 2 -> 64, mean 80 edges x 2 = 160 -> 192 < 200 edges of graph 3
+    with pytest.raises(ValueError, match=r"Graph 3 \(5 nodes, 200 edges\) does not fit.*raise_to_fit=True"):
+        simulate(([10, 20, 40, 5, 7], [30, 60, 100, 200, 0]), "dynamic", batch_size=2, sample_size=2, sample_seed=1)
+    raised = simulate(([10, 20, 40, 5, 7], [30, 60, 100, 200, 0]), "dynamic", batch_size=2, sample_size=2,
+                      sample_seed=1, raise_to_fit=True)
+    settings = raised.summary["settings"]
+    assert settings["target"][:2] == [64, 256] and settings["estimated"][1] < 200
 
 
 def test_dynamic_target_is_algorithm_1_on_the_sample():
