@@ -19,31 +19,28 @@ STEPS = {"one epoch": None, "10,000 steps": 10_000, "100,000 steps": 100_000, "1
          "2,000,000 steps (seed 001)": 2_000_000}
 DEFAULTS = {"bt_batch_size": 32, "bt_steps": "100,000 steps", "bt_devices": 1, "bt_seed": 0,
             "bt_shapes": DEFAULT_BUCKETS}
+#: Table column -> (label, number format, help).
+_NUMBERS = {
+    "batches": ("Batches", "localized", None),
+    "steps": ("Steps", "localized", None),
+    "node_efficiency": ("Real nodes", "percent", "real nodes / padded nodes over the run"),
+    "edge_efficiency": ("Real edges", "percent", "real edges / padded edges over the run"),
+    "graph_efficiency": ("Real graphs", "percent", "real graphs / graph slots over the run"),
+    "distinct_shapes": ("Distinct shapes", "localized", "padded (nodes, edges, graphs) shapes seen: compilations"),
+    "max_padded_nodes": ("Largest nodes", "localized", "largest padded node count of a batch (memory)"),
+    "max_padded_edges": ("Largest edges", "localized", "largest padded edge count of a batch (memory)"),
+    "max_padded_graphs": ("Largest graphs", "localized", None),
+    "batches_per_epoch": ("Batches per epoch", "%.1f", None),
+    "mean_graphs_per_batch": ("Graphs per batch", "%.2f", None),
+    "mixed_shape_steps": ("Steps with mixed shapes", "percent", "steps whose device batches differ in shape"),
+    "step_node_efficiency": ("Real nodes, step-padded", "percent", "every device padded to the step's largest shape"),
+    "step_edge_efficiency": ("Real edges, step-padded", "percent", "every device padded to the step's largest shape"),
+    "step_distinct_shapes": ("Step shapes", "localized", "distinct shapes of the step-padded batches"),
+}
 COLUMNS = {
     "strategy": st.column_config.TextColumn("Strategy"),
-    "batches": st.column_config.NumberColumn("Batches", format="localized"),
-    "steps": st.column_config.NumberColumn("Steps", format="localized"),
-    "node_efficiency": st.column_config.NumberColumn("Real nodes", format="percent",
-                                                     help="real nodes / padded nodes over the run"),
-    "edge_efficiency": st.column_config.NumberColumn("Real edges", format="percent",
-                                                     help="real edges / padded edges over the run"),
-    "graph_efficiency": st.column_config.NumberColumn("Real graphs", format="percent",
-                                                      help="real graphs / graph slots over the run"),
-    "distinct_shapes": st.column_config.NumberColumn("Distinct shapes", format="localized",
-                                                     help="padded (nodes, edges, graphs) shapes seen: compilations"),
-    "max_padded_nodes": st.column_config.NumberColumn("Largest nodes", format="localized",
-                                                      help="largest padded node count of a batch (memory)"),
-    "max_padded_edges": st.column_config.NumberColumn("Largest edges", format="localized",
-                                                      help="largest padded edge count of a batch (memory)"),
-    "max_padded_graphs": st.column_config.NumberColumn("Largest graphs", format="localized"),
-    "batches_per_epoch": st.column_config.NumberColumn("Batches per epoch", format="%.1f"),
-    "mean_graphs_per_batch": st.column_config.NumberColumn("Graphs per batch", format="%.2f"),
-    "mixed_shape_steps": st.column_config.NumberColumn("Steps with mixed shapes", format="percent",
-                                                       help="steps whose device batches differ in shape"),
-    "step_node_efficiency": st.column_config.NumberColumn("Real nodes, step-padded", format="percent",
-                                                          help="every device padded to the step's largest shape"),
-    "step_edge_efficiency": st.column_config.NumberColumn("Real edges, step-padded", format="percent"),
-    "step_distinct_shapes": st.column_config.NumberColumn("Step shapes", format="localized"),
+    **{column: st.column_config.NumberColumn(label, format=number_format, help=text)
+       for column, (label, number_format, text) in _NUMBERS.items()},
     "settings": st.column_config.TextColumn("Settings", width="large"),
 }
 
