@@ -86,14 +86,19 @@ from .histogram import SizeHistogram
 from .limits import PackLimits, whole_number
 from .method import PackMethod
 from .pack_stream import PackStream
-from .padding import constant_shape, multiple_above, multiple_at_least, static_64_shape, static_pow2_shape, \
-    target_from_sample
+from .padding import (
+    constant_shape,
+    multiple_above,
+    multiple_at_least,
+    static_64_shape,
+    static_pow2_shape,
+    target_from_sample,
+)
 from .plan import PackingPlan
 
 __all__ = ["STRATEGIES", "BatchingResult", "RunSpec", "batching_section", "check_batching_section",
            "compare_batching", "comparison_table", "default_requests", "dynamic_target", "estimate_target",
-           "run_strategies",
-           "sample_graphs", "simulate"]
+           "run_strategies", "sample_graphs", "simulate"]
 
 #: Graphs sampled for the dynamic padding target (the published code uses 1,000).
 DEFAULT_SAMPLE_SIZE = 1000
@@ -160,8 +165,8 @@ class BatchingResult:
     num_graphs: int
     start: np.ndarray
     padded: PaddedBatches
+    order: Callable[[int], np.ndarray] = field(repr=False)
     notes: dict[str, Any] = field(default_factory=dict)
-    order: Callable[[int], np.ndarray] | None = field(default=None, repr=False)
 
     @cached_property
     def summary(self) -> dict[str, Any]:
@@ -410,7 +415,7 @@ def _simulate_packing(sizes: GraphSizes, run: RunSpec, cross: bool, options: dic
                 "plan_packs": plan.num_packs, "capacity": list(capacity), "broken_limits": plan.broken_limits(),
                 "cross_epochs": cross}
     return BatchingResult("packing", run, settings, sizes.num_graphs, done.start, padded,
-                          order=lambda epoch: stream.order(epoch, run.seed))
+                          lambda epoch: stream.order(epoch, run.seed))
 
 
 def _check_options(strategy: str, options: dict[str, Any]) -> None:
@@ -454,8 +459,8 @@ def run_strategies(hist_or_sizes: Any, run: RunSpec, requests: dict[str, dict[st
         start, graphs, nodes, edges = batchers[cut.key].batches.arrays(run.wanted)
         padded_nodes, padded_edges, padded_graphs, notes = cut.pad(graphs, nodes, edges)
         padded = PaddedBatches(nodes, edges, graphs, padded_nodes, padded_edges, padded_graphs)
-        results[strategy] = BatchingResult(strategy, run, cut.settings, sizes.num_graphs, start, padded, notes,
-                                           order=lambda epoch: sizes.order(epoch, run.seed))
+        results[strategy] = BatchingResult(strategy, run, cut.settings, sizes.num_graphs, start, padded,
+                                           lambda epoch: sizes.order(epoch, run.seed), notes)
     return {strategy: results[strategy] for strategy in requests}
 
 
