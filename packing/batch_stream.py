@@ -216,11 +216,9 @@ def _fill_to_budget(sums: memoryview, budget: int, first: int, length: int, fina
     ends = array("q")
     add = ends.append
     position = first
-    while position < length:
+    while position < length - typical:  # the first guess lies inside the block: no clamping
         top = sums[position] + budget
         end = position + typical
-        if end > length:
-            end = length
         if sums[end] > top:
             end -= 1
             while sums[end] > top:
@@ -230,6 +228,15 @@ def _fill_to_budget(sums: memoryview, budget: int, first: int, length: int, fina
         else:
             while end < length and sums[end + 1] <= top:
                 end += 1
+            if end == length:
+                break  # the last batches, with the end of the block, below
+        add(end)
+        position = end
+    while position < length:
+        top = sums[position] + budget
+        end = position + 1
+        while end < length and sums[end + 1] <= top:
+            end += 1
         if end == length and not final:
             break
         add(end)
@@ -238,28 +245,43 @@ def _fill_to_budget(sums: memoryview, budget: int, first: int, length: int, fina
 
 
 def _fill_to_target(block: Block, first: int, final: bool, node_cap: int, edge_cap: int, graph_cap: int) -> np.ndarray:
-    """Greedy batches under a node cap, an edge cap and a graph cap (dynamic batching): most
-    batches stop at the graph cap, so the search for a batch's end starts there and moves
-    down while a cap is broken."""
+    """Greedy batches under a node cap, an edge cap and a graph cap (dynamic batching; every
+    graph fits the caps on its own): most batches stop at the graph cap, so the search for a
+    batch's end starts there and moves down while a cap is broken."""
     node_sums, edge_sums, length = memoryview(block.cum_nodes), memoryview(block.cum_edges), block.length
     ends = array("q")
     add = ends.append
     position = first
-    while position < length:
+    while position < length - graph_cap:  # a full batch would end inside the block
         node_top = node_sums[position] + node_cap
         edge_top = edge_sums[position] + edge_cap
         end = position + graph_cap
-        if end > length:
-            end = length
-        while node_sums[end] > node_top or edge_sums[end] > edge_top:
-            end -= 1
-        if end == position:
-            end += 1
+        if node_sums[end] > node_top or edge_sums[end] > edge_top:
+            end = _back_off(node_sums, edge_sums, node_top, edge_top, position, end)
+        add(end)
+        position = end
+    while position < length:
+        node_top = node_sums[position] + node_cap
+        edge_top = edge_sums[position] + edge_cap
+        end = min(position + graph_cap, length)
+        if node_sums[end] > node_top or edge_sums[end] > edge_top:
+            end = _back_off(node_sums, edge_sums, node_top, edge_top, position, end)
         if end == length and not final:
             break
         add(end)
         position = end
     return np.frombuffer(ends, dtype=np.int64) if ends else np.zeros(0, dtype=np.int64)
+
+
+def _back_off(node_sums: memoryview, edge_sums: memoryview, node_top: int, edge_top: int, position: int,
+              end: int) -> int:
+    """The end below ``end`` where the batch from ``position`` keeps both caps."""
+    end -= 1
+    while node_sums[end] > node_top or edge_sums[end] > edge_top:
+        end -= 1
+    if end == position:
+        raise ValueError(f"The graph at stream position {position:,} is larger than the target on its own.")
+    return end
 
 
 def run_stream(sizes: GraphSizes, seed: int, batchers: list[Batcher], epochs: int | None) -> int:
@@ -278,7 +300,7 @@ def run_stream(sizes: GraphSizes, seed: int, batchers: list[Batcher], epochs: in
         nodes, edges = (np.empty(tail_nodes.size + n, dtype=np.int64) for _ in range(2))
         for out, tail, values in ((nodes, tail_nodes, sizes.nodes), (edges, tail_edges, sizes.edges)):
             out[:tail.size] = tail
-            np.take(values, order, out=out[tail.size:])
+            np.take(values, order, out=out[tail.size:], mode="clip")  # order is a permutation: always in range
         block = Block(base, _running_sum(nodes), _running_sum(edges))
         last = epochs is not None and epoch == epochs - 1
         active = [batcher for batcher in batchers if not batcher.done]

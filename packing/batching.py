@@ -455,8 +455,9 @@ def run_strategies(hist_or_sizes: Any, run: RunSpec, requests: dict[str, dict[st
     batchers = {cut.key: cut.make(run.wanted) for cut in cuts.values()}
     if batchers:
         run_stream(sizes, run.seed, list(batchers.values()), run.stream_epochs)
+    cut_batches = {key: batcher.batches.arrays(run.wanted) for key, batcher in batchers.items()}
     for strategy, cut in cuts.items():
-        start, graphs, nodes, edges = batchers[cut.key].batches.arrays(run.wanted)
+        start, graphs, nodes, edges = cut_batches[cut.key]
         padded_nodes, padded_edges, padded_graphs, notes = cut.pad(graphs, nodes, edges)
         padded = PaddedBatches(nodes, edges, graphs, padded_nodes, padded_edges, padded_graphs)
         results[strategy] = BatchingResult(strategy, run, cut.settings, sizes.num_graphs, start, padded,
