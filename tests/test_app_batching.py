@@ -129,3 +129,13 @@ def test_figures_from_a_real_comparison():
     assert [trace.name for trace in curve.data][:2] == ["buckets: real nodes", "packing: real nodes"]
     assert batching_figures.weighted_quantiles({"values": [1, 2, 3], "counts": [1, 1, 2]}, (0.0, 0.5, 1.0)) == [
         1.0, 2.0, 3.0]
+
+
+def test_limits_that_do_not_hold_every_graph_fall_back_to_the_dynamic_target(app):
+    app.switch_page("pages/packing_page.py").run()
+    app.number_input(key="pk_max_nodes").set_value(5).run()
+    open_batching(app)
+    assert any("The chosen limits do not hold every graph" in c.value and "uses the dynamic target" in c.value
+               for c in app.caption)
+    rows = app.dataframe[0].value.set_index("strategy")
+    assert rows.loc["packing", "max_padded_nodes"] == rows.loc["dynamic (jraph)", "max_padded_nodes"]

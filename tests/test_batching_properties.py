@@ -168,3 +168,13 @@ def test_an_epoch_of_packing_batches_is_the_plan(sized, max_graphs, seed):
     for nodes, edges, graphs, count in zip(plan.pack_nodes, plan.pack_edges, plan.pack_graphs, plan.pack_counts):
         packs[nodes, edges, graphs] += count
     assert batches == packs
+
+
+@PROPERTY_SETTINGS
+@given(runs(), st.integers(1, 60))
+def test_steps_give_exactly_steps_times_devices_batches_in_stream_order(run, steps):
+    sizes, hist, strategy, batch_size, options, _, cross, devices = run
+    frame = simulate(sizes, strategy, batch_size, steps=steps, devices=devices, cross_epochs=cross, **options).batches
+    assert len(frame) == steps * devices and frame.step.max() == steps - 1
+    start = (frame.epoch * hist.num_graphs + frame.start).to_numpy()
+    assert start[0] == 0 and (start[1:] == start[:-1] + frame.graphs.to_numpy()[:-1]).all()
