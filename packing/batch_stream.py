@@ -25,7 +25,7 @@ import pandas as pd
 from .histogram import SizeHistogram
 
 #: Per-graph arrays are held in memory; beyond this many graphs, simulate a sample.
-MAX_STREAM_GRAPHS = 50_000_000
+MAX_STREAM_GRAPHS = 20_000_000
 
 
 def epoch_rng(seed: int, epoch: int) -> np.random.Generator:

@@ -233,6 +233,8 @@ def test_bad_input_gets_a_clear_message():
         simulate(SEQUENCE, "dynamic", batch_size=3, target=(64, 64), sample_size=10)
     with pytest.raises(ValueError, match="have edges but no nodes"):
         simulate(([0, 2], [3, 1]), "static_64", batch_size=3)
+    with pytest.raises(ValueError, match="accepts at most 20,000,000 graphs; this dataset has 20,000,001"):
+        simulate(SizeHistogram.from_counts([3], [2], [20_000_001]), "static_64", batch_size=3)
 
 
 def test_run_strategies_shares_one_cut_between_static_strategies():
