@@ -54,19 +54,18 @@ def first_appearances(nodes: np.ndarray, edges: np.ndarray, graphs: np.ndarray) 
     >>> first.tolist(), code.tolist()
     ([0, 2], [0, 0, 1, 0])
     """
+    columns = [column for column in (nodes, edges, graphs) if column.size and column.min() != column.max()]
     key = np.zeros(nodes.size, dtype=np.int64)
     span = 1
-    for column in (nodes, edges, graphs):
-        if column.size and column.min() == column.max():  # one value: adds nothing to the key
-            continue
-        codes, uniques = pd.factorize(column)
-        if span * len(uniques) >= 2**62:  # cannot combine exactly: number the rows instead
+    for column in columns:  # one integer per shape: mixed radix over the columns that vary
+        low, width = int(column.min()), int(column.max()) - int(column.min()) + 1
+        if span * width >= 2**62:  # cannot combine exactly: number the rows instead
             rows = np.stack([nodes, edges, graphs], axis=1)
             key = np.unique(rows, axis=0, return_inverse=True)[1].ravel()
             break
-        key = key * len(uniques) + codes
-        span *= len(uniques)
-    code = key if span == 1 else pd.factorize(key)[0].astype(np.int64)  # numbered in order of appearance
+        key = key * width + (column - low)
+        span *= width
+    code = pd.factorize(key)[0].astype(np.int64) if columns else key  # numbered in order of appearance
     seen = np.maximum.accumulate(code) if code.size else code
     first = np.flatnonzero(np.concatenate([[True], seen[1:] > seen[:-1]])) if code.size else code
     return first, code

@@ -191,6 +191,10 @@ def test_cross_epochs_false_closes_every_epoch():
 def test_distinct_shapes_and_their_first_steps():
     first, code = first_appearances(np.array([64, 64, 128, 64, 128, 192]), np.array([8] * 6), np.array([4] * 6))
     assert first.tolist() == [0, 2, 5] and code.tolist() == [0, 0, 1, 0, 1, 2]
+    # shapes too wide to combine in one integer are numbered row by row, still by first appearance
+    first, code = first_appearances(np.array([2**61, 5, 2**61, 7]), np.ones(4, dtype=np.int64),
+                                    np.array([2**40, 3, 2**40, 3]))
+    assert first.tolist() == [0, 1, 3] and code.tolist() == [0, 1, 0, 2]
     curve = shape_curve(np.array([0, 10, 500]), steps=1000)
     assert curve == {"step": [0, 10, 500], "distinct_shapes": [1, 2, 3]}
     many = shape_curve(np.arange(0, 3000, 3), steps=3000)
