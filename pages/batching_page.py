@@ -13,7 +13,8 @@ from pages import batching_figures, state
 from pages.widgets import current_dataset, run_page, show_error
 
 #: Session key owned by no widget: the comparison last shown (batch size, steps, seed,
-#: devices, bucket shapes), so that the Export page can put the same comparison in the JSON.
+#: devices, bucket shapes: the keyword arguments of ``compare_batching``), so that the Export
+#: page can put the same comparison in the JSON.
 SETTINGS = "batching"
 STEPS = {"one epoch": None, "10,000 steps": 10_000, "100,000 steps": 100_000, "1,000,000 steps": 1_000_000,
          "2,000,000 steps (seed 001)": 2_000_000}
@@ -64,7 +65,7 @@ def controls() -> dict:
                             help="Static batches take batch size - 1 real graphs; one slot is the padding graph.")
     columns[1].selectbox("Simulate", list(STEPS), key="bt_steps",
                          help="Each epoch is a random permutation of the graphs; 2,000,000 steps is seed 001's "
-                              "run length (about 10 s).")
+                              "run length and takes several seconds.")
     columns[2].number_input("Data-parallel devices", min_value=1, max_value=64, step=1, key="bt_devices",
                             help="Each step takes one batch per device.")
     columns[3].number_input("Seed", min_value=0, step=1, key="bt_seed",
