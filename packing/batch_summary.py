@@ -97,7 +97,12 @@ def shape_curve(first_steps: np.ndarray, steps: int) -> dict[str, list[int]]:
 
 
 def summarize(batches: PaddedBatches, devices: int, dataset_graphs: int) -> dict[str, Any]:
-    """The summary of a run as a JSON-safe dict (see the module docstring).
+    """The summary of a run as a JSON-safe dict (see the module docstring): counts, epochs,
+    batches per epoch, node / edge / graph efficiency (real over padded totals), distinct
+    shapes with ``shape_first_steps`` (the recompilation curve) and ``shapes`` (the first
+    ``CURVE_POINTS`` shapes: size, first step, batches using it), the largest padded shape,
+    graphs per batch, the distributions of real and padded nodes and edges per batch, and for
+    ``devices > 1`` the multi-device numbers.
 
     >>> run = PaddedBatches(*(np.array(v) for v in ([10, 12], [20, 30], [3, 3], [64, 64], [64, 64], [4, 4])))
     >>> s = summarize(run, devices=1, dataset_graphs=6)
