@@ -1,4 +1,4 @@
-"""Command line: ``python -m packing stats|pack|sweep`` on a size table (CSV, TSV or Parquet).
+"""Command line: ``python -m packing stats|pack|sweep|batching`` on a size table (CSV, TSV or Parquet).
 
 Errors in the input end with ``error: ...`` on stderr and exit status 2, never a traceback.
 """
@@ -10,10 +10,11 @@ import sys
 from pathlib import Path
 
 from .api import as_limits, pack
+from .batching import DEFAULT_BUCKETS, batching_section, compare_batching, estimate_target
 from .export import export_config, save_config
 from .heuristics import HEURISTICS
 from .histogram import SizeHistogram
-from .limits import DEFAULT_MAX_GRAPHS
+from .limits import DEFAULT_MAX_GRAPHS, PackLimits
 from .method import ALL_ALGORITHMS, ONE_DIM_ALGORITHMS, TUPLE_ALGORITHMS, PackMethod
 from .sweep import MAX_WORKERS, default_limits, limit_grid, smallest_limits, sweep
 
@@ -94,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     grid.add_argument("--min-efficiency", type=float, default=0.95,
                       help="report the smallest limits whose node and edge efficiency both reach this")
     grid.add_argument("--out", type=Path, help="write the sweep table as .csv or .json")
+    _add_batching(commands)
     return parser
 
 
@@ -141,6 +143,51 @@ def _sweep(args: argparse.Namespace, hist: SizeHistogram) -> None:
         _write_table(frame, args.out)
 
 
+def _add_batching(commands) -> None:
+    """The ``batching`` subcommand: :func:`packing.batching.compare_batching` on a size table."""
+    compare = commands.add_parser(
+        "batching", help="static, dynamic, PyG-style and bucket batching next to packing (padding, batches, shapes)")
+    compare.add_argument("histogram", type=Path, help=HISTOGRAM_HELP)
+    compare.add_argument("--batch-size", type=int, required=True, help="graphs per batch of the batching strategies")
+    length = compare.add_mutually_exclusive_group()
+    length.add_argument("--steps", type=int, help="optimizer steps to simulate (default: one epoch)")
+    length.add_argument("--epochs", type=int, default=1, help="whole epochs to simulate when --steps is not given")
+    compare.add_argument("--seed", type=int, default=0, help="seed of the epoch orders and of the dynamic sample")
+    compare.add_argument("--devices", type=int, default=1, help="data-parallel devices, one batch each per step")
+    compare.add_argument("--buckets", type=int, default=DEFAULT_BUCKETS,
+                         help=f"shapes of the buckets strategy, 1 to 16 (default {DEFAULT_BUCKETS})")
+    compare.add_argument("--max-nodes", type=int,
+                         help="packing row: nodes per pack (default: the dynamic batching target of Algorithm 1, so "
+                              "packs get the same padded shape as dynamic batches)")
+    compare.add_argument("--max-edges", type=int, help="packing row: edges per pack (default: the dynamic target)")
+    compare.add_argument("--max-graphs", type=int, help="packing row: graphs per pack (default: the batch size)")
+    compare.add_argument("--algorithm", default="best_fit", choices=ALL_ALGORITHMS,
+                         help="packing row: algorithm (default best_fit)")
+    compare.add_argument("--heuristic", choices=list(HEURISTICS), help="packing row: heuristic (default product)")
+    compare.add_argument("--out", type=Path,
+                         help="write the table: .csv (one row per strategy) or .json (the export's batching section: "
+                              "the table with the run and each strategy's settings)")
+
+
+def _batching(args: argparse.Namespace, hist: SizeHistogram) -> None:
+    plan = None
+    packing_flags = (args.max_nodes, args.max_edges, args.max_graphs, args.heuristic)
+    if packing_flags != (None, None, None, None) or args.algorithm != "best_fit":
+        target = estimate_target(hist, args.batch_size, seed=args.seed)
+        limits = PackLimits(*(default if value is None else value
+                              for value, default in zip(packing_flags[:3], target)))
+        plan = pack(hist, limits, PackMethod(args.algorithm, args.heuristic))
+    table = compare_batching(hist, args.batch_size, plan, args.steps, args.seed, epochs=args.epochs,
+                             devices=args.devices, num_shapes=args.buckets)
+    print(table.drop(columns="settings").to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    if args.out is None:
+        return
+    if args.out.suffix == ".json":
+        args.out.write_text(json.dumps(batching_section(table), indent=1))
+    else:
+        _write_table(table, args.out)
+
+
 def run(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit status (0 ok, 2 bad input).
 
@@ -159,6 +206,8 @@ def run(argv: list[str] | None = None) -> int:
             print(json.dumps(hist.stats(), indent=1))
         elif args.command == "pack":
             _pack(args, hist)
+        elif args.command == "batching":
+            _batching(args, hist)
         else:
             _sweep(args, hist)
     except (ValueError, OSError) as error:
