@@ -52,6 +52,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from .batching_report import check_batching_section
 from .histogram import SizeHistogram
 from .limits import PackLimits
 from .method import PackMethod
@@ -239,6 +240,8 @@ def load_config(source: str | Path | bytes | dict[str, Any]) -> tuple[dict[str, 
     if PackMethod.from_dict(method.get("requested")) != plan.requested_method:
         raise ValueError("method.requested differs from the plan's requested method.")
     plan.check(config_histogram(config))
+    if "batching" in config:
+        check_batching_section(config["batching"])
     stored, actual = config["metrics"], _metrics(plan)
     if not isinstance(stored, dict):
         raise ValueError("metrics must be an object.")

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from packing import PackLimits, PackMethod, SizeHistogram, pack
-from packing.batching import DEFAULT_BUCKETS, compare_batching
+from packing import PackLimits, SizeHistogram
+from packing.batching import DEFAULT_BUCKETS
 from packing.bucket_shapes import MAX_SHAPES
-from pages import batching_figures, state
-from pages.widgets import current_dataset, run_page, show_error
+from pages import batching_figures, cache, state
+from pages.widgets import current_dataset, mirrored, mirrored_choice, run_page
 
 #: Session key owned by no widget: the comparison last shown (batch size, steps, seed,
 #: devices, bucket shapes: the keyword arguments of ``compare_batching``), so that the Export
@@ -18,8 +18,7 @@ from pages.widgets import current_dataset, run_page, show_error
 SETTINGS = "batching"
 STEPS = {"one epoch": None, "10,000 steps": 10_000, "100,000 steps": 100_000, "1,000,000 steps": 1_000_000,
          "2,000,000 steps (seed 001)": 2_000_000}
-DEFAULTS = {"bt_batch_size": 32, "bt_steps": "100,000 steps", "bt_devices": 1, "bt_seed": 0,
-            "bt_shapes": DEFAULT_BUCKETS}
+DEFAULTS = {"batch_size": 32, "steps": 100_000, "seed": 0, "devices": 1, "num_shapes": DEFAULT_BUCKETS}
 #: Table column -> (label, number format, help).
 _NUMBERS = {
     "batches": ("Batches", "localized", None),
@@ -46,37 +45,39 @@ COLUMNS = {
 }
 
 
-@st.cache_data(show_spinner="Simulating every strategy on this dataset...", max_entries=16,
-               hash_funcs={SizeHistogram: SizeHistogram.fingerprint})
-def comparison(hist: SizeHistogram, batch_size: int, steps: int | None, seed: int, devices: int, shapes: int,
-               limits: PackLimits | None, method: PackMethod) -> pd.DataFrame:
-    """``compare_batching`` with the packing row packed with ``limits`` and ``method`` (None:
-    its default, packs of the dynamic target's shape)."""
-    plan = None if limits is None else pack(hist, limits, method)
-    return compare_batching(hist, batch_size, plan, steps, seed, devices=devices, num_shapes=shapes)
+def _widget_settings() -> dict:
+    """The settings the widgets hold (after the user changed one)."""
+    return {"batch_size": int(st.session_state["bt_batch_size"]), "steps": STEPS[st.session_state["bt_steps"]],
+            "seed": int(st.session_state["bt_seed"]), "devices": int(st.session_state["bt_devices"]),
+            "num_shapes": int(st.session_state["bt_shapes"])}
+
+
+def _on_change() -> None:
+    st.session_state[SETTINGS] = _widget_settings()
 
 
 def controls() -> dict:
-    """Batch size, run length, devices, seed and bucket shapes; their values."""
-    for key, value in DEFAULTS.items():
-        st.session_state.setdefault(key, value)
+    """Batch size, run length, devices, seed and bucket shapes, shown from (and written back
+    to) the session's settings, so they survive a page change; their values."""
+    chosen = st.session_state.setdefault(SETTINGS, dict(DEFAULTS))
+    steps_label = next(label for label, steps in STEPS.items() if steps == chosen["steps"])
     columns = st.columns(5)
-    columns[0].number_input("Batch size (graphs)", min_value=2, max_value=4096, step=1, key="bt_batch_size",
+    columns[0].number_input("Batch size (graphs)", min_value=2, max_value=4096, step=1, on_change=_on_change,
+                            **mirrored("bt_batch_size", chosen["batch_size"]),
                             help="Static batches take batch size - 1 real graphs; one slot is the padding graph.")
-    columns[1].selectbox("Simulate", list(STEPS), key="bt_steps",
+    columns[1].selectbox("Simulate", list(STEPS), on_change=_on_change,
+                         **mirrored_choice("bt_steps", list(STEPS), steps_label),
                          help="Each epoch is a random permutation of the graphs; 2,000,000 steps is seed 001's "
                               "run length and takes several seconds.")
-    columns[2].number_input("Data-parallel devices", min_value=1, max_value=64, step=1, key="bt_devices",
-                            help="Each step takes one batch per device.")
-    columns[3].number_input("Seed", min_value=0, step=1, key="bt_seed",
+    columns[2].number_input("Data-parallel devices", min_value=1, max_value=64, step=1, on_change=_on_change,
+                            **mirrored("bt_devices", chosen["devices"]), help="Each step takes one batch per device.")
+    columns[3].number_input("Seed", min_value=0, step=1, on_change=_on_change, **mirrored("bt_seed", chosen["seed"]),
                             help="Seed of the epoch orders and of the dynamic target's 1,000-graph sample.")
-    columns[4].slider("Bucket shapes K", 1, MAX_SHAPES, key="bt_shapes",
+    columns[4].slider("Bucket shapes K", 1, MAX_SHAPES, on_change=_on_change,
+                      **mirrored("bt_shapes", chosen["num_shapes"]),
                       help=f"Fixed shapes of the buckets strategy; {DEFAULT_BUCKETS} is torch.compile's "
                            "recompile_limit.")
-    steps = STEPS[st.session_state["bt_steps"]]
-    return {"batch_size": int(st.session_state["bt_batch_size"]), "steps": steps,
-            "seed": int(st.session_state["bt_seed"]), "devices": int(st.session_state["bt_devices"]),
-            "num_shapes": int(st.session_state["bt_shapes"])}
+    return dict(chosen)
 
 
 def packing_limits(hist: SizeHistogram) -> tuple[PackLimits | None, str]:
@@ -107,9 +108,7 @@ def main() -> None:
         "same shuffled epochs (Speckhard et al., seed 001); every graph is kept.")
     settings = controls()
     limits, packing_note = packing_limits(hist)
-    table = comparison(hist, settings["batch_size"], settings["steps"], settings["seed"], settings["devices"],
-                       settings["num_shapes"], limits, state.method())
-    st.session_state[SETTINGS] = settings
+    table = cache.batching_table(hist, settings, limits, state.method())
     summaries = table.attrs["summaries"]
     show_table(table)
     st.caption(packing_note)

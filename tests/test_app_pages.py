@@ -235,3 +235,18 @@ def test_algorithm_labels_follow_the_readme_mapping(app):
     assert app.session_state["method"].algorithm == "first_fit"
     open_page(app, "sweep")
     assert app.selectbox(key="sw_algorithm").options == list(expected.values())  # packing.TUPLE_ALGORITHMS order
+
+
+def test_export_carries_the_batching_comparison_once_the_batching_page_ran(app):
+    open_page(app, "export")
+    assert any("Open the Batching page" in c.value for c in app.caption)
+    assert "batching" not in json.loads(app.json[0].value)
+    app.switch_page("pages/batching_page.py").run()
+    app.number_input(key="bt_batch_size").set_value(16).run()
+    assert not app.exception
+    open_page(app, "export")
+    assert any("batching comparison of the Batching page (batch size 16)" in c.value for c in app.caption)
+    section = json.loads(app.json[0].value)["batching"]
+    assert section["run"]["batch_size"] == 16 and section["table"].endswith("strategies (in the file)")
+    app.switch_page("pages/batching_page.py").run()  # the page shows the settings kept for the session
+    assert app.number_input(key="bt_batch_size").value == 16

@@ -79,8 +79,10 @@ def test_schema_fields(molhiv):
 def test_extra_sections_are_kept_and_may_not_replace_the_core(molhiv):
     hist, info = molhiv
     plan = pack(hist)
-    config, _ = load_config(config_json(export_config(plan, hist, info, {"batching": {"rows": [1, 2]}})))
-    assert config["batching"] == {"rows": [1, 2]}
+    config, _ = load_config(config_json(export_config(plan, hist, info, {"notes": {"rows": [1, 2]}})))
+    assert config["notes"] == {"rows": [1, 2]}
+    with pytest.raises(ValueError, match="batching"):  # a known section is checked on load
+        load_config(config_json(export_config(plan, hist, info, {"batching": {"rows": [1, 2]}})))
     with pytest.raises(ValueError, match="may not replace metrics"):
         export_config(plan, hist, info, {"metrics": {}})
 
