@@ -99,8 +99,11 @@ class LPBound:
     solution: tuple[tuple[Pattern, float], ...] = field(default=(), repr=False, compare=False)
 
     def certificate(self) -> dict[str, object]:
-        """The JSON-safe certificate: duals per histogram row and the pricing bound."""
-        return {"duals": list(self.duals), "pricing_bound": self.pricing_bound, "bound": self.bound}
+        """The JSON-safe certificate: the duals per histogram row (they prove the bound, see
+        :func:`lp_bound_from_certificate`), the most a pack is worth under them, the bound,
+        whether the run converged and why it stopped."""
+        return {"duals": list(self.duals), "pricing_bound": self.pricing_bound, "bound": self.bound,
+                "converged": self.converged, "stopped": self.stopped}
 
 
 @dataclass
@@ -192,24 +195,20 @@ def _solve_master(patterns: list[Pattern], counts: np.ndarray, seconds: float):
     return float(result.fun), np.maximum(-np.asarray(result.ineqlin.marginals, dtype=np.float64), 0.0), used
 
 
-def _start(hist: SizeHistogram, limits: PackLimits, pricer: PackPricer, plan: "PackingPlan | None",
-           deadline: float) -> _Run:
-    """A fresh run: starting patterns and the certificate of the binding volume bound
-    (duals n_i / N or e_i / E, worth at most 1 per pack)."""
+def _start(hist: SizeHistogram, limits: PackLimits, pricer: PackPricer, plan: "PackingPlan | None") -> _Run:
+    """A fresh run: starting patterns and the certificate of the volume bound: duals
+    n_i / N, e_i / E or 1 / G, whichever proves most; no pack is worth more than 1 under
+    them, because no pack exceeds the limit."""
     patterns, packs = _plan_patterns(hist, limits, plan)
     run = _Run([], set(), np.zeros(hist.num_tuples), 1.0, 0.0, upper_bound=packs)
     for pattern in patterns:
         run.add(pattern)
     for row, copies in enumerate(pricer.copies.tolist()):
         run.add({row: copies})
-    by_nodes = hist.total_nodes * limits.max_edges >= hist.total_edges * limits.max_nodes
-    duals = hist.num_nodes / limits.max_nodes if by_nodes else hist.num_edges / limits.max_edges
-    try:
-        priced = pricer.price(duals, deadline)
-    except DeadlineReached:
-        return run
-    run.duals, run.pricing_bound = duals.astype(np.float64), priced.upper_bound
-    run.farley = farley_bound(hist.counts, run.duals, priced.upper_bound)
+    shares = [hist.num_nodes / limits.max_nodes, hist.num_edges / limits.max_edges,
+              np.full(hist.num_tuples, 1 / limits.max_graphs)]
+    run.duals = max(shares, key=lambda duals: farley_bound(hist.counts, duals, 1.0)).astype(np.float64)
+    run.farley = farley_bound(hist.counts, run.duals, 1.0)
     return run
 
 
@@ -246,7 +245,7 @@ def lp_bound(
 
     >>> result = lp_bound(SizeHistogram.from_counts([15, 3], [20, 2], [7, 20]), PackLimits(29, 100, 256))
     >>> result.bound, result.stopped
-    (7, 'plan proven optimal')
+    (7, 'converged')
     """
     if isinstance(time_budget, bool) or not isinstance(time_budget, (int, float)) or \
             not 0 < time_budget <= MAX_TIME_BUDGET:
@@ -270,7 +269,7 @@ def lp_bound(
     if run is None:
         if progress:
             progress(0.0, "packing a first plan for the starting patterns")
-        run = _start(hist, limits, pricer, plan, deadline)
+        run = _start(hist, limits, pricer, plan)
         _CACHE[key] = run
         while len(_CACHE) > CACHE_SIZE:
             _CACHE.popitem(last=False)
@@ -320,17 +319,48 @@ def lp_bound(
     return run.result
 
 
+def _certify(hist: SizeHistogram, limits: PackLimits, duals: object) -> tuple[np.ndarray, float, float]:
+    """The duals as an array, the most a pack is worth under them and their Farley bound."""
+    if not isinstance(duals, (list, tuple)) or len(duals) != hist.num_tuples or \
+            not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in duals):
+        raise ValueError(f"An LP certificate needs {hist.num_tuples:,} duals, one number per histogram row.")
+    values = np.asarray(duals, dtype=np.float64)
+    if not np.isfinite(values).all() or (values < 0).any():
+        raise ValueError("An LP certificate's duals must be finite numbers >= 0.")
+    most = PackPricer(hist, limits).price(values).upper_bound
+    return values, most, farley_bound(hist.counts, values, most)
+
+
 def verify_certificate(hist: SizeHistogram, limits: PackLimits, duals: list[float]) -> int:
     """The bound that ``duals`` (one value >= 0 per histogram row, from
     :meth:`LPBound.certificate`) prove, recomputed with one knapsack: a stored LP bound is
     checked by comparing it with this.
 
     >>> hist = SizeHistogram.from_counts([15, 3], [20, 2], [7, 20])
-    >>> verify_certificate(hist, PackLimits(29, 100, 256), list(lp_bound(hist, PackLimits(29, 100, 256)).duals))
+    >>> verify_certificate(hist, PackLimits(29, 100, 256), [0.0, 1.0])  # one per (15, 20): 7 of them
     7
     """
-    values = np.asarray(duals, dtype=np.float64)
-    if values.shape != (hist.num_tuples,) or not np.isfinite(values).all() or (values < 0).any():
-        raise ValueError(f"An LP certificate needs {hist.num_tuples:,} finite duals >= 0, one per histogram row.")
-    priced = PackPricer(hist, limits).price(values)
-    return proven_ceiling(farley_bound(hist.counts, values, priced.upper_bound))
+    return proven_ceiling(_certify(hist, limits, duals)[2])
+
+
+def lp_bound_from_certificate(hist: SizeHistogram, limits: PackLimits, data: object) -> LPBound:
+    """An :class:`LPBound` read back from :meth:`LPBound.certificate` output, its bound
+    checked against the duals (one knapsack); a ``ValueError`` when the certificate does not
+    prove the bound it claims. (It may prove more: a run credits its starting duals with
+    the limit itself, 1 per pack, where the knapsack can find less.)
+
+    >>> hist, limits = SizeHistogram.from_counts([15, 3], [20, 2], [7, 20]), PackLimits(29, 100, 256)
+    >>> lp_bound_from_certificate(hist, limits, lp_bound(hist, limits).certificate()).bound
+    7
+    """
+    if not isinstance(data, dict):
+        raise ValueError("bounds.lp_certificate must be an object with duals, bound, converged and stopped.")
+    values, most, farley = _certify(hist, limits, data.get("duals"))
+    claimed, converged, stopped = data.get("bound"), data.get("converged"), data.get("stopped")
+    if isinstance(claimed, bool) or not isinstance(claimed, int) or not isinstance(converged, bool) \
+            or not isinstance(stopped, str):
+        raise ValueError("bounds.lp_certificate needs bound (an integer), converged (true or false) and stopped (text).")
+    if proven_ceiling(farley) < claimed:
+        raise ValueError(f"The stored LP bound {claimed:,} is not what its certificate proves "
+                         f"({proven_ceiling(farley):,}).")
+    return LPBound(claimed, farley, math.nan, converged, stopped, 0, 0, 0.0, 0.0, tuple(values.tolist()), most)

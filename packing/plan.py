@@ -278,6 +278,7 @@ class PackingPlan:
             "lower_bound": self.lower_bound,
             "gap": self.gap,
             "bound": self.bound_name,
+            "bound_label": self.bounds.label,
             "bounds": self.bounds.to_dict(),
             "tight_limits": list(self.tight_limits),
             "broken_limits": self.broken_limits(),
