@@ -12,7 +12,7 @@ from .compare import compare, published_table
 from .heuristics import HEURISTICS, weighted_sum
 from .histogram import SizeHistogram
 from .limits import DEFAULT_MAX_GRAPHS, PackLimits
-from .lp_bound import DEFAULT_TIME_BUDGET, LPBound, lp_bound
+from .column_generation import DEFAULT_TIME_BUDGET, LPBound, lp_bound
 from .method import (
     ALL_ALGORITHMS, BASELINES, BEST, LP_ROUNDING, ONE_DIM_ALGORITHMS, PUBLISHED, TUPLE_ALGORITHMS, PackMethod,
 )

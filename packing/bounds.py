@@ -19,7 +19,7 @@ Three bounds, each a number of packs that no plan within the limits can undercut
 
   it is never below the volume bound (the threshold K = 0 of L2 is the volume bound).
 * ``lp``: the linear programming relaxation of the pattern formulation, solved by column
-  generation (:mod:`packing.lp_bound`); only on request, because it takes seconds.
+  generation (:mod:`packing.column_generation`); only on request, because it takes seconds.
 
 :func:`lower_bounds` returns them with their names; ``best`` is the largest and
 ``name_of_best`` names it (the cheapest bound that reaches the value).
@@ -36,7 +36,7 @@ from .histogram import SizeHistogram
 from .limits import PackLimits
 
 if TYPE_CHECKING:
-    from .lp_bound import LPBound
+    from .column_generation import LPBound
     from .plan import PackingPlan
 
 #: Bound names, cheapest first (ties between bounds are named by the first).
@@ -275,8 +275,8 @@ def lower_bounds(
     """Every lower bound on the packs of ``hist`` within ``limits``, named, with the best.
 
     The volume and large-items bounds take well under 10 ms on a few hundred size tuples.
-    With ``prove=True`` the LP bound runs as well (:func:`packing.lp_bound.lp_bound`: at
-    most ``time_budget`` seconds, default ``packing.lp_bound.DEFAULT_TIME_BUDGET``;
+    With ``prove=True`` the LP bound runs as well (:func:`packing.column_generation.lp_bound`: at
+    most ``time_budget`` seconds, default ``packing.column_generation.DEFAULT_TIME_BUDGET``;
     ``progress(fraction, message)`` reports on it; results are cached per histogram and
     limits; ``plan``, a plan within ``limits``, seeds it and lets it stop once it proves
     that plan optimal). ``unlimited`` leaves a component out (1D baselines; no LP bound then).
@@ -292,7 +292,7 @@ def lower_bounds(
         return Bounds(volume, large, None, by, unlimited, None, limits, hist.fingerprint())
     if unlimited is not None:
         raise ValueError("The LP bound is for plans that keep every limit; the 1D baselines have none.")
-    from .lp_bound import DEFAULT_TIME_BUDGET, lp_bound
+    from .column_generation import DEFAULT_TIME_BUDGET, lp_bound
 
     result = lp_bound(hist, limits, DEFAULT_TIME_BUDGET if time_budget is None else time_budget, progress, plan)
     return Bounds(volume, large, result.bound, by, None, result, limits, hist.fingerprint())

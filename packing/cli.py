@@ -17,7 +17,7 @@ from .export import export_config, save_config
 from .heuristics import HEURISTICS
 from .histogram import SizeHistogram
 from .limits import DEFAULT_MAX_GRAPHS
-from .lp_bound import DEFAULT_TIME_BUDGET, MAX_TIME_BUDGET
+from .column_generation import DEFAULT_TIME_BUDGET, MAX_TIME_BUDGET
 from .method import ALL_ALGORITHMS, ONE_DIM_ALGORITHMS, PUBLISHED, TUPLE_ALGORITHMS, PackMethod
 from .published import PAPER_MIN
 from .sweep import MAX_WORKERS, default_limits, limit_grid, smallest_limits, sweep

@@ -47,7 +47,7 @@ How a stored bound is verified: the volume and large-items bounds are recomputed
 millisecond). An LP bound comes with its certificate, the duals ``y`` of the LP (one per
 histogram row): ``sum count_i y_i / z``, with ``z`` the most one pack can be worth under
 ``y``, proves the bound whatever produced the duals (Farley's bound, see
-:mod:`packing.lp_bound`). Loading recomputes ``z`` with one knapsack (tens to hundreds of
+:mod:`packing.column_generation`). Loading recomputes ``z`` with one knapsack (tens to hundreds of
 milliseconds on OGB histograms; bounded in the worst case by the knapsack's table limits)
 instead of trusting the file or rerunning the column generation, and refuses a file whose
 certificate does not prove the bound it claims.
@@ -70,7 +70,7 @@ from typing import Any
 from .bounds import Bounds, lower_bound, lower_bounds
 from .histogram import SizeHistogram
 from .limits import PackLimits
-from .lp_bound import lp_bound_from_certificate
+from .column_generation import lp_bound_from_certificate
 from .method import PackMethod
 from .metrics import BOUND_COLUMN, METRIC_NAMES
 from .plan import PackingPlan

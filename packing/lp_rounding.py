@@ -19,7 +19,7 @@ import numpy as np
 from .greedy import Strategy
 from .histogram import SizeHistogram
 from .limits import PackLimits
-from .lp_bound import DEFAULT_TIME_BUDGET, LPBound, Progress, lp_bound
+from .column_generation import DEFAULT_TIME_BUDGET, LPBound, Progress, lp_bound
 from .pattern_pricing import Pattern
 
 

@@ -7,7 +7,7 @@ edges) table, each row's copies split into powers of two (binary splitting), wit
 table's cell decisions kept as bits so the best pack can be read back.
 
 The answer is an **upper bound** on the most a pack can be worth, which is what the Farley
-bound of :mod:`packing.lp_bound` needs, and it stays one when the problem is relaxed to fit
+bound of :mod:`packing.column_generation` needs, and it stays one when the problem is relaxed to fit
 the table:
 
 * sizes and limits are divided by the greatest common divisor of the sizes (exact), and if
@@ -15,7 +15,9 @@ the table:
   ``MAX_DECISION_BYTES``), by a larger factor, rounding sizes and limits down: every pack
   within the limits stays within the rounded ones, so the maximum can only grow;
 * when the graph limit can bind it is relaxed in Lagrangian fashion: for any ``mu >= 0``,
-  ``max sum a_i (v_i - mu) + mu * G`` without the graph limit bounds the maximum with it.
+  ``max sum a_i (v_i - mu) + mu * G`` without the graph limit bounds the maximum with it;
+* a bound without a table (:meth:`PackPricer.linear_bound`: the largest value per node
+  times N, per edge times E, per graph times G) caps it.
 
 Packs read back from a relaxed table can break a real limit; they are repaired (copies of
 the least valuable sizes dropped) before use, and ``exact`` says whether the bound is the
@@ -197,4 +199,22 @@ class PackPricer:
         best = max(repaired, key=lambda p: self.worth(p, values))
         value = self.worth(best, values)
         more = [pack for pack in repaired if pack and pack != best]
-        return Priced(max(upper, value), best or None, value, exact and best == packs[0], more)
+        upper = max(min(upper, self.linear_bound(values)), value)
+        return Priced(upper, best or None, value, exact and best == packs[0], more)
+
+    def linear_bound(self, values: np.ndarray) -> float:
+        """A bound without a table: a pack holds at most N nodes, E edges and G graphs, so it
+        is worth at most the largest value per node times N (likewise per edge, per graph).
+        It is 1 for the volume bound's duals n_i / N, e_i / E or 1 / G.
+
+        >>> PackPricer(SizeHistogram.from_counts([2, 3], [1, 1], [5, 5]), PackLimits(6, 6, 4)).linear_bound(
+        ...     np.array([2 / 6, 3 / 6]))
+        1.0
+        """
+        values = np.maximum(np.asarray(values, dtype=np.float64), 0.0)
+        worth = values > 0
+        bounds = [float(values.max()) * self.limits.max_graphs]
+        for sizes, limit in ((self.nodes, self.limits.max_nodes), (self.edges, self.limits.max_edges)):
+            if worth.any() and (sizes[worth] > 0).all():
+                bounds.append(float((values[worth] / sizes[worth]).max()) * limit)
+        return min(bounds)

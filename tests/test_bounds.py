@@ -27,7 +27,7 @@ from packing import (
     pack,
 )
 from packing.bounds import incompatible_bound, large_items_bound, martello_toth_l2
-from packing.lp_bound import clear_cache, lp_bound_from_certificate, proven_ceiling, verify_certificate
+from packing.column_generation import clear_cache, lp_bound_from_certificate, proven_ceiling, verify_certificate
 from packing.method import published_methods
 
 from test_packing_properties import histogram_and_limits

@@ -227,6 +227,8 @@ def test_an_lp_bound_travels_with_its_certificate_and_is_verified_on_load():
     assert len(config["bounds"]["lp_certificate"]["duals"]) == hist.num_tuples
     loaded_config, loaded = load_config(config)
     assert loaded == plan and loaded.bounds.lp == 3 and loaded.bound_name == "lp" and loaded.gap == 0
+    again = json.loads(config_json(export_config(loaded, hist, {"dataset": "toy"})))
+    assert again["bounds"] == config["bounds"]
     # A certificate proves the bound whatever claims it: it cannot be inflated ...
     edited = json.loads(json.dumps(config))
     edited["bounds"]["lp"] = edited["bounds"]["lp_certificate"]["bound"] = 4

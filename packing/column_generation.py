@@ -38,7 +38,7 @@ from .histogram import SizeHistogram
 from .limits import PackLimits
 from .pattern_pricing import DeadlineReached, PackPricer, Pattern
 
-DEFAULT_TIME_BUDGET = 30.0  # seconds
+DEFAULT_TIME_BUDGET = 60.0  # seconds
 MAX_TIME_BUDGET = 3600.0
 CACHE_SIZE = 16
 SAFETY = 1e-9  # relative amount a real-valued bound is lowered before its ceiling is taken
@@ -198,7 +198,7 @@ def _solve_master(patterns: list[Pattern], counts: np.ndarray, seconds: float):
 def _start(hist: SizeHistogram, limits: PackLimits, pricer: PackPricer, plan: "PackingPlan | None") -> _Run:
     """A fresh run: starting patterns and the certificate of the volume bound: duals
     n_i / N, e_i / E or 1 / G, whichever proves most; no pack is worth more than 1 under
-    them, because no pack exceeds the limit."""
+    them, because no pack exceeds the limit (:meth:`PackPricer.linear_bound`)."""
     patterns, packs = _plan_patterns(hist, limits, plan)
     run = _Run([], set(), np.zeros(hist.num_tuples), 1.0, 0.0, upper_bound=packs)
     for pattern in patterns:
@@ -208,7 +208,8 @@ def _start(hist: SizeHistogram, limits: PackLimits, pricer: PackPricer, plan: "P
     shares = [hist.num_nodes / limits.max_nodes, hist.num_edges / limits.max_edges,
               np.full(hist.num_tuples, 1 / limits.max_graphs)]
     run.duals = max(shares, key=lambda duals: farley_bound(hist.counts, duals, 1.0)).astype(np.float64)
-    run.farley = farley_bound(hist.counts, run.duals, 1.0)
+    run.pricing_bound = pricer.linear_bound(run.duals)
+    run.farley = farley_bound(hist.counts, run.duals, run.pricing_bound)
     return run
 
 
@@ -319,35 +320,39 @@ def lp_bound(
     return run.result
 
 
-def _certify(hist: SizeHistogram, limits: PackLimits, duals: object) -> tuple[np.ndarray, float, float]:
-    """The duals as an array, the most a pack is worth under them and their Farley bound."""
+def _duals(hist: SizeHistogram, duals: object) -> np.ndarray:
+    """A certificate's duals, checked: one finite number >= 0 per histogram row."""
     if not isinstance(duals, (list, tuple)) or len(duals) != hist.num_tuples or \
             not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in duals):
         raise ValueError(f"An LP certificate needs {hist.num_tuples:,} duals, one number per histogram row.")
     values = np.asarray(duals, dtype=np.float64)
     if not np.isfinite(values).all() or (values < 0).any():
         raise ValueError("An LP certificate's duals must be finite numbers >= 0.")
-    most = PackPricer(hist, limits).price(values).upper_bound
-    return values, most, farley_bound(hist.counts, values, most)
+    return values
 
 
-def verify_certificate(hist: SizeHistogram, limits: PackLimits, duals: list[float]) -> int:
+def verify_certificate(hist: SizeHistogram, limits: PackLimits, duals: list[float], claimed: int | None = None) -> int:
     """The bound that ``duals`` (one value >= 0 per histogram row, from
-    :meth:`LPBound.certificate`) prove, recomputed with one knapsack: a stored LP bound is
-    checked by comparing it with this.
+    :meth:`LPBound.certificate`) prove, recomputed: first with the bound that needs no
+    table (:meth:`PackPricer.linear_bound`), then, unless that already proves ``claimed``,
+    with one knapsack.
 
     >>> hist = SizeHistogram.from_counts([15, 3], [20, 2], [7, 20])
     >>> verify_certificate(hist, PackLimits(29, 100, 256), [0.0, 1.0])  # one per (15, 20): 7 of them
     7
     """
-    return proven_ceiling(_certify(hist, limits, duals)[2])
+    values = _duals(hist, duals)
+    pricer = PackPricer(hist, limits)
+    proven = proven_ceiling(farley_bound(hist.counts, values, pricer.linear_bound(values)))
+    if claimed is not None and proven >= claimed:
+        return proven
+    return proven_ceiling(farley_bound(hist.counts, values, pricer.price(values).upper_bound))
 
 
 def lp_bound_from_certificate(hist: SizeHistogram, limits: PackLimits, data: object) -> LPBound:
     """An :class:`LPBound` read back from :meth:`LPBound.certificate` output, its bound
-    checked against the duals (one knapsack); a ``ValueError`` when the certificate does not
-    prove the bound it claims. (It may prove more: a run credits its starting duals with
-    the limit itself, 1 per pack, where the knapsack can find less.)
+    checked against the duals (:func:`verify_certificate`); a ``ValueError`` when the
+    certificate does not prove the bound it claims.
 
     >>> hist, limits = SizeHistogram.from_counts([15, 3], [20, 2], [7, 20]), PackLimits(29, 100, 256)
     >>> lp_bound_from_certificate(hist, limits, lp_bound(hist, limits).certificate()).bound
@@ -355,12 +360,16 @@ def lp_bound_from_certificate(hist: SizeHistogram, limits: PackLimits, data: obj
     """
     if not isinstance(data, dict):
         raise ValueError("bounds.lp_certificate must be an object with duals, bound, converged and stopped.")
-    values, most, farley = _certify(hist, limits, data.get("duals"))
     claimed, converged, stopped = data.get("bound"), data.get("converged"), data.get("stopped")
     if isinstance(claimed, bool) or not isinstance(claimed, int) or not isinstance(converged, bool) \
             or not isinstance(stopped, str):
         raise ValueError("bounds.lp_certificate needs bound (an integer), converged (true or false) and stopped (text).")
-    if proven_ceiling(farley) < claimed:
-        raise ValueError(f"The stored LP bound {claimed:,} is not what its certificate proves "
-                         f"({proven_ceiling(farley):,}).")
-    return LPBound(claimed, farley, math.nan, converged, stopped, 0, 0, 0.0, 0.0, tuple(values.tolist()), most)
+    proven = verify_certificate(hist, limits, data.get("duals"), claimed)
+    if proven < claimed:
+        raise ValueError(f"The stored LP bound {claimed:,} is not what its certificate proves ({proven:,}).")
+    values = _duals(hist, data["duals"])
+    most = data.get("pricing_bound")
+    if isinstance(most, bool) or not isinstance(most, (int, float)) or not math.isfinite(most) or most <= 0:
+        raise ValueError("bounds.lp_certificate.pricing_bound must be a positive number.")
+    return LPBound(claimed, farley_bound(hist.counts, values, most), math.nan, converged, stopped, 0, 0, 0.0, 0.0,
+                   tuple(values.tolist()), float(most))
