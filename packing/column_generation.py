@@ -16,8 +16,8 @@ plan (Farley, "A note on bounding a class of linear programming problems, includ
 cutting stock problems", Operations Research 38, 1990; the Lagrangian bound of the master).
 The best such value over the run is kept with its duals, and rounded down by a relative
 ``1e-9`` before taking the ceiling, so floating-point error never overstates it. The duals
-are the bound's certificate: :func:`verify_certificate` recomputes ``z`` with one knapsack
-and gets the same bound back.
+are the bound's certificate: :func:`verify_certificate` recomputes ``z`` (with one
+knapsack at most) and gets at least the same bound back.
 
 Runs respect a time budget, report progress and are cached per (histogram, limits); a
 later call with a larger budget resumes from the cached patterns.
@@ -25,6 +25,7 @@ later call with a larger budget resumes from the cached patterns.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -132,12 +133,14 @@ class _Run:
         return True
 
 
-_CACHE: "OrderedDict[tuple[str, PackLimits], _Run]" = OrderedDict()
+_CACHE: "OrderedDict[tuple[str, PackLimits], _Slot]" = OrderedDict()
+_CACHE_LOCK = threading.Lock()
 
 
 def clear_cache() -> None:
     """Forget every cached LP run."""
-    _CACHE.clear()
+    with _CACHE_LOCK:
+        _CACHE.clear()
 
 
 def _plan_patterns(hist: SizeHistogram, limits: PackLimits, plan: "PackingPlan | None") -> tuple[list[Pattern], int]:
@@ -227,6 +230,59 @@ def _price_round(run: _Run, pricer: PackPricer, counts: np.ndarray, duals: np.nd
             if pattern is not None and pricer.worth(pattern, duals) > _IMPROVING]
 
 
+def _rounds(run: _Run, hist: SizeHistogram, pricer: PackPricer, deadline: float, progress: Progress | None,
+            report: Callable[[], float]) -> tuple[str, bool]:
+    """Column-generation rounds until a stop; why it stopped and whether it converged."""
+    limits, counts = pricer.limits, hist.counts
+    share = pricer.nodes / limits.max_nodes + pricer.edges / limits.max_edges + 1 / limits.max_graphs
+    try:
+        while time.perf_counter() < deadline:
+            if proven_ceiling(run.farley) >= run.upper_bound:
+                return "plan proven optimal", False
+            solved = _solve_master(run.patterns, counts, deadline - time.perf_counter())
+            if solved is None:
+                return ("time budget" if time.perf_counter() >= deadline else "master LP failed"), False
+            run.lp_value, duals, run.solution = solved
+            run.iterations += 1
+            if proven_ceiling(run.farley) >= math.ceil(run.lp_value * (1 - _SOLVER_TOLERANCE)):
+                return "bound meets the LP value", False
+            columns = _price_round(run, pricer, counts, duals, deadline)
+            if columns is None:
+                return "converged", True
+            order = np.argsort(-duals / share, kind="stable")
+            added = False
+            for pattern in columns + _greedy_columns(pricer, duals, order, _COLUMNS_PER_ROUND):
+                added = run.add(pattern) or added
+            if not added:
+                return "no improving pack found", False
+            if progress:
+                progress(min(report(), 0.99), f"round {run.iterations}: LP bound {proven_ceiling(run.farley):,}, "
+                                              f"LP value at most {run.lp_value:,.2f}")
+    except DeadlineReached:
+        pass
+    return "time budget", False
+
+
+@dataclass
+class _Slot:
+    """One cache entry: its run (None until started) and the lock that one caller holds
+    while it works on it (dashboard sessions run in threads)."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    run: _Run | None = None
+
+
+def _slot(key: tuple[str, PackLimits]) -> _Slot:
+    with _CACHE_LOCK:
+        slot = _CACHE.get(key)
+        if slot is None:
+            slot = _CACHE[key] = _Slot()
+            while len(_CACHE) > CACHE_SIZE:
+                _CACHE.popitem(last=False)
+        _CACHE.move_to_end(key)
+        return slot
+
+
 def lp_bound(
     hist: SizeHistogram,
     limits: PackLimits,
@@ -236,13 +292,14 @@ def lp_bound(
 ) -> LPBound:
     """The LP bound of ``hist`` within ``limits`` by column generation (see the module).
 
-    ``plan`` (a plan within ``limits``; default: best fit improved by exact fill) gives the
+    ``plan`` (a plan within ``limits``; default: best fit improved by exact fill) gives
     starting patterns. Stops when the LP optimum is reached, when the bound can no longer
     rise (its ceiling meets the master's value), when it reaches the packs of the best plan
     known (that plan is then optimal), or after ``time_budget`` seconds; the bound is valid
     at any stop. ``progress(fraction, message)`` is called after every round. Cached per
     histogram and limits: a finished run, or one that had at least this budget, is returned
-    at once; otherwise the run resumes from its cached patterns.
+    at once; otherwise the run resumes from its cached patterns. Safe to call from several
+    threads (a second caller for the same histogram and limits waits for the first).
 
     >>> result = lp_bound(SizeHistogram.from_counts([15, 3], [20, 2], [7, 20]), PackLimits(29, 100, 256))
     >>> result.bound, result.stopped
@@ -252,69 +309,35 @@ def lp_bound(
             not 0 < time_budget <= MAX_TIME_BUDGET:
         raise ValueError(f"time_budget must be a number of seconds in (0, {MAX_TIME_BUDGET:g}], got {time_budget!r}.")
     limits.check_fits(hist)
-    key = (hist.fingerprint(), limits)
-    run = _CACHE.get(key)
-    if run is not None:
-        _CACHE.move_to_end(key)
-        done = run.result
-        if plan is not None and plan.num_packs < run.upper_bound:
+    slot = _slot((hist.fingerprint(), limits))
+    with slot.lock:
+        pricer = PackPricer(hist, limits)
+        run = slot.run
+        if run is not None and plan is not None and plan.num_packs < run.upper_bound:
             run.upper_bound = plan.num_packs
+            for pattern in _plan_patterns(hist, limits, plan)[0]:
+                run.add(pattern)
+        done = None if run is None else run.result
         if done is not None and (done.stopped != "time budget" or done.time_budget >= time_budget
                                  or done.bound >= run.upper_bound):
             if progress:
                 progress(1.0, f"LP bound {done.bound:,} (cached)")
             return done
-    started = time.perf_counter()
-    deadline = started + time_budget - (run.seconds if run is not None else 0.0)
-    pricer = PackPricer(hist, limits)
-    if run is None:
-        if progress:
-            progress(0.0, "packing a first plan for the starting patterns")
-        run = _start(hist, limits, pricer, plan)
-        _CACHE[key] = run
-        while len(_CACHE) > CACHE_SIZE:
-            _CACHE.popitem(last=False)
-    counts = hist.counts
-    stopped, converged = "time budget", False
-    try:
-        while time.perf_counter() < deadline:
-            if proven_ceiling(run.farley) >= run.upper_bound:
-                stopped = "plan proven optimal"
-                break
-            solved = _solve_master(run.patterns, counts, deadline - time.perf_counter())
-            if solved is None:
-                stopped = "time budget" if time.perf_counter() >= deadline else "master LP failed"
-                break
-            run.lp_value, duals, run.solution = solved
-            run.iterations += 1
-            if proven_ceiling(run.farley) >= math.ceil(run.lp_value * (1 - _SOLVER_TOLERANCE)):
-                stopped = "bound meets the LP value"
-                break
-            columns = _price_round(run, pricer, counts, duals, deadline)
-            if columns is None:
-                stopped, converged = "converged", True
-                break
-            order = np.argsort(-duals / (pricer.nodes / limits.max_nodes + pricer.edges / limits.max_edges
-                                         + 1 / limits.max_graphs), kind="stable")
-            added = False
-            for pattern in columns + _greedy_columns(pricer, duals, order, _COLUMNS_PER_ROUND):
-                added = run.add(pattern) or added
-            if not added:
-                stopped = "no improving pack found"
-                break
+        started = time.perf_counter()
+        if run is None:
             if progress:
-                used = run.seconds + time.perf_counter() - started
-                progress(min(used / time_budget, 0.99), f"round {run.iterations}: LP bound "
-                         f"{proven_ceiling(run.farley):,}, LP value at most {run.lp_value:,.2f}")
-    except DeadlineReached:
-        stopped = "time budget"
-    run.seconds += time.perf_counter() - started
-    run.result = LPBound(
-        bound=proven_ceiling(run.farley), farley=run.farley, lp_value=run.lp_value, converged=converged,
-        stopped=stopped, iterations=run.iterations, columns=len(run.patterns), seconds=run.seconds,
-        time_budget=time_budget, duals=tuple(run.duals.tolist()), pricing_bound=run.pricing_bound,
-        solution=run.solution,
-    )
+                progress(0.0, "packing a first plan for the starting patterns")
+            run = slot.run = _start(hist, limits, pricer, plan)
+        spent = run.seconds
+        stopped, converged = _rounds(run, hist, pricer, started + time_budget - spent, progress,
+                                     lambda: (spent + time.perf_counter() - started) / time_budget)
+        run.seconds += time.perf_counter() - started
+        run.result = LPBound(
+            bound=proven_ceiling(run.farley), farley=run.farley, lp_value=run.lp_value, converged=converged,
+            stopped=stopped, iterations=run.iterations, columns=len(run.patterns), seconds=run.seconds,
+            time_budget=time_budget, duals=tuple(run.duals.tolist()), pricing_bound=run.pricing_bound,
+            solution=run.solution,
+        )
     if progress:
         progress(1.0, f"LP bound {run.result.bound:,} ({stopped})")
     return run.result
@@ -363,7 +386,8 @@ def lp_bound_from_certificate(hist: SizeHistogram, limits: PackLimits, data: obj
     claimed, converged, stopped = data.get("bound"), data.get("converged"), data.get("stopped")
     if isinstance(claimed, bool) or not isinstance(claimed, int) or not isinstance(converged, bool) \
             or not isinstance(stopped, str):
-        raise ValueError("bounds.lp_certificate needs bound (an integer), converged (true or false) and stopped (text).")
+        raise ValueError("bounds.lp_certificate needs bound (an integer), converged (true or false) "
+                         "and stopped (text).")
     proven = verify_certificate(hist, limits, data.get("duals"), claimed)
     if proven < claimed:
         raise ValueError(f"The stored LP bound {claimed:,} is not what its certificate proves ({proven:,}).")

@@ -107,7 +107,8 @@ def _stored_bounds(data: Any, hist: SizeHistogram, plan: PackingPlan) -> Bounds:
     fresh = lower_bounds(hist, plan.limits, unlimited=plan.method.unlimited)
     for name in ("volume", "large_items", "large_items_by"):
         if data.get(name) != getattr(fresh, name):
-            raise ValueError(f"bounds.{name} is {data.get(name)!r}, but the stored graphs give {getattr(fresh, name)!r}.")
+            raise ValueError(f"bounds.{name} is {data.get(name)!r}, but the stored graphs give "
+                             f"{getattr(fresh, name)!r}.")
     if data.get("lp") is None:
         return fresh
     if plan.method.unlimited is not None:

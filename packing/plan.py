@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .bounds import BOUND_LABELS, Bounds, lower_bounds
+from .bounds import Bounds, lower_bounds
 from .histogram import SizeHistogram, exact_dot
 from .limits import MAX_LIMIT, PackLimits
 from .method import PackMethod

@@ -25,6 +25,8 @@ use); :attr:`packing.PackingPlan.tight_node_efficiency` gives that convention.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
+
 import numpy as np
 
 from .greedy import ContentTree, Strategy, bin_order, merge_strategies
@@ -68,10 +70,14 @@ class _FiledPacks:
     """Open pack groups filed under their remaining heuristic value, in filing order.
 
     The published search walks the filed values upwards and, under each, the groups in
-    filing order, taking the first group the bin fits into. That is the fitting group
-    with the smallest (value, filing number), found here with one numpy query instead of
-    a walk (the values of the paper's heuristics are whole numbers, so stepping a value
-    up by one, as the published loop does, skips none)."""
+    filing order, taking the first group the bin fits into: the fitting group with the
+    smallest (value, filing number). The groups are kept sorted by that pair; a query
+    looks at the first few from ``start`` and, if none fits, finds the answer with one
+    numpy query over all groups (so a long run of groups that do not fit costs one array
+    pass, not a walk). The values of the paper's heuristics are whole numbers, so stepping
+    a value up by one, as the published loop does, skips none."""
+
+    LOOK_AHEAD = 16  # groups checked one by one before the numpy query
 
     def __init__(self) -> None:
         capacity = 64
@@ -79,9 +85,11 @@ class _FiledPacks:
         self.used_edges = np.zeros(capacity, dtype=np.int64)
         self.value = np.full(capacity, -np.inf)  # -inf marks a free slot
         self.filed = np.zeros(capacity, dtype=np.int64)
+        self.room = [(0, 0)] * capacity  # (used nodes, used edges) for one-by-one checks
         self.graphs = [0] * capacity
         self.content = [0] * capacity
         self.count = [0] * capacity
+        self.sorted: list[tuple[float, int, int]] = []  # (value, filing number, slot)
         self.free = list(range(capacity - 1, -1, -1))
         self.filings = 0
 
@@ -90,6 +98,7 @@ class _FiledPacks:
         for name, fill in (("used_nodes", 0), ("used_edges", 0), ("value", -np.inf), ("filed", 0)):
             array = getattr(self, name)
             setattr(self, name, np.concatenate([array, np.full(old, fill, dtype=array.dtype)]))
+        self.room.extend([(0, 0)] * old)
         for name in ("graphs", "content", "count"):
             getattr(self, name).extend([0] * old)
         self.free.extend(range(2 * old - 1, old - 1, -1))
@@ -100,11 +109,22 @@ class _FiledPacks:
         slot = self.free.pop()
         self.value[slot], self.filed[slot] = value, self.filings
         self.used_nodes[slot], self.used_edges[slot] = used_nodes, used_edges
+        self.room[slot] = (used_nodes, used_edges)
         self.graphs[slot], self.content[slot], self.count[slot] = graphs, content, count
+        self.sorted.append((value, self.filings, slot))  # the newest filing sorts last under its value
+        if len(self.sorted) > 1 and self.sorted[-2][0] > value:
+            self.sorted.insert(bisect_left(self.sorted, self.sorted.pop()), (value, self.filings, slot))
         self.filings += 1
 
     def first_fit_from(self, start: float, room_nodes: int, room_edges: int) -> int | None:
         """The slot of the fitting group with the smallest (value >= start, filing number)."""
+        first = bisect_left(self.sorted, (start, -1, -1))
+        for _, _, slot in self.sorted[first:first + self.LOOK_AHEAD]:
+            used_nodes, used_edges = self.room[slot]
+            if used_nodes <= room_nodes and used_edges <= room_edges:
+                return slot
+        if len(self.sorted) - first <= self.LOOK_AHEAD:
+            return None
         fits = np.nonzero((self.value >= start) & (self.used_nodes <= room_nodes) & (self.used_edges <= room_edges))[0]
         if fits.size == 0:
             return None
@@ -113,27 +133,30 @@ class _FiledPacks:
         return int(lowest[self.filed[lowest].argmin()])
 
     def release(self, slot: int) -> None:
+        del self.sorted[bisect_left(self.sorted, (float(self.value[slot]), int(self.filed[slot]), slot))]
         self.value[slot] = -np.inf
         self.free.append(slot)
 
-    def close_unfit(self, room_nodes: int, room_edges: int) -> list[tuple[int, int]]:
+    def close_unfit(self, room_nodes: int, room_edges: int) -> list[tuple[int, int, int, int]]:
         """Release the groups no later bin fits into (they would stay as they are); return
-        their (content, count)."""
+        their (nodes used, edges used, content, count)."""
         dead = np.nonzero((self.value > -np.inf) & ((self.used_nodes > room_nodes) | (self.used_edges > room_edges)))[0]
         for slot in dead.tolist():
             self.release(slot)
-        return [(self.content[slot], self.count[slot]) for slot in dead.tolist()]
+        return [(*self.room[slot], self.content[slot], self.count[slot]) for slot in dead.tolist()]
 
     def everything(self) -> list[tuple[int, int]]:
-        return [(self.content[slot], self.count[slot]) for slot in np.nonzero(self.value > -np.inf)[0].tolist()]
+        return [(self.content[slot], self.count[slot]) for _, _, slot in self.sorted]
 
 
 def _run(
     nodes: np.ndarray, edges: np.ndarray, counts: np.ndarray, limits: PackLimits, heuristic: Heuristic,
     tree: ContentTree | None, give_up_above: int | None = None,
 ) -> list[tuple[int, int]] | None:
-    """The published pass; (content node, count) per pack group, or None once more than
-    ``give_up_above`` packs are open (packs are never removed, so the count only grows)."""
+    """The published pass; (content node, count) per pack group, or None as soon as it is
+    sure to need more than ``give_up_above`` packs: packs are never removed, and the room
+    left in packs that take no more graphs is lost, so the packs it ends with are at least
+    those opened and at least (all nodes + nodes lost) / N (likewise for edges)."""
     max_nodes, max_edges, max_graphs = limits.max_nodes, limits.max_edges, limits.max_graphs
     key = heuristic.scalar
     top = key(max_nodes, max_edges)
@@ -144,25 +167,41 @@ def _run(
     filed = _FiledPacks()
     closed: list[tuple[int, int]] = []
     opened = 0
+    # node and edge slots of all packs ever needed: every graph's, plus those lost in closed packs
+    need = [int(np.dot(nodes, counts)), int(np.dot(edges, counts))]
+
+    def close(used_nodes: int, used_edges: int, content: int, count: int) -> None:
+        closed.append((content, count))
+        need[0] += (max_nodes - used_nodes) * count
+        need[1] += (max_edges - used_edges) * count
+
+    def hopeless() -> bool:
+        return give_up_above is not None and (
+            opened > give_up_above or -(-need[0] // max_nodes) > give_up_above
+            or -(-need[1] // max_edges) > give_up_above)
 
     def settle(used_nodes: int, used_edges: int, graphs: int, content: int, count: int) -> None:
         value = key(max_nodes - used_nodes, max_edges - used_edges)
         if value == 0 or graphs == max_graphs:
-            closed.append((content, count))
+            close(used_nodes, used_edges, content, count)
         else:
             filed.file(value, used_nodes, used_edges, graphs, content, count)
 
+    floor = (-1, -1)
     for position, item in enumerate(order.tolist()):
         size_n, size_e, left = int(nodes[item]), int(edges[item]), int(counts[item])
-        closed.extend(filed.close_unfit(max_nodes - rest_min_nodes[position], max_edges - rest_min_edges[position]))
+        if (rest_min_nodes[position], rest_min_edges[position]) != floor:
+            floor = (rest_min_nodes[position], rest_min_edges[position])
+            for dead in filed.close_unfit(max_nodes - floor[0], max_edges - floor[1]):
+                close(*dead)
+        if hopeless():
+            return None
         size = key(size_n, size_e)
         start = size
         while left:
             slot = filed.first_fit_from(start, max_nodes - size_n, max_edges - size_e) if start <= top else None
             if slot is None:  # nothing fits above: every copy left opens its own pack
                 opened += left
-                if give_up_above is not None and opened > give_up_above:
-                    return None
                 settle(size_n, size_e, 1, add_content(-1, item, 1), left)
                 break
             # each pack of the group takes one copy; the rest of the group is filed again
@@ -176,7 +215,7 @@ def _run(
             settle(used_nodes + size_n, used_edges + size_e, graphs + 1, add_content(content, item, 1), taken)
             left -= taken
             start = size + 1  # the published loop restarts one above the bin's own value
-    return closed + filed.everything()
+    return None if hopeless() else closed + filed.everything()
 
 
 def published_pack(

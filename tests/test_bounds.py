@@ -4,7 +4,6 @@ cases); the LP bound stays valid when stopped early, reports progress and is cac
 from __future__ import annotations
 
 import itertools
-import math
 
 import numpy as np
 import pytest
@@ -228,3 +227,16 @@ def test_molecule_gaps_are_no_larger_than_before(request, dataset, packs):
     plan = pack(hist, PackLimits.for_histogram(hist), PackMethod("best"))
     assert plan.num_packs <= packs
     assert plan.gap <= plan.num_packs / plan.bounds.volume - 1 < 0.0005
+
+
+def test_concurrent_callers_share_one_run():
+    # Dashboard sessions run in threads: two proofs of the same histogram and limits at once
+    # must not interleave on the cached run; the second gets the first's result.
+    from concurrent.futures import ThreadPoolExecutor
+
+    clear_cache()
+    hist = qm9("bonds")
+    limits = PackLimits(58, 112, 256)
+    with ThreadPoolExecutor(2) as pool:
+        first, second = pool.map(lambda _: lp_bound(hist, limits, time_budget=20), range(2))
+    assert first is second and first.bound == 43_578

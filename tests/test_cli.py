@@ -128,7 +128,8 @@ def test_pack_names_its_bound_and_prove_adds_the_lp_bound(tmp_path):
     plain = cli("pack", str(sizes), *limits)
     assert plain.returncode == 0, plain.stderr
     summary = json.loads(plain.stdout)
-    assert (summary["packs"], summary["lower_bound"], summary["bound"], summary["bounds"]["lp"]) == (3, 2, "volume", None)
+    assert (summary["packs"], summary["lower_bound"], summary["bound"]) == (3, 2, "volume")
+    assert summary["bounds"]["lp"] is None
     proved = cli("pack", str(sizes), *limits, "--prove", "--out", str(tmp_path / "plan.json"))
     assert proved.returncode == 0, proved.stderr
     assert "proving: 100% LP bound 3" in proved.stderr

@@ -86,4 +86,8 @@ def test_published_invariants_and_best_is_never_worse(case):
         assert_valid(plan, hist)
         assert count_tuple_packs(hist, limits, method) == plan.num_packs
         assert best.num_packs <= plan.num_packs
+        # Giving up early (as best does) happens exactly when the run would need more packs.
+        for threshold in (plan.num_packs - 1, plan.num_packs, best.num_packs - 1):
+            counted = count_tuple_packs(hist, limits, method, give_up_above=threshold)
+            assert counted == (None if plan.num_packs > threshold else plan.num_packs)
     assert set(PUBLISHED_HEURISTICS) == {method.heuristic for method in published_methods()}
