@@ -102,7 +102,7 @@ def martello_toth_l2(sizes: np.ndarray, counts: np.ndarray, capacity: int, max_g
     ``#(w > C - K) + max(#(C/2 < w <= C - K), ceil(vol(K <= w <= C - K) / C),
     ceil(#(K <= w <= C - K) / G))``. Sizes must not exceed ``capacity``.
 
-    >>> martello_toth_l2(np.array([6, 5, 4]), np.array([1, 1, 1]), 10, 256)  # 6 + 5 and 6 + 4 > 10... no: 6 + 4 fits
+    >>> martello_toth_l2(np.array([6, 5, 4]), np.array([1, 1, 1]), 10, 256)  # 6 + 4, then 5: the volume's 2
     2
     >>> martello_toth_l2(np.array([15]), np.array([7]), 29, 256)  # each more than half the limit
     7
@@ -252,8 +252,8 @@ class Bounds:
         name = self.name_of_best
         if name == "large_items":
             return f"{BOUND_LABELS[name]} ({_LARGE_ITEMS_WORDS[self.large_items_by]})"
-        if name == "lp" and self.lp_result is not None and not self.lp_result.converged:
-            return f"{BOUND_LABELS[name]}, stopped early (Farley bound)"
+        if name == "lp" and self.lp_result is not None and self.lp_result.stopped == "time budget":
+            return f"{BOUND_LABELS[name]}, stopped at its time budget (Farley bound)"
         return BOUND_LABELS[name]
 
     def to_dict(self) -> dict[str, Any]:
