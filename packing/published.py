@@ -92,6 +92,8 @@ class _FiledPacks:
         self.sorted: list[tuple[float, int, int]] = []  # (value, filing number, slot)
         self.free = list(range(capacity - 1, -1, -1))
         self.filings = 0
+        self._mask = np.zeros(capacity, dtype=bool)
+        self._scratch = np.zeros(capacity, dtype=bool)
 
     def _grow(self) -> None:
         old = self.value.size
@@ -99,6 +101,7 @@ class _FiledPacks:
             array = getattr(self, name)
             setattr(self, name, np.concatenate([array, np.full(old, fill, dtype=array.dtype)]))
         self.room.extend([(0, 0)] * old)
+        self._mask, self._scratch = np.zeros(2 * old, dtype=bool), np.zeros(2 * old, dtype=bool)
         for name in ("graphs", "content", "count"):
             getattr(self, name).extend([0] * old)
         self.free.extend(range(2 * old - 1, old - 1, -1))
@@ -125,12 +128,15 @@ class _FiledPacks:
                 return slot
         if len(self.sorted) - first <= self.LOOK_AHEAD:
             return None
-        fits = np.nonzero((self.value >= start) & (self.used_nodes <= room_nodes) & (self.used_edges <= room_edges))[0]
+        fit = np.greater_equal(self.value, start, out=self._mask)
+        fit &= np.less_equal(self.used_nodes, room_nodes, out=self._scratch)
+        fit &= np.less_equal(self.used_edges, room_edges, out=self._scratch)
+        fits = fit.nonzero()[0]
         if fits.size == 0:
             return None
         values = self.value[fits]
         lowest = fits[values == values.min()]
-        return int(lowest[self.filed[lowest].argmin()])
+        return int(lowest[self.filed[lowest].argmin()]) if lowest.size > 1 else int(lowest[0])
 
     def release(self, slot: int) -> None:
         del self.sorted[bisect_left(self.sorted, (float(self.value[slot]), int(self.filed[slot]), slot))]
