@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages import cache, state
+from pages import cache, links, state
 from pages.widgets import USER_ERRORS, dataset_sidebar, selection_summary, show_error
 
 st.set_page_config(page_title="Graph packing", page_icon=":material/grid_view:", layout="wide")
@@ -78,9 +78,12 @@ def overview() -> None:
 HOME = st.Page(overview, title="Overview", icon=":material/home:", default=True)
 navigation = st.navigation([HOME, DATASETS, PACKING, SWEEP, EXPORT])
 try:
+    links.read_link()
     st.session_state[state.SELECTION] = dataset_sidebar()
 except USER_ERRORS as error:  # the dataset registry itself failed: say so, keep the pages usable
     st.session_state[state.SELECTION] = None
     show_error(error, "Could not list the datasets")
+links.show_problems()
 navigation.run()
 selection_summary()
+links.write_link(st.session_state[state.SELECTION])

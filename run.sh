@@ -39,7 +39,7 @@ case "${1:-}" in
   dashboard)
     shift
     ensure_venv
-    exec "$VENV/bin/streamlit" run app.py --server.headless true \
+    exec "$VENV/bin/python" dashboard.py --server.headless true \
       --browser.gatherUsageStats false "$@"
     ;;
   test)

@@ -58,9 +58,7 @@ def compare(hist: SizeHistogram, limits: PackLimits | None = None, one_dim: str 
         metrics = metrics_from_packs(hist, limits, count_tuple_packs(hist, limits, method), bounds)
         rows.append(_row(row_label(method), method, metrics))
     best = best_plan(hist, limits)
-    winner = PackMethod(best.method.algorithm, best.method.heuristic, weights=best.method.weights).label
-    label = f"best of all: {winner}" + (" + exact fill" if best.improved else "")
-    rows.append(_row(label, best.requested_method, best.summary()))
+    rows.append(_row(best.label, best.requested_method, best.summary()))
     for baseline in BASELINES:
         method = PackMethod(baseline, one_dim=one_dim if baseline != "none" else None)
         rows.append(_row(baseline, method, pack(hist, limits, method).summary()))

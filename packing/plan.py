@@ -100,6 +100,18 @@ class PackingPlan:
         """What the user asked for (``best``, say), else the method that produced the plan."""
         return self.requested or self.method
 
+    @property
+    def label(self) -> str:
+        """What produced the plan, in words; for best of all, the winner it found.
+
+        >>> PackingPlan([(((3, 4, 1),), 1)], PackLimits(5, 6), PackMethod(), requested=PackMethod("best")).label
+        'best of all: best fit, product heuristic'
+        """
+        if self.requested is None:
+            return self.method.label
+        winner = self.method.label.replace(", improved by exact fill", "")
+        return f"{self.requested.label}: {winner}" + (" + exact fill" if self.improved else "")
+
     @cached_property
     def num_packs(self) -> int:
         return exact_dot(self.pack_counts, np.ones_like(self.pack_counts))

@@ -87,15 +87,14 @@ def _read_text_table(data: bytes, name: str, separator: str) -> pd.DataFrame:
     if header.count(separator.encode()) + 1 > MAX_COLUMNS:
         raise ValueError(f"{name} has {header.count(separator.encode()) + 1:,} columns in its header; a size table "
                          f"has at most {MAX_COLUMNS}.")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValueError(f"{name} is not a text table: it holds bytes that are not UTF-8 text. Expected a CSV/TSV "
-                         "with a header such as num_nodes,num_edges[,count] (or use .parquet for Parquet).") from None
     with warnings.catch_warnings():
         warnings.simplefilter("error", pd.errors.ParserWarning)
         try:
-            return pd.read_csv(io.StringIO(text), sep=separator, index_col=False)
+            return pd.read_csv(io.BytesIO(data), sep=separator, index_col=False, encoding="utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(f"{name} is not a text table: it holds bytes that are not UTF-8 text. Expected a "
+                             "CSV/TSV with a header such as num_nodes,num_edges[,count] (or use .parquet for "
+                             "Parquet).") from None
         except pd.errors.ParserWarning:
             raise ValueError(f"{name}: some rows have more fields than the header; every row needs exactly one "
                              "value per column.") from None

@@ -5,56 +5,60 @@ import streamlit as st
 
 import data_loaders
 from pages import cache, figures, state
-from pages.widgets import current_dataset, load_selection, provenance_caption, run_page
+from pages.widgets import current_dataset, load_selection, progress_shown, provenance_caption, run_page, selection_of
 
 UPLOAD_KEY = "upload_file"
+UPLOAD_READ = "upload_read"  # the upload (file id and reading options) read last
 UPLOAD_TYPES = ["csv", "tsv", "parquet", "pq", "smi", "smiles", "txt", "json", "gz"]
 
 
-def _on_upload() -> None:
-    """Read an uploaded file into a histogram and make it the current dataset."""
-    uploaded = st.session_state.get(UPLOAD_KEY)
-    if uploaded is None:
-        st.session_state.pop(state.UPLOAD_ERROR, None)
-        return
+def _read_upload(uploaded) -> None:
+    """Read an uploaded file into a histogram (progress shown) and make it the current dataset."""
+    hydrogens, k = bool(st.session_state.get("up_hydrogens", False)), int(st.session_state.get("up_k", 24))
     try:
-        hist, info = data_loaders.load_user_file(
-            uploaded, filename=uploaded.name, hydrogens=bool(st.session_state.get("up_hydrogens", False)),
-            k=int(st.session_state.get("up_k", 24)),
-        )
+        with progress_shown(f"Reading {uploaded.name}") as progress:
+            hist, info = data_loaders.load_user_file(uploaded, filename=uploaded.name, hydrogens=hydrogens, k=k,
+                                                     progress=progress)
     except Exception as error:  # untrusted input: every failure becomes an inline message
-        message = str(error) or type(error).__name__
-        st.session_state[state.UPLOAD_ERROR] = (uploaded.name, message)
+        st.session_state[state.UPLOAD_ERROR] = (uploaded.name, str(error) or type(error).__name__)
         return
     label = state.UPLOAD_PREFIX + uploaded.name
     state.uploads()[label] = (hist, info)
     st.session_state.pop(state.UPLOAD_ERROR, None)
-    st.session_state[state.DATASET] = label
-    st.session_state[state.SPLIT] = "all"
+    state.choose_dataset(label)
+    st.rerun()  # the sidebar, drawn before this page, shows the new dataset
 
 
 def upload_section() -> None:
-    """File uploader for the user's own sizes; errors are shown inline."""
+    """File uploader for the user's own sizes; a new file (or new reading options) is read at
+    once with progress shown, errors inline."""
     st.subheader("Your own data")
-    st.file_uploader(
+    uploaded = st.file_uploader(
         "Upload sizes: CSV, TSV or Parquet with num_nodes, num_edges (one row per graph) or "
         "num_nodes, num_edges, count (a histogram), a smiles or AFLOW compound column, a SMILES "
         "file (one molecule per line) or an AFLOW JSON export; .gz allowed",
-        type=UPLOAD_TYPES, key=UPLOAD_KEY, on_change=_on_upload,
+        type=UPLOAD_TYPES, key=UPLOAD_KEY,
     )
     left, right = st.columns(2)
-    left.checkbox("SMILES: count hydrogen atoms as nodes", key="up_hydrogens", on_change=_on_upload)
-    right.number_input("AFLOW: neighbours per atom (k)", min_value=1, max_value=4096, value=24, step=1,
-                       key="up_k", on_change=_on_upload)
+    hydrogens = left.checkbox("SMILES: count hydrogen atoms as nodes", key="up_hydrogens")
+    k = right.number_input("AFLOW: neighbours per atom (k)", min_value=1, max_value=4096, value=24, step=1,
+                           key="up_k")
     st.caption("Saved PyG datasets (pickles) are never accepted from an upload: export their sizes to CSV "
                "first, e.g. np.diff(dataset.slices['x']) and np.diff(dataset.slices['edge_index']).")
+    if uploaded is None:
+        st.session_state.pop(state.UPLOAD_ERROR, None)
+        st.session_state.pop(UPLOAD_READ, None)
+        return
+    request = (uploaded.file_id, hydrogens, int(k))
+    if st.session_state.get(UPLOAD_READ) != request:
+        st.session_state[UPLOAD_READ] = request
+        _read_upload(uploaded)
     error = st.session_state.get(state.UPLOAD_ERROR)
     if error is not None:
         name, message = error
         st.error(f"**Could not read {name}.** {message}", icon=":material/error:")
         return
-    uploaded = st.session_state.get(UPLOAD_KEY)
-    found = state.uploads().get(state.UPLOAD_PREFIX + uploaded.name) if uploaded is not None else None
+    found = state.uploads().get(state.UPLOAD_PREFIX + uploaded.name)
     if found is not None:
         info = found[1]
         st.success(f"Read {uploaded.name}: {info.get('graphs', found[0].num_graphs):,} graphs. "
@@ -99,7 +103,8 @@ def compare_section(selection: state.Selection, hist) -> None:
     others = [s.name for s in cache.dataset_specs() if s.name != selection.name]
     others += [name for name in state.uploads() if name != selection.name]
     chosen = st.multiselect(
-        "Compare with (default split and options of each)", others, key="ds_compare",
+        "Compare with (each with the split and options last chosen for it, else its defaults)", others,
+        key="ds_compare",
         format_func=lambda n: n.replace(state.UPLOAD_PREFIX, "uploaded: "),
     )
     if not chosen:
@@ -108,8 +113,8 @@ def compare_section(selection: state.Selection, hist) -> None:
     hists = {selection.label: hist}
     for name in chosen:
         spec = cache.spec_for(name)
-        split = "all" if spec is None else ("train" if "train" in spec.splits else spec.splits[0])
-        other = state.Selection(name, split, dict(spec.options) if spec else {})
+        other = state.upload_selection(name) if spec is None else \
+            selection_of(spec, state.settings(name, state.default_settings(spec)))
         loaded = load_selection(other)
         if loaded is not None:
             hists[other.label] = loaded[0]

@@ -10,7 +10,7 @@ from packing import PackingPlan, SizeHistogram
 from packing.export import SCHEMA_VERSION, config_histogram, config_json, export_config, load_config
 from pages import cache, figures, state
 from pages.sweeps import grid, sweep_method
-from pages.widgets import current_dataset, run_page, show_error
+from pages.widgets import current_dataset, run_page, selection_of, show_error
 
 LOAD_KEY = "ex_load_file"
 
@@ -73,11 +73,11 @@ def _apply_config(config: dict, plan: PackingPlan) -> None:
         split, options = "all", {}
         owner = state.upload_selection(name).key
     else:
-        owner = state.Selection(name, split, options).key
-    st.session_state[state.DATASET] = name
-    st.session_state[state.SPLIT] = split
-    for option, value in options.items():
-        st.session_state[state.OPTION_PREFIX + option] = value
+        spec = cache.spec_for(name)
+        chosen = state.DatasetSettings(split, {**spec.options, **options})
+        state.set_settings(name, chosen)
+        owner = selection_of(spec, chosen).key
+    state.choose_dataset(name)
     state.set_limits(plan.limits, "a loaded configuration", owner)
     state.set_method(plan.requested_method)
 
@@ -125,13 +125,14 @@ def main() -> None:
         st.info("Fix the limits on the Packing page or choose a cell on the Limit sweep page.")
         load_section(None)
         return
+    state.plan_words()[(selection.key, limits, method)] = plan.label
     config = export_config(plan, hist, {**info, "dataset": selection.name, "split": selection.split,
                                         "options": selection.options})
     stem = (f"{selection.name.replace(state.UPLOAD_PREFIX, '').rsplit('.', 1)[0]}-"
             f"{limits.max_nodes}n-{limits.max_edges}e-{limits.max_graphs}g")
     st.markdown(
         f"**{selection.label}**: max nodes {limits.max_nodes:,}, max edges {limits.max_edges:,}, max graphs "
-        f"{limits.max_graphs:,}; {plan.method.label}. Node efficiency {plan.node_efficiency:.2%}, edge efficiency "
+        f"{limits.max_graphs:,}; {plan.label}. Node efficiency {plan.node_efficiency:.2%}, edge efficiency "
         f"{plan.edge_efficiency:.2%}, {plan.num_packs:,} packs (lower bound {plan.lower_bound:,}, gap {plan.gap:.2%})."
     )
     st.caption(f"Limits from {chosen.source}.")

@@ -12,6 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from packing import PackingPlan, SizeHistogram
+from packing.plan import describe
 
 MAX_AXIS_CELLS = 200
 SWEEP_TRACE = "limits"  # name of the clickable sweep trace (one point per grid cell)
@@ -20,10 +21,12 @@ _LAYOUT = dict(margin=dict(l=60, r=20, t=50, b=50), template="plotly_white")
 
 @dataclass(frozen=True)
 class SizeGrid:
-    """A (nodes, edges) histogram laid out on a grid for a heatmap.
+    """A (nodes, edges) histogram laid out on a uniform grid for a heatmap.
 
-    ``counts`` has shape (len(edges), len(nodes)); empty cells are NaN. With ``width``
-    of 1 on both axes every cell is one exact size tuple; larger widths bin sizes.
+    Cell ``[j, i]`` covers nodes ``nodes[i]`` to ``nodes[i] + node_width - 1`` and edges
+    ``edges[j]`` to ``edges[j] + edge_width - 1``; every cell has the same size, so an area
+    means the same everywhere (a rare size never stretches into a large block). ``counts``
+    has shape (len(edges), len(nodes)); empty cells are NaN.
     """
 
     nodes: np.ndarray
@@ -42,23 +45,20 @@ class SizeGrid:
 
 
 def _axis(values: np.ndarray, max_cells: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """Grid coordinates for ``values``: the distinct values when few, else equal bins.
+    """A uniform axis over the range of ``values``: (start of every bin, bin index of each
+    value, bin width), with at most ``max_cells`` bins.
 
-    Returns (axis coordinates, index of each value on the axis, bin width).
+    >>> [a.tolist() if hasattr(a, "tolist") else a for a in _axis(np.array([3, 5, 10]), 4)]
+    [[3, 5, 7, 9], [0, 1, 3], 2]
     """
-    unique = np.unique(values)
-    if unique.size <= max_cells:
-        return unique, np.searchsorted(unique, values), 1
-    low, high = int(unique[0]), int(unique[-1])
-    width = int(np.ceil((high - low + 1) / max_cells))
-    index = (values - low) // width
-    starts = low + width * np.arange(int(index.max()) + 1)
-    used = np.unique(index)
-    return starts[used], np.searchsorted(used, index), width
+    low, high = int(values.min()), int(values.max())
+    width = max(1, -(-(high - low + 1) // max_cells))
+    bins = (high - low) // width + 1
+    return low + width * np.arange(bins), (values - low) // width, width
 
 
 def size_grid(hist: SizeHistogram, min_count: int = 1, max_cells: int = MAX_AXIS_CELLS) -> SizeGrid:
-    """Lay ``hist`` out on a grid, hiding tuples with fewer than ``min_count`` graphs.
+    """Lay ``hist`` out on a uniform grid, hiding tuples with fewer than ``min_count`` graphs.
 
     >>> grid = size_grid(SizeHistogram.from_sizes([2, 2, 3, 5], [2, 2, 4, 8]), min_count=2)
     >>> grid.nodes.tolist(), grid.edges.tolist(), grid.hidden_graphs
@@ -80,35 +80,67 @@ def size_grid(hist: SizeHistogram, min_count: int = 1, max_cells: int = MAX_AXIS
     )
 
 
+def log_ticks(low: float, high: float) -> list[float]:
+    """Tick values for a log colour bar from ``low`` to ``high``: 1, 2 and 5 times powers of
+    ten inside the range, thinned to at most about six, always with both ends labelled.
+
+    >>> log_ticks(1, 1000)
+    [1, 10, 100, 1000]
+    >>> log_ticks(1200, 4300)
+    [1200, 2000, 4300]
+    """
+    nice = [m * 10**p for p in range(int(np.floor(np.log10(low))), int(np.ceil(np.log10(high))) + 1)
+            for m in (1, 2, 5)]
+    inside = [t for t in nice if low < t < high]
+    if len(inside) > 4:  # keep the powers of ten only
+        inside = [t for t in inside if np.log10(t).is_integer()] or inside[:: len(inside) // 4 + 1]
+    ticks = [low] + [t for t in inside if low * 1.25 < t < high / 1.25] + [high]
+    return [int(t) if float(t).is_integer() else t for t in dict.fromkeys(ticks)]
+
+
+def _range(start: np.ndarray, width: int) -> np.ndarray:
+    """Labels of grid cells: the size, or the first and last size of a bin."""
+    return np.array([str(v) for v in start]) if width == 1 else \
+        np.array([f"{v}-{v + width - 1}" for v in start])
+
+
 def histogram_figure(
     hist: SizeHistogram, log_color: bool = True, min_count: int = 1, title: str | None = None,
     height: int = 480,
 ) -> tuple[go.Figure, SizeGrid]:
-    """The 2D (nodes, edges) histogram as a heatmap; hover shows nodes, edges, count, share."""
+    """The 2D (nodes, edges) histogram as a heatmap on a uniform grid; hover shows nodes,
+    edges, count and share; the colour bar is labelled whatever the counts span."""
     grid = size_grid(hist, min_count)
     share = grid.counts / hist.num_graphs * 100
+    node_labels = np.broadcast_to(_range(grid.nodes, grid.node_width), grid.counts.shape)
+    edge_labels = np.broadcast_to(_range(grid.edges, grid.edge_width)[:, None], grid.counts.shape)
     z = np.log10(grid.counts) if log_color else grid.counts
-    node_label = "nodes" if grid.node_width == 1 else f"nodes (bins of {grid.node_width}, from)"
-    edge_label = "edges" if grid.edge_width == 1 else f"edges (bins of {grid.edge_width}, from)"
     colorbar: dict = {"title": "graphs"}
     if log_color:
-        top = int(np.ceil(np.nanmax(z))) if np.isfinite(np.nanmax(z)) else 1
-        ticks = list(range(0, max(top, 1) + 1))
-        colorbar.update(tickvals=ticks, ticktext=[f"{10 ** t:,}" for t in ticks], title="graphs (log)")
+        ticks = log_ticks(float(np.nanmin(grid.counts)), float(np.nanmax(grid.counts)))
+        colorbar.update(tickvals=np.log10(ticks).tolist(), ticktext=[f"{t:,}" for t in ticks], title="graphs (log)")
+    centre = lambda start, width: start + (width - 1) / 2  # noqa: E731 - cells are drawn around their centre
     fig = go.Figure(
         go.Heatmap(
-            x=grid.nodes, y=grid.edges, z=z, customdata=np.dstack([grid.counts, share]),
-            colorscale="Viridis", colorbar=colorbar, hoverongaps=False,
+            x=centre(grid.nodes, grid.node_width), y=centre(grid.edges, grid.edge_width), z=z,
+            customdata=np.dstack([grid.counts, share, node_labels, edge_labels]).astype(object),
+            colorscale="Viridis", colorbar=colorbar, hoverongaps=False, xgap=0, ygap=0,
             hovertemplate=(
-                f"{node_label}: %{{x}}<br>{edge_label}: %{{y}}<br>graphs: %{{customdata[0]:,.0f}}"
+                "nodes: %{customdata[2]}<br>edges: %{customdata[3]}<br>graphs: %{customdata[0]:,.0f}"
                 "<br>share: %{customdata[1]:.3f}%<extra></extra>"
             ),
         )
     )
+    binned = grid.node_width > 1 or grid.edge_width > 1
     fig.update_layout(
-        title=title or "Graphs per (nodes, edges) size tuple", xaxis_title="nodes per graph",
-        yaxis_title="edges per graph (directed)", height=height, **_LAYOUT,
+        title=title or "Graphs per (nodes, edges) size tuple",
+        xaxis_title="nodes per graph" + (f" (bins of {grid.node_width})" if grid.node_width > 1 else ""),
+        yaxis_title="edges per graph (directed)" + (f" (bins of {grid.edge_width})" if grid.edge_width > 1 else ""),
+        height=height, **_LAYOUT,
     )
+    if binned:
+        fig.add_annotation(text=f"each cell: {grid.node_width} node value(s) x {grid.edge_width} edge value(s)",
+                           xref="paper", yref="paper", x=1, y=1.06, showarrow=False, font=dict(size=11))
     return fig, grid
 
 
@@ -187,13 +219,16 @@ def pack_fill_figure(plan: PackingPlan, buckets: int = 20) -> go.Figure:
 
 
 def strategies_figure(plan: PackingPlan, top: int = 15) -> go.Figure:
-    """The ``top`` most used distinct packs, by how many packs use them."""
-    frame = plan.to_frame().head(top).iloc[::-1]
-    labels = [p if len(p) <= 48 else p[:45] + "..." for p in frame["pack"]]
+    """The ``top`` most used distinct packs, by how many packs use them; each labelled
+    ``copies x (nodes, edges)`` per size, shortened after three sizes (never mid-tuple)."""
+    order = np.argsort(-plan.pack_counts, kind="stable")[:top][::-1]
+    labels = [describe(plan.packs[i][0], shown=3) for i in order]
+    counts = plan.pack_counts[order]
     fig = go.Figure(
         go.Bar(
-            x=frame["count"], y=labels, orientation="h",
-            customdata=np.stack([frame["graphs"], frame["nodes"], frame["edges"], frame["count"] / plan.num_packs * 100], axis=1),
+            x=counts, y=labels, orientation="h",
+            customdata=np.stack([plan.pack_graphs[order], plan.pack_nodes[order], plan.pack_edges[order],
+                                 counts / plan.num_packs * 100], axis=1),
             hovertemplate=(
                 "%{y}<br>used by %{x:,} packs (%{customdata[3]:.1f}%)<br>%{customdata[0]} graphs, "
                 "%{customdata[1]} nodes, %{customdata[2]} edges<extra></extra>"
@@ -201,8 +236,8 @@ def strategies_figure(plan: PackingPlan, top: int = 15) -> go.Figure:
         )
     )
     fig.update_layout(
-        title=f"The {len(frame)} most used pack strategies", xaxis_title="packs using it",
-        height=max(320, 26 * len(frame) + 120), **_LAYOUT,
+        title=f"The {len(order)} most used pack strategies", xaxis_title="packs using it",
+        height=max(320, 26 * len(order) + 120), **_LAYOUT,
     )
     fig.update_layout(margin=dict(l=20, r=20, t=50, b=50))
     fig.update_yaxes(automargin=True)
@@ -349,11 +384,11 @@ TABLE1_ROWS = {
     "graphs": "Number of graphs",
     "max_nodes": "Max number of nodes",
     "max_edges": "Max number of edges",
-    "distinct_tuples": "Node-edge length count",
-    "node_efficiency": "Node efficiency (%)",
-    "edge_efficiency": "Edge efficiency (%)",
-    "node_speedup": "Potential speedup for nodes",
-    "edge_speedup": "Potential speedup for edges",
+    "distinct_tuples": "Distinct (nodes, edges) size tuples",
+    "node_efficiency": "Node efficiency (%) padding every graph to the largest",
+    "edge_efficiency": "Edge efficiency (%) padding every graph to the largest",
+    "node_speedup": "Potential speed-up for nodes over padding every graph to the largest",
+    "edge_speedup": "Potential speed-up for edges over padding every graph to the largest",
     "mean_nodes": "Mean nodes per graph",
     "mean_edges": "Mean edges per graph",
 }

@@ -5,16 +5,23 @@ from contextlib import nullcontext
 
 import streamlit as st
 
-from packing import BASELINES, BEST, HEURISTICS, ONE_DIM_ALGORITHMS, TUPLE_ALGORITHMS, PackLimits, PackMethod
+from packing import BASELINES, BEST, ONE_DIM_ALGORITHMS, TUPLE_ALGORITHMS, PackLimits, PackMethod
 from pages import cache, figures, state
-from pages.widgets import ALGORITHM_LABELS, current_dataset, run_page, show_error
+from pages.widgets import (
+    ALGORITHM_LABELS,
+    HEURISTIC_LABELS,
+    current_dataset,
+    mirrored,
+    mirrored_choice,
+    run_page,
+    show_error,
+)
 
 VIEWS = ["Plots", "All methods (Table 2)", "Pack strategies"]
 LIMIT_LABELS = {"max_nodes": "Max nodes per pack", "max_edges": "Max edges per pack", "max_graphs": "Max graphs per pack"}
-METHOD_KEYS = ("algorithm", "heuristic", "one_dim", "w_nodes", "w_edges")
+METHOD_MEMORY = "pk_method_memory"  # heuristic, 1D algorithm and weights last chosen
 ONE_DIM_LABELS = {"lpfhp": "LPFHP (longest pack first)", "spfhp": "SPFHP (shortest pack first)",
                   "nnlshp": "NNLSHP (least-squares mixture)"}
-HEURISTIC_LABELS = {**{name: name for name in HEURISTICS}, "weighted": "weighted sum (set the weights)"}
 
 
 def _on_limit_change() -> None:
@@ -24,15 +31,33 @@ def _on_limit_change() -> None:
     state.set_limits(PackLimits(*values), "your input on the Packing page")
 
 
+def _settings() -> dict:
+    """The heuristic, 1D algorithm and weights to show: the chosen method's, else the last
+    chosen (remembered while an algorithm that does not take them is chosen)."""
+    method = state.method()
+    remembered = st.session_state.setdefault(METHOD_MEMORY, {"heuristic": "product", "one_dim": "lpfhp",
+                                                              "weights": (1.0, 1.0)})
+    if method.heuristic is not None:
+        remembered["heuristic"] = method.heuristic
+    if method.one_dim is not None:
+        remembered["one_dim"] = method.one_dim
+    if method.weights is not None:
+        remembered["weights"] = method.weights
+    return remembered
+
+
 def _method_from_widgets() -> PackMethod:
     """The method the widgets describe; settings that do not apply to the algorithm are left out."""
+    shown = _settings()
     algorithm = st.session_state["pk_algorithm"]
     if algorithm in BASELINES:
-        return PackMethod(algorithm, one_dim=st.session_state["pk_one_dim"] if algorithm != "none" else None)
+        return PackMethod(algorithm, one_dim=st.session_state.get("pk_one_dim", shown["one_dim"])
+                          if algorithm != "none" else None)
     if algorithm == BEST:
         return PackMethod(BEST)
-    heuristic = st.session_state["pk_heuristic"]
-    weights = (st.session_state["pk_w_nodes"], st.session_state["pk_w_edges"]) if heuristic == "weighted" else None
+    heuristic = st.session_state.get("pk_heuristic", shown["heuristic"])
+    weights = (st.session_state.get("pk_w_nodes", shown["weights"][0]),
+               st.session_state.get("pk_w_edges", shown["weights"][1])) if heuristic == "weighted" else None
     return PackMethod(algorithm, heuristic, weights=weights)
 
 
@@ -43,31 +68,15 @@ def _on_method_change() -> None:
         st.session_state["pk_method_error"] = str(error)
 
 
-def _show_method(method: PackMethod) -> None:
-    """Write the chosen method into the widgets' state (before they are drawn)."""
-    st.session_state["pk_algorithm"] = method.algorithm
-    if method.heuristic is not None:
-        st.session_state["pk_heuristic"] = method.heuristic
-    if method.one_dim is not None:
-        st.session_state["pk_one_dim"] = method.one_dim
-    if method.weights is not None:
-        st.session_state["pk_w_nodes"], st.session_state["pk_w_edges"] = method.weights
-    for name, default in (("heuristic", "product"), ("one_dim", "lpfhp"), ("w_nodes", 1.0), ("w_edges", 1.0)):
-        st.session_state.setdefault(f"pk_{name}", default)
-
-
 def controls(hist) -> None:
-    """Limit inputs and method choice; they write the chosen configuration to session state."""
-    chosen, method = state.choice(), state.method()
-    # Written on every run, before the widgets exist, so that the browser shows limits and a
-    # method chosen elsewhere (a sweep cell, a loaded configuration) rather than stale defaults.
-    for name in LIMIT_LABELS:
-        st.session_state[f"pk_{name}"] = getattr(chosen.limits, name)
-    _show_method(method)
+    """Limit inputs and method choice: they show the chosen configuration (chosen here or
+    elsewhere: a sweep cell, a link, a loaded configuration) and write changes back."""
+    chosen, method, shown = state.choice(), state.method(), _settings()
     columns = st.columns([1, 1, 1, 1])
     for column, (name, label) in zip(columns, LIMIT_LABELS.items()):
         with column:
-            st.number_input(label, min_value=1, step=1, key=f"pk_{name}", on_change=_on_limit_change)
+            st.number_input(label, min_value=1, step=1, on_change=_on_limit_change,
+                            **mirrored(f"pk_{name}", getattr(chosen.limits, name)))
     defaults = state.data_defaults(hist)
     with columns[3]:
         st.write("")
@@ -77,25 +86,31 @@ def controls(hist) -> None:
     st.caption(f"Limits from {chosen.source}. The largest graph has {hist.max_nodes:,} nodes and the graph with the "
                f"most edges has {hist.max_edges:,}, so limits must be at least that.")
     algorithm = method.algorithm
+    algorithms = [*TUPLE_ALGORITHMS, BEST, *BASELINES]
     columns = st.columns(3)
     with columns[0]:
-        st.selectbox("Algorithm", [*TUPLE_ALGORITHMS, BEST, *BASELINES], key="pk_algorithm",
+        st.selectbox("Algorithm", algorithms, **mirrored_choice("pk_algorithm", algorithms, algorithm),
                      format_func=ALGORITHM_LABELS.get, on_change=_on_method_change)
     with columns[1]:
         if algorithm in TUPLE_ALGORITHMS:
-            st.selectbox("Heuristic (orders graphs and packs)", list(HEURISTIC_LABELS), key="pk_heuristic",
+            heuristics = list(HEURISTIC_LABELS)
+            st.selectbox("Heuristic (orders graphs and packs)", heuristics,
+                         **mirrored_choice("pk_heuristic", heuristics, shown["heuristic"]),
                          format_func=HEURISTIC_LABELS.get, on_change=_on_method_change)
         elif algorithm in ("node_only", "edge_only"):
-            st.selectbox("1D algorithm of the baseline", ONE_DIM_ALGORITHMS, key="pk_one_dim",
+            st.selectbox("1D algorithm of the baseline", ONE_DIM_ALGORITHMS,
+                         **mirrored_choice("pk_one_dim", ONE_DIM_ALGORITHMS, shown["one_dim"]),
                          format_func=ONE_DIM_LABELS.get, on_change=_on_method_change)
         else:
             st.caption("Best of all tries every heuristic with every tuple algorithm." if algorithm == BEST
                        else "No packing: one graph per pack.")
     with columns[2]:
-        if method.heuristic == "weighted":
+        if algorithm in TUPLE_ALGORITHMS and shown["heuristic"] == "weighted":
             left, right = st.columns(2)
-            left.number_input("Node weight", min_value=0.0, step=0.5, key="pk_w_nodes", on_change=_on_method_change)
-            right.number_input("Edge weight", min_value=0.0, step=0.5, key="pk_w_edges", on_change=_on_method_change)
+            left.number_input("Node weight", min_value=0.0, step=0.5, on_change=_on_method_change,
+                              **mirrored("pk_w_nodes", float(shown["weights"][0])))
+            right.number_input("Edge weight", min_value=0.0, step=0.5, on_change=_on_method_change,
+                               **mirrored("pk_w_edges", float(shown["weights"][1])))
     problem = st.session_state.pop("pk_method_error", None)
     if problem:
         st.error(f"**That method does not work.** {problem}", icon=":material/error:")
@@ -138,11 +153,10 @@ def result_cards(plan) -> None:
     st.caption(
         "Limit that closes the packs: " + ", ".join(f"{name} {share:.1%}" for name, share in shares.items())
         + f". Tight limits actually used: {plan.tight_limits[0]:,} nodes, {plan.tight_limits[1]:,} edges. "
-        f"Method: {plan.method.label}, {plan.num_strategies:,} distinct packs."
+        f"Method: {plan.label}, {plan.num_strategies:,} distinct packs."
     )
     if plan.requested is not None:
-        st.success(f"Best of all chose **{plan.method.label.replace(', improved by exact fill', '')}**"
-                   + (", then exact fill saved packs." if plan.improved else "; exact fill saved no packs here."),
+        st.success(f"**{plan.label}**" + ("" if plan.improved else " (exact fill saved no packs here)"),
                    icon=":material/emoji_events:")
 
 
@@ -164,6 +178,7 @@ def main() -> None:
         show_error(error, "These limits do not work")
         st.info("Use **Reset to data defaults** or pick limits on the Limit sweep page.")
         return
+    state.plan_words()[(selection.key, limits, method)] = plan.label
     result_cards(plan)
     # Tabs run only when open, so changing limits recomputes just what is on screen.
     plots, table, strategies = st.tabs(VIEWS, key="pk_view", on_change="rerun")
@@ -190,8 +205,9 @@ def comparison_table(hist, limits: PackLimits, one_dim: str) -> None:
     """Every heuristic x algorithm, best of all and the three baselines (Table 2 layout),
     the best plan that keeps the limits highlighted, every row shown."""
     table = cache.compare_table(hist, limits, one_dim)
-    st.dataframe(figures.highlight_best(table), hide_index=True, width="stretch",
-                 height="content", column_config=figures.COMPARE_LABELS)
+    shown = [name for name in table.columns if name not in ("heuristic", "algorithm")]  # both are in "method"
+    st.dataframe(figures.highlight_best(table), hide_index=True, width="stretch", height="content",
+                 column_config=figures.COMPARE_LABELS, column_order=shown)
     st.caption("Layout of Table 2 of Krell et al.; the best value per column among the plans that keep every limit "
                "is highlighted. Node-only and edge-only ignore one limit, so their packs break it (keeps limits: "
                "no) and they are never highlighted. Efficiencies are against the limits above (node-only and "

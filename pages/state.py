@@ -15,12 +15,21 @@ import streamlit as st
 
 from packing import DEFAULT_MAX_GRAPHS, PackLimits, PackMethod, SizeHistogram
 
-# Sidebar widgets (drawn on every page).
-DATASET = "ds_name"
-SPLIT = "ds_split"
-OPTION_PREFIX = "ds_opt_"
+# Sidebar widgets (drawn on every page). Widgets only mirror the plain keys below (see
+# ``pages.widgets.mirrored``): the chosen value is the widget's default and is written to its
+# key right before it is drawn when it changed elsewhere; on_change writes the user's choice
+# back. (A value written to a widget key in a run where the widget is not drawn, e.g. QM9's
+# cutoff while bonds are chosen, reached the server but not the browser, which showed the
+# widget's minimum.)
+DATASET_WIDGET = "ds_name"
+SPLIT_WIDGET = "ds_split"
+OPTION_WIDGET_PREFIX = "ds_opt_"
 # Plain keys owned by no widget.
+DATASET = "dataset"        # the current dataset's name
+SETTINGS = "dataset_settings"  # dataset name -> DatasetSettings chosen for it this session
 LIMITS = "limits"          # selection key -> Choice: the limits chosen for each dataset this session
+REQUESTED_LIMITS = "requested_limits"  # limits from a link, for the dataset opened next
+PLAN_WORDS = "plan_words"  # (selection key, limits, method) -> the plan's method in words
 METHOD = "method"          # PackMethod
 UPLOADS = "uploads"        # label -> (SizeHistogram, info)
 UPLOAD_ERROR = "upload_error"
@@ -64,11 +73,45 @@ class Selection:
 
 
 @dataclass(frozen=True)
+class DatasetSettings:
+    """The split and construction options chosen for one dataset (all options, including
+    those that do not apply to the chosen construction, so switching back restores them)."""
+
+    split: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Choice:
     """Limits chosen for one dataset and, in words, where they came from."""
 
     limits: PackLimits
     source: str
+
+
+def dataset_name() -> str | None:
+    """The name of the current dataset (None before the sidebar first ran)."""
+    return st.session_state.get(DATASET)
+
+
+def choose_dataset(name: str) -> None:
+    """Make ``name`` the current dataset (its split and options are kept per dataset)."""
+    st.session_state[DATASET] = name
+
+
+def default_settings(spec: Any) -> DatasetSettings:
+    """A registered dataset's default split (train where there is one) and options."""
+    return DatasetSettings("train" if "train" in spec.splits else spec.splits[0], dict(spec.options))
+
+
+def settings(name: str, defaults: DatasetSettings) -> DatasetSettings:
+    """The split and options chosen for dataset ``name`` (``defaults`` the first time)."""
+    return st.session_state.setdefault(SETTINGS, {}).setdefault(name, defaults)
+
+
+def set_settings(name: str, chosen: DatasetSettings) -> None:
+    """Choose the split and options of dataset ``name``."""
+    st.session_state.setdefault(SETTINGS, {})[name] = chosen
 
 
 def uploads() -> dict[str, tuple]:
@@ -82,7 +125,8 @@ def upload_selection(name: str) -> Selection:
     return Selection(name, "all", {}, found[0].fingerprint()[:12] if found is not None else "")
 
 
-def _choices() -> dict[str, Choice]:
+def choices() -> dict[str, Choice]:
+    """The limits chosen this session, by dataset selection key."""
     return st.session_state.setdefault(LIMITS, {})
 
 
@@ -93,13 +137,13 @@ def _current_key() -> str | None:
 
 def choice() -> Choice | None:
     """The limits chosen for the current dataset, or None before it was loaded."""
-    return _choices().get(_current_key())
+    return choices().get(_current_key())
 
 
 def set_limits(limits: PackLimits, source: str, owner: str | None = None) -> None:
     """Choose ``limits`` for the dataset ``owner`` (a selection key; default: the current
     one), saying where they came from (shown to the user)."""
-    _choices()[owner if owner is not None else _current_key()] = Choice(limits, source)
+    choices()[owner if owner is not None else _current_key()] = Choice(limits, source)
 
 
 def data_defaults(hist: SizeHistogram) -> PackLimits:
@@ -116,11 +160,29 @@ def reset_limits(hist: SizeHistogram) -> None:
     set_limits(data_defaults(hist), DATA_DEFAULTS)
 
 
+def request_limits(values: dict[str, int]) -> None:
+    """Limits asked for before the dataset is loaded (by a link): the next dataset opened
+    without limits of its own takes them, the missing ones from its data defaults."""
+    st.session_state[REQUESTED_LIMITS] = values
+
+
 def ensure_limits(selection: Selection, hist: SizeHistogram) -> Choice:
-    """The limits chosen for ``selection``; its data defaults the first time it is opened."""
-    if selection.key not in _choices():
-        set_limits(data_defaults(hist), DATA_DEFAULTS, selection.key)
-    return _choices()[selection.key]
+    """The limits chosen for ``selection``; the requested ones or its data defaults the first
+    time it is opened."""
+    if selection.key not in choices():
+        requested = st.session_state.pop(REQUESTED_LIMITS, None)
+        if requested:
+            limits = PackLimits.for_histogram(hist, **{"max_graphs": DEFAULT_MAX_GRAPHS, **requested})
+            set_limits(limits, "the link you opened", selection.key)
+        else:
+            set_limits(data_defaults(hist), DATA_DEFAULTS, selection.key)
+    return choices()[selection.key]
+
+
+def plan_words() -> dict[tuple, str]:
+    """What each packed (selection key, limits, method) turned out to be, in words (best of
+    all names its winner), for the sidebar summary."""
+    return st.session_state.setdefault(PLAN_WORDS, {})
 
 
 def method() -> PackMethod:

@@ -4,41 +4,55 @@ from __future__ import annotations
 
 import streamlit as st
 
-from packing import HEURISTICS, TUPLE_ALGORITHMS, PackLimits, smallest_limits
+from packing import TUPLE_ALGORITHMS, PackLimits, smallest_limits
 from pages import cache, figures, state
-from pages.sweeps import RANGE_FIELDS, check_grid, default_params, grid, sweep_method
-from pages.widgets import ALGORITHM_LABELS, current_dataset, run_page, show_error
+from pages.sweeps import RANGE_FIELDS, SETTINGS, check_grid, default_params, grid, sweep_method
+from pages.widgets import (
+    ALGORITHM_LABELS,
+    HEURISTIC_LABELS,
+    current_dataset,
+    mirrored,
+    mirrored_choice,
+    run_page,
+    show_error,
+)
 
 CHART_KEY = "sw_chart"
+FORM = "sw_form_settings"   # {"for": selection key, "params": settings last submitted}
+SUBMITTED = "sw_submitted"  # the form was just submitted
 
 
-def form(params: dict, owner: str) -> dict | None:
-    """The sweep settings form; the submitted settings, or None when not submitted.
+def _on_submit(owner: str) -> None:
+    """Keep the submitted settings (shown again, even when they do not work) and ask to run."""
+    st.session_state[FORM] = {"for": owner, "params": {name: st.session_state[f"sw_{name}"] for name in SETTINGS}}
+    st.session_state[SUBMITTED] = True
 
-    The inputs start from ``params`` when first drawn or when the dataset (``owner``) changed.
-    """
-    fresh = st.session_state.get("sw_for") != owner
-    st.session_state["sw_for"] = owner
-    for name in (*RANGE_FIELDS, "max_graphs", "heuristic", "algorithm"):
-        if fresh or f"sw_{name}" not in st.session_state:
-            st.session_state[f"sw_{name}"] = params[name]
+
+def form(params: dict, owner: str) -> None:
+    """The sweep settings form, showing ``params`` (the settings last submitted for this
+    dataset, else its defaults); submitting stores them and asks for a run."""
     with st.form("sweep_form"):
         labels = {"n0": "Max nodes from", "n1": "to", "ns": "step", "e0": "Max edges from", "e1": "to", "es": "step"}
         for column, name in zip(st.columns(6), RANGE_FIELDS):
             with column:
-                st.number_input(labels[name], min_value=1, step=1, key=f"sw_{name}")
-        columns = st.columns([2, 2, 2, 1], vertical_alignment="bottom")
+                st.number_input(labels[name], min_value=1, step=1, **mirrored(f"sw_{name}", int(params[name])))
+        columns = st.columns([2, 2, 1, 1, 3, 1], vertical_alignment="bottom")
         with columns[0]:
-            st.number_input("Max graphs per pack", min_value=1, step=1, key="sw_max_graphs")
+            st.number_input("Max graphs per pack", min_value=1, step=1, **mirrored("sw_max_graphs", params["max_graphs"]))
         with columns[1]:
-            st.selectbox("Heuristic", list(HEURISTICS), key="sw_heuristic")
-        with columns[2]:
-            st.selectbox("Algorithm", TUPLE_ALGORITHMS, key="sw_algorithm", format_func=ALGORITHM_LABELS.get)
-        with columns[3]:
-            submitted = st.form_submit_button("Run sweep", type="primary", width="stretch")
-    if not submitted:
-        return None
-    return {name: st.session_state[f"sw_{name}"] for name in (*RANGE_FIELDS, "max_graphs", "heuristic", "algorithm")}
+            heuristics = list(HEURISTIC_LABELS)
+            st.selectbox("Heuristic", heuristics, **mirrored_choice("sw_heuristic", heuristics, params["heuristic"]),
+                         format_func=HEURISTIC_LABELS.get)
+        weight_help = "Used by the weighted heuristic only: node weight x nodes + edge weight x edges."
+        columns[2].number_input("Node weight", min_value=0.0, step=0.5, help=weight_help,
+                                **mirrored("sw_w_nodes", float(params["w_nodes"])))
+        columns[3].number_input("Edge weight", min_value=0.0, step=0.5, help=weight_help,
+                                **mirrored("sw_w_edges", float(params["w_edges"])))
+        with columns[4]:
+            st.selectbox("Algorithm", TUPLE_ALGORITHMS, format_func=ALGORITHM_LABELS.get,
+                         **mirrored_choice("sw_algorithm", TUPLE_ALGORITHMS, params["algorithm"]))
+        with columns[5]:
+            st.form_submit_button("Run sweep", type="primary", width="stretch", on_click=_on_submit, args=(owner,))
 
 
 def run(hist, params: dict):
@@ -133,12 +147,16 @@ def main() -> None:
     selection, hist, _ = loaded
     st.caption(f"Dataset: {selection.label}. Largest graph: {hist.max_nodes:,} nodes, {hist.max_edges:,} edges.")
     last = st.session_state.get(state.SWEEP)
-    if last and last["for"] == selection.key:
+    shown = st.session_state.get(FORM)
+    if shown and shown["for"] == selection.key:
+        params = shown["params"]
+    elif last and last["for"] == selection.key:
         params = last["params"]
     else:
         params = default_params(hist, state.choice().limits.max_graphs)
-    submitted = form(params, selection.key)
-    if submitted is not None:
+    form(params, selection.key)
+    if st.session_state.pop(SUBMITTED, False):
+        submitted = params
         problem = check_grid(submitted)
         if problem:
             st.error(f"**The sweep cannot run.** {problem}", icon=":material/error:")

@@ -7,6 +7,7 @@ from packing import PackMethod, SizeHistogram, default_limits, limit_grid
 
 MAX_CELLS = 2500
 RANGE_FIELDS = ("n0", "n1", "ns", "e0", "e1", "es")  # node from/to/step, edge from/to/step
+SETTINGS = (*RANGE_FIELDS, "max_graphs", "heuristic", "w_nodes", "w_edges", "algorithm")
 
 
 def default_params(hist: SizeHistogram, max_graphs: int) -> dict:
@@ -18,13 +19,19 @@ def default_params(hist: SizeHistogram, max_graphs: int) -> dict:
 
     return {
         "n0": nodes[0], "n1": nodes[-1], "ns": step(nodes), "e0": edges[0], "e1": edges[-1], "es": step(edges),
-        "max_graphs": max_graphs, "heuristic": "product", "algorithm": "best_fit",
+        "max_graphs": max_graphs, "heuristic": "product", "w_nodes": 1.0, "w_edges": 1.0, "algorithm": "best_fit",
     }
 
 
 def sweep_method(params: dict) -> PackMethod:
-    """The packing method of a sweep's settings."""
-    return PackMethod(params["algorithm"], params["heuristic"])
+    """The packing method of a sweep's settings (the weights count for the weighted heuristic only).
+
+    >>> sweep_method({"algorithm": "first_fit", "heuristic": "weighted", "w_nodes": 2.0, "w_edges": 1.0}).label
+    'first fit, weighted(2,1) heuristic'
+    """
+    weighted = params["heuristic"] == "weighted"
+    weights = (params["w_nodes"], params["w_edges"]) if weighted else None
+    return PackMethod(params["algorithm"], params["heuristic"], weights=weights)
 
 
 def grid(params: dict) -> tuple[list[int], list[int]]:

@@ -2,12 +2,13 @@
 dataset with inline errors, and the summary of the chosen configuration."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 import streamlit as st
 
 import data_loaders
-from packing import BEST, SizeHistogram
+from packing import BEST, HEURISTICS, SizeHistogram
 
 from . import cache, state
 
@@ -17,13 +18,40 @@ ALGORITHM_LABELS = {
     "first_fit": "first fit (earliest-opened open pack that fits)",
     "worst_fit": "worst fit: shortest pack first (emptiest open pack that fits)",
     "none": "baseline: no packing",
-    "node_only": "baseline: node-only 1D packing",
-    "edge_only": "baseline: edge-only 1D packing",
+    "node_only": "baseline: node-only 1D packing (ignores the edge limit)",
+    "edge_only": "baseline: edge-only 1D packing (ignores the node limit)",
     BEST: "best of all (every heuristic x algorithm)",
 }
 
+#: The heuristics offered, in words (``weighted`` asks for two weights).
+HEURISTIC_LABELS = {**{name: name for name in HEURISTICS}, "weighted": "weighted sum (set the weights)"}
+
 #: Exceptions that become an inline message instead of a traceback.
 USER_ERRORS = (ValueError, data_loaders.DatasetUnavailableError, FileNotFoundError, OSError)
+
+
+_UNSET = object()
+
+
+def mirrored(key: str, value: Any) -> dict[str, Any]:
+    """Keyword arguments (``key``, ``value``) for a widget that shows ``value`` from the
+    session's plain state; its on_change writes the user's choice back there.
+
+    The value is the widget's default, so a browser that creates the widget afresh shows it
+    (a value written only through the widget's key is shown solely by a browser that applies
+    that run's message: after an interrupted first run it showed the minimum, 1 or 0.10);
+    it is written to the key as well when it changed elsewhere (a sweep cell, a link, a
+    loaded configuration), which updates a widget the browser already shows.
+    """
+    if st.session_state.get(key, _UNSET) != value:
+        st.session_state[key] = value
+    return {"key": key, "value": value}
+
+
+def mirrored_choice(key: str, options: list, value: Any) -> dict[str, Any]:
+    """:func:`mirrored` for a select box: ``key`` and the ``index`` of ``value`` in ``options``."""
+    kwargs = mirrored(key, value)
+    return {"key": kwargs["key"], "index": list(options).index(value)}
 
 
 def show_error(error: BaseException, what: str) -> None:
@@ -52,83 +80,109 @@ def _dataset_label(name: str) -> str:
     return spec.title if spec.bundled else f"{spec.title} (needs download)"
 
 
-def _default_split(splits: tuple[str, ...]) -> str:
-    return "train" if "train" in splits else splits[0]
-
-
 def _on_dataset_change() -> None:
-    """Reset split and options to the new dataset's defaults."""
-    spec = cache.spec_for(st.session_state[state.DATASET])
-    if spec is None:
-        st.session_state[state.SPLIT] = "all"
-        return
-    st.session_state[state.SPLIT] = _default_split(spec.splits)
-    for option, default in spec.options.items():
-        st.session_state[state.OPTION_PREFIX + option] = default
+    state.choose_dataset(st.session_state[state.DATASET_WIDGET])
 
 
-def _is_visible(option: str, graph: Any) -> bool:
-    """Whether ``option`` matters for the chosen construction (cutoff: radius, k: k-NN)."""
-    if graph is None:
-        return True
-    return {"cutoff": graph == "radius", "k": graph == "knn"}.get(option, True)
+def _on_settings_change(name: str) -> None:
+    """Write the split and option widgets of dataset ``name`` back to its settings."""
+    spec = cache.spec_for(name)
+    current = state.settings(name, state.default_settings(spec))
+    options = dict(current.options)
+    for option in spec.option_specs:
+        key = state.OPTION_WIDGET_PREFIX + option.name
+        if key in st.session_state:
+            options[option.name] = st.session_state[key]
+    state.set_settings(name, state.DatasetSettings(st.session_state[state.SPLIT_WIDGET], options))
 
 
-def _option_widget(name: str, default: Any, choices: tuple | None) -> Any:
-    key = state.OPTION_PREFIX + name
-    if key not in st.session_state:
-        st.session_state[key] = default
-    labels = {"graph": "Graph construction", "cutoff": "Radius cutoff (Å)", "k": "Neighbours per node (k)"}
-    label = labels.get(name, name)
-    if choices:
-        return st.selectbox(label, choices, key=key)
-    if isinstance(default, float):
-        return st.number_input(label, min_value=0.1, max_value=100.0, step=0.5, key=key)
-    return st.number_input(label, min_value=1, step=1, key=key)
+def _option_widget(spec, option, value: Any) -> Any:
+    """The widget of one dataset option (labels, ranges and steps from its ``OptionSpec``)."""
+    key = state.OPTION_WIDGET_PREFIX + option.name
+    common = dict(help=option.help or None, on_change=_on_settings_change, args=(spec.name,))
+    if option.choices is not None:
+        return st.selectbox(option.label, option.choices, **mirrored_choice(key, option.choices, value), **common)
+    if isinstance(option.default, float):
+        return st.number_input(option.label, min_value=float(option.low), max_value=float(option.high),
+                               step=float(option.step), format="%.2f", **mirrored(key, float(value)), **common)
+    return st.number_input(option.label, min_value=int(option.low), max_value=int(option.high),
+                           step=int(option.step), **mirrored(key, int(value)), **common)
 
 
 def dataset_sidebar() -> state.Selection:
-    """Draw the dataset picker (dataset, split, construction options) in the sidebar."""
+    """Draw the dataset picker (dataset, split, construction options) in the sidebar; the
+    options shown and their ranges come from the dataset's spec."""
     specs = cache.dataset_specs()
     names = [spec.name for spec in specs] + list(state.uploads())
-    if st.session_state.get(state.DATASET) not in names:
-        st.session_state[state.DATASET] = next((s.name for s in specs if s.name == "qm9"), names[0])
-        _on_dataset_change()
+    if state.dataset_name() not in names:
+        state.choose_dataset(next((s.name for s in specs if s.name == "qm9"), names[0]))
+    name = state.dataset_name()
     with st.sidebar:
         st.subheader("Dataset")
-        name = st.selectbox("Dataset", names, key=state.DATASET, format_func=_dataset_label,
-                            on_change=_on_dataset_change, label_visibility="collapsed")
+        st.selectbox("Dataset", names, **mirrored_choice(state.DATASET_WIDGET, names, name),
+                     format_func=_dataset_label, on_change=_on_dataset_change, label_visibility="collapsed")
         spec = cache.spec_for(name)
         if spec is None:
             return state.upload_selection(name)
-        if st.session_state.get(state.SPLIT) not in spec.splits:
-            st.session_state[state.SPLIT] = _default_split(spec.splits)
-        split = st.selectbox("Split", spec.splits, key=state.SPLIT)
-        chosen: dict[str, Any] = {}
-        if "graph" in spec.options:
-            chosen["graph"] = _option_widget("graph", spec.options["graph"], spec.choices.get("graph"))
-        for option, default in spec.options.items():
-            if option == "graph":
-                continue
-            if _is_visible(option, chosen.get("graph")):  # hidden options keep the loader's default
-                chosen[option] = _option_widget(option, default, spec.choices.get(option))
-    return state.Selection(name, split, chosen)
+        chosen = state.settings(name, state.default_settings(spec))
+        st.selectbox("Split", spec.splits, **mirrored_choice(state.SPLIT_WIDGET, spec.splits, chosen.split),
+                     on_change=_on_settings_change, args=(name,))
+        for option in spec.option_specs:
+            if option.applies(chosen.options):  # an option that does not apply keeps its value, hidden
+                _option_widget(spec, option, chosen.options[option.name])
+    return selection_of(spec, state.settings(name, chosen))
+
+
+def selection_of(spec, chosen: state.DatasetSettings) -> state.Selection:
+    """The selection of a registered dataset with ``chosen`` settings: only the options that
+    change the histogram are part of it (its label, limits and caches)."""
+    effective = {option.name: chosen.options[option.name] for option in spec.option_specs
+                 if option.applies(chosen.options)}
+    return state.Selection(spec.name, chosen.split, effective)
+
+
+@contextmanager
+def progress_shown(title: str) -> Iterator[Callable[[str, float], None]]:
+    """A ``progress(stage, fraction)`` callback for slow work: the first call opens a status
+    box with the stage and a progress bar where this is called; it is removed when done."""
+    holder = st.empty()
+    shown: dict[str, Any] = {}
+
+    def report(stage: str, fraction: float) -> None:
+        if not shown:
+            with holder.container():
+                shown["status"] = st.status(title, expanded=True)
+                with shown["status"]:
+                    shown["bar"] = st.progress(0.0)
+        shown["status"].update(label=f"{title}: {stage}")
+        shown["bar"].progress(min(max(float(fraction), 0.0), 1.0), text=stage)
+
+    try:
+        yield report
+    finally:
+        holder.empty()
 
 
 def load_selection(selection: state.Selection) -> tuple[SizeHistogram, dict] | None:
-    """The histogram and info of ``selection``; an inline error and None when it fails."""
+    """The histogram and info of ``selection`` (with progress shown when it must be computed);
+    an inline error and None when it fails."""
     if selection.is_upload:
         found = state.uploads().get(selection.name)
         if found is None:
             st.error("The uploaded file is no longer in this session; upload it again on the Datasets page.")
         return found
     try:
-        return cache.load_dataset(selection.name, selection.split, tuple(sorted(selection.options.items())))
+        with progress_shown(f"Computing the sizes of {selection.label}") as progress:
+            found = cache.load_dataset(selection.name, selection.split, tuple(sorted(selection.options.items())),
+                                       progress)
     except USER_ERRORS as error:
         show_error(error, f"Could not open {selection.label}")
         st.info("Choose a bundled dataset in the sidebar (QM9, ogbg-molhiv, ogbg-molpcba, AFLOW) "
                 "or upload your own sizes on the Datasets page.")
         return None
+    if found[1].get("warning"):
+        st.warning(found[1]["warning"], icon=":material/warning:")
+    return found
 
 
 def current_dataset() -> tuple[state.Selection, SizeHistogram, dict] | None:
@@ -146,16 +200,18 @@ def current_dataset() -> tuple[state.Selection, SizeHistogram, dict] | None:
 
 
 def selection_summary() -> None:
-    """Sidebar lines with the chosen limits and method, used by Packing and Export."""
+    """Sidebar lines with the chosen limits and method, used by Packing and Export (for best
+    of all, the winner once a page has packed with it)."""
     chosen = state.choice()
     if chosen is None:
         return
-    limits = chosen.limits
+    limits, method = chosen.limits, state.method()
+    words = state.plan_words().get((st.session_state[state.SELECTION].key, limits, method), method.label)
     with st.sidebar:
         st.subheader("Chosen configuration")
         st.markdown(
             f"max nodes **{limits.max_nodes:,}** · max edges **{limits.max_edges:,}** · "
-            f"max graphs **{limits.max_graphs:,}**  \n{state.method().label}  \n_limits from {chosen.source}_"
+            f"max graphs **{limits.max_graphs:,}**  \n{words}  \n_limits from {chosen.source}_"
         )
 
 

@@ -36,8 +36,9 @@ def free_port() -> int:
 
 
 def serve_dashboard(tmp: Path) -> Iterator[str]:
-    """Run ``streamlit run app.py`` on a free local port with empty data and cache folders
-    under ``tmp``; yield its URL once healthy, stop it afterwards."""
+    """Run the dashboard as ``bash run.sh dashboard`` does (``dashboard.py``) on a free local
+    port with empty data and cache folders under ``tmp``; yield its URL once healthy, stop it
+    afterwards."""
     port = free_port()
     env = {
         **os.environ,
@@ -46,7 +47,7 @@ def serve_dashboard(tmp: Path) -> Iterator[str]:
     }
     log = open(tmp / "streamlit.log", "w")
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+        [sys.executable, "dashboard.py", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true",
          "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,

@@ -41,9 +41,35 @@ def test_histogram_hover_and_log_colour():
     fig, _ = figures.histogram_figure(hist, log_color=True)
     trace = fig.data[0]
     assert "graphs: %{customdata[0]" in trace.hovertemplate and "share" in trace.hovertemplate
-    assert list(trace.colorbar.ticktext)[:2] == ["1", "10"]
-    counts = np.asarray(trace.customdata)[..., 0]
+    assert list(trace.colorbar.ticktext) == ["1", "2"]  # the counts span 1 to 2: both ends labelled
+    counts = np.asarray(trace.customdata)[..., 0].astype(float)
     assert np.nansum(counts) == 4
+
+
+@pytest.mark.parametrize("counts", [[1200, 4300, 2000], [7, 7, 7], [1, 5_000_000, 30]])
+def test_log_colour_bar_is_always_labelled(counts):
+    # Counts within one power of ten (molpcba with a tail cut-off, uploads) lost their labels.
+    hist = SizeHistogram.from_counts([3, 5, 9], [4, 8, 16], counts)
+    bar = figures.histogram_figure(hist, log_color=True)[0].data[0].colorbar
+    shown = [float(t.replace(",", "")) for t in bar.ticktext]
+    assert len(shown) >= 1 and shown[0] == min(counts) and shown[-1] == max(counts)
+    assert np.allclose(bar.tickvals, np.log10(shown))
+
+
+def test_heatmap_cells_are_uniform_so_rare_sizes_do_not_stretch():
+    # Many small graphs and one rare large one (molpcba has one near (160, 330)): every cell
+    # covers the same size range, the rare graph fills one cell.
+    rng = np.random.default_rng(1)
+    nodes = rng.integers(5, 40, 3000)
+    hist = SizeHistogram.from_sizes(np.append(nodes, 160), np.append(2 * nodes, 330))
+    grid = figures.size_grid(hist)
+    assert np.all(np.diff(grid.nodes) == grid.node_width) and np.all(np.diff(grid.edges) == grid.edge_width)
+    assert np.isfinite(grid.counts).sum() <= hist.num_tuples and np.nansum(grid.counts) == hist.num_graphs
+    fig, _ = figures.histogram_figure(hist)
+    x = np.asarray(fig.data[0].x, float)
+    assert np.allclose(np.diff(x), grid.node_width)  # evenly spaced centres: equal cell widths
+    rare = grid.counts[np.searchsorted(grid.edges, 330, side="right") - 1]
+    assert np.nansum(rare) == 1
 
 
 def test_sweep_figure_marks_best_floor_and_selection():
@@ -78,7 +104,7 @@ def test_plan_figures_add_up():
 def test_tables():
     hists = {"a": SizeHistogram.from_sizes([2, 4], [2, 6]), "b": SizeHistogram.from_sizes([3], [4])}
     table = figures.stats_table(hists)
-    assert list(table.columns) == ["a", "b"] and table.loc["Node efficiency (%)", "b"] == "100.00"
+    assert list(table.columns) == ["a", "b"] and table.loc["Node efficiency (%) padding every graph to the largest", "b"] == "100.00"
     from packing import compare
 
     styled = figures.highlight_best(compare(SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2]), PackLimits(5, 6, 4)))

@@ -1,0 +1,148 @@
+"""What the dashboard remembers (AppTest on the bundled data): the dataset widgets show the
+options actually loaded, limits are kept per dataset, and the URL holds the whole view."""
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app_helpers import chosen, started_app
+from data_loaders import list_datasets
+from packing import PackLimits, PackMethod
+
+PACKING = "pages/packing_page.py"
+DATASETS = "pages/datasets_page.py"
+
+
+@pytest.fixture
+def app() -> AppTest:
+    """The dashboard on the bundled data (conftest gives it empty data and cache folders)."""
+    return started_app()
+
+
+def no_errors(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_the_option_widgets_show_what_is_loaded_for_every_dataset_and_construction(app):
+    # A construction's own options (cutoff for radius, k for k-NN) come from the dataset's
+    # spec, start at its default, and the loaded histogram uses exactly the value shown.
+    app.switch_page(DATASETS).run()
+    for spec in list_datasets():
+        if not spec.bundled:
+            continue
+        app.sidebar.selectbox(key="ds_name").set_value(spec.name).run()
+        constructions = spec.choices.get("graph", (None,))
+        for graph in constructions:
+            if graph is not None:
+                app.sidebar.selectbox(key="ds_opt_graph").set_value(graph).run()
+            no_errors(app)
+            selection = app.session_state["selection"]
+            shown = {option.name: app.sidebar.number_input(key=f"ds_opt_{option.name}").value
+                     for option in spec.option_specs if option.choices is None and option.applies(selection.options)}
+            numeric = {k: v for k, v in selection.options.items() if k != "graph"}
+            assert shown == numeric, (spec.name, graph)
+            for name, value in shown.items():
+                assert value == spec.options[name]  # the spec's default, not a widget minimum
+            labels = {w.label for w in app.sidebar.number_input}
+            assert labels == {o.label for o in spec.option_specs if o.choices is None and o.applies(selection.options)}
+            caption = " ".join(c.value for c in app.caption)
+            if graph == "radius":
+                assert "cutoff=5.0" in caption
+
+
+def test_a_changed_cutoff_is_what_gets_loaded(app):
+    app.switch_page(DATASETS).run()
+    app.sidebar.selectbox(key="ds_opt_graph").set_value("radius").run()
+    app.sidebar.number_input(key="ds_opt_cutoff").set_value(5.0).run()
+    no_errors(app)
+    assert app.session_state["selection"].options == {"graph": "radius", "cutoff": 5.0}
+    app.sidebar.selectbox(key="ds_opt_graph").set_value("knn").run()
+    app.sidebar.number_input(key="ds_opt_k").set_value(12).run()
+    no_errors(app)
+    assert app.session_state["selection"].options == {"graph": "knn", "k": 12}
+    assert "k=12" in app.session_state["selection"].label and "cutoff" not in app.session_state["selection"].label
+    app.switch_page(PACKING).run()  # a page change keeps the value that was loaded
+    assert app.sidebar.number_input(key="ds_opt_k").value == 12
+    assert app.session_state["selection"].options == {"graph": "knn", "k": 12}
+
+
+def test_limits_are_kept_per_dataset(app):
+    app.switch_page(PACKING).run()
+    app.number_input(key="pk_max_nodes").set_value(60).run()
+    assert chosen(app).limits == PackLimits(60, 56, 256)
+    app.sidebar.selectbox(key="ds_name").set_value("ogbg-molhiv").run()
+    assert chosen(app).limits == PackLimits(222, 502, 256)  # data defaults of molhiv
+    app.number_input(key="pk_max_edges").set_value(600).run()
+    app.sidebar.selectbox(key="ds_name").set_value("qm9").run()
+    assert chosen(app).limits == PackLimits(60, 56, 256) and app.number_input(key="pk_max_nodes").value == 60
+    app.sidebar.selectbox(key="ds_name").set_value("ogbg-molhiv").run()
+    assert chosen(app).limits == PackLimits(222, 600, 256)
+
+
+def test_the_url_holds_the_view_and_a_link_opens_it(app):
+    app.switch_page(PACKING).run()
+    app.sidebar.selectbox(key="ds_opt_graph").set_value("knn").run()
+    app.number_input(key="pk_max_nodes").set_value(40).run()
+    app.selectbox(key="pk_algorithm").set_value("first_fit").run()
+    app.selectbox(key="pk_heuristic").set_value("weighted").run()
+    app.number_input(key="pk_w_nodes").set_value(2.0).run()
+    no_errors(app)
+    link = {name: values[0] for name, values in app.query_params.items()}
+    assert link == {"dataset": "qm9", "split": "all", "graph": "knn", "k": "8", "max_nodes": "40",
+                    "max_edges": str(29 * 8), "max_graphs": "256", "algorithm": "first_fit",
+                    "heuristic": "weighted", "weights": "2,1"}
+    colleague = AppTest.from_file("../app.py", default_timeout=90)
+    for name, value in link.items():
+        colleague.query_params[name] = value
+    colleague.run()
+    colleague.switch_page(PACKING).run()
+    no_errors(colleague)
+    assert chosen(colleague).limits == chosen(app).limits and chosen(colleague).source == "the link you opened"
+    assert colleague.session_state["method"] == PackMethod("first_fit", "weighted", weights=(2.0, 1.0))
+    assert colleague.session_state["selection"] == app.session_state["selection"]
+    assert {m.label: m.value for m in colleague.metric} == {m.label: m.value for m in app.metric}
+
+
+@pytest.mark.parametrize("params, words", [
+    ({"dataset": "nope"}, "there is no dataset 'nope'"),
+    ({"dataset": "qm9", "graph": "radius", "cutoff": "-3"}, "Option cutoff must lie between 0.1 and 100"),
+    ({"dataset": "ogbg-molhiv", "split": "dev"}, "has no split 'dev'"),
+    ({"max_nodes": "lots"}, "max_nodes='lots' is not a whole number"),
+    ({"algorithm": "none", "heuristic": "sum"}, "The baseline 'none' takes no heuristic"),
+    ({"dataset": "upload:mine.csv"}, "a link cannot carry"),
+])
+def test_a_bad_or_stale_link_says_what_it_could_not_use(params, words):
+    at = AppTest.from_file("../app.py", default_timeout=90)
+    for name, value in params.items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception
+    (warning,) = at.warning
+    assert "This link could not be used completely" in warning.value and words in warning.value
+    at.switch_page(PACKING).run()
+    no_errors(at)  # defaults are shown instead
+    assert not at.warning  # said once
+
+
+def test_weighted_heuristic_is_offered_with_its_two_weights(app):
+    app.switch_page(PACKING).run()
+    app.selectbox(key="pk_heuristic").set_value("weighted").run()
+    labels = [n.label for n in app.number_input]
+    assert "Node weight" in labels and "Edge weight" in labels
+    app.number_input(key="pk_w_edges").set_value(3.0).run()
+    no_errors(app)
+    assert app.session_state["method"] == PackMethod("best_fit", "weighted", weights=(1.0, 3.0))
+    assert any("weighted(1,3)" in c.value for c in app.caption)
+    app.number_input(key="pk_w_nodes").set_value(0.0).run()
+    app.number_input(key="pk_w_edges").set_value(0.0).run()
+    assert any("must not both be zero" in e.value for e in app.error)
+    assert app.session_state["method"] == PackMethod("best_fit", "weighted", weights=(0.0, 3.0))
+
+
+def test_comparison_labels_name_only_the_options_that_apply(app):
+    app.switch_page(DATASETS).run()
+    app.multiselect(key="ds_compare").set_value(["aflow"]).run()
+    no_errors(app)
+    columns = list(app.dataframe[1].value.columns)
+    assert columns == ["qm9 (all, graph=bonds)", "aflow (all, k=24)"]
