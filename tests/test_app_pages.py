@@ -115,7 +115,8 @@ def test_packing_page_cards_plots_table_and_strategies(app):
     app.session_state["pk_view"] = "All methods (Table 2)"
     app.run()
     table = app.dataframe[0].value
-    assert len(table) == 6 * 3 + 1 + 3 and {"none", "node_only", "edge_only"} <= set(table["method"])
+    assert len(table) == 6 * 3 + 7 + 1 + 3 and {"none", "node_only", "edge_only"} <= set(table["method"])
+    assert (table["algorithm"] == "published").sum() == 7  # the published algorithm's rows next to ours
     tuple_rows = table[~table["method"].isin(["none", "node_only", "edge_only"])]
     assert tuple_rows["packs"].min() <= hist_plan.num_packs
     assert table["method"].str.startswith("best of all: ").sum() == 1
@@ -172,7 +173,7 @@ def test_export_page_offers_json_csv_and_figures(app):
     assert labels.count("HTML") >= 4
     shown = app.json[0].value
     config = json.loads(shown)
-    assert config["schema_version"] == 2 and config["dataset"]["name"] == "qm9"
+    assert config["schema_version"] == 3 and config["dataset"]["name"] == "qm9"
     assert config["limits"]["max_nodes"] == 29
 
 
