@@ -75,7 +75,8 @@ def _check_histogram_args(args: argparse.Namespace) -> None:
     if given:
         owner = "--input" if args.name else "a data set NAME"
         raise ValueError(f"{', '.join(given)} only {'applies' if len(given) == 1 else 'apply'} to {owner}.")
-    for path, flag, suffixes in ((args.out, "--out", (".csv", ".parquet")), (args.shard_report, "--shard-report", (".csv",))):
+    outputs = ((args.out, "--out", (".csv", ".parquet")), (args.shard_report, "--shard-report", (".csv",)))
+    for path, flag, suffixes in outputs:
         if path is not None and not path.endswith(suffixes):
             raise ValueError(f"{flag} must end with {' or '.join(suffixes)}.")
 

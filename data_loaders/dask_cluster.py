@@ -2,11 +2,11 @@
 
 A local cluster is a ``distributed.LocalCluster`` of one single-threaded worker process per
 core (RDKit holds the GIL while it parses, so processes, not threads, run SMILES in
-parallel). It lives in a child Python process (:mod:`data_loaders.dask_local`) for the
-``with`` block: worker processes are started with multiprocessing's *spawn*, which re-runs
-the parent's ``__main__`` in every worker, and in the dashboard ``__main__`` is the
-Streamlit app script itself (no ``__main__`` guard possible). The child's ``__main__`` is a
-small guarded module, so workers start cleanly whatever hosts the caller. Its workers log
+parallel). It lives in a child Python process for the ``with`` block: worker processes
+are started with multiprocessing's *spawn*, which re-runs the parent's ``__main__`` script
+in every worker, and in the dashboard ``__main__`` is the Streamlit app script itself (no
+``__main__`` guard possible). The child is started with ``python -c``, which has no main
+script to re-run, so workers start cleanly whatever program asked for the cluster. Its workers log
 nothing: a task that fails comes back through its future with the error (a dead worker is
 replaced and its tasks rerun by Dask), so the caller reports it once, without tracebacks.
 
@@ -16,6 +16,7 @@ within ``timeout`` seconds. Dask is imported only when a client is made.
 """
 from __future__ import annotations
 
+import logging
 import os
 import queue
 import subprocess
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 CONNECT_TIMEOUT = 5.0  # seconds to reach a scheduler, and to wait for its first worker
 LOCAL_START_TIMEOUT = 120.0  # seconds for a local cluster to start (a busy machine is slow)
 MAX_LOCAL_WORKERS = 512
-READY = "local Dask scheduler at "  # the child's line announcing its scheduler
+_READY = "local Dask scheduler at "  # the child's line announcing its scheduler
 _ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -116,8 +117,8 @@ def _ready_address(process: subprocess.Popen, timeout: float) -> str:
 
     def read() -> None:  # reads to the end, so that nothing the child prints can fill the pipe
         for line in process.stdout:
-            if line.startswith(READY):
-                lines.put(line[len(READY):].strip())
+            if line.startswith(_READY):
+                lines.put(line[len(_READY):].strip())
         lines.put("")
 
     threading.Thread(target=read, daemon=True, name="local-dask-cluster-ready").start()
@@ -132,13 +133,26 @@ def _ready_address(process: subprocess.Popen, timeout: float) -> str:
     return address
 
 
+def serve_local_cluster(workers: int) -> None:
+    """Run a ``LocalCluster`` of ``workers`` single-threaded processes, print its scheduler's
+    address and keep it up until standard input closes (the parent is done, or gone): the
+    child process of :func:`local_cluster`."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+                      silence_logs=logging.CRITICAL) as cluster:
+        print(_READY + cluster.scheduler_address, flush=True)
+        sys.stdin.read()
+
+
 @contextmanager
 def local_cluster(workers: int) -> Iterator[str]:
     """A ``LocalCluster`` of ``workers`` single-threaded processes, hosted by a child Python
     process, for the ``with`` block; yields its scheduler address."""
     path = os.pathsep.join([str(_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
-    process = subprocess.Popen([sys.executable, "-m", "data_loaders.dask_local", str(workers)], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": path})
+    code = f"from data_loaders.dask_cluster import serve_local_cluster; serve_local_cluster({int(workers)})"
+    process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONPATH": path})
     try:
         yield _ready_address(process, LOCAL_START_TIMEOUT)
     finally:

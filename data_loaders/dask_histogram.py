@@ -76,6 +76,10 @@ def _describe(error: BaseException) -> str:
                 "one worker's memory: check the worker logs, give workers more memory or split the shard.")
     if isinstance(error, CancelledError):
         return f"it was cancelled ({error}); the cluster may have restarted or lost its workers."
+    if "deserializ" in str(error):  # the scheduler or a worker cannot import this project
+        return (f"{type(error).__name__}: {error} The scheduler and every worker must import this project: start "
+                "`dask scheduler` and `dask worker` with PYTHONPATH set to its folder, in an environment with "
+                "the versions pinned in requirements.txt.")
     if isinstance(error, (ValueError, OSError)):
         return str(error)
     return f"{type(error).__name__}: {error}"
@@ -127,7 +131,8 @@ def _info(label: str, shard_format: ShardFormat, reports: list[ShardReport], his
         note += (f"; {invalid:,} SMILES in {_many(len(with_invalid), 'shard')} could not be parsed and are not "
                  "counted (see the report per shard)")
     return {
-        "dataset": label, "split": "all", "options": {"column": shard_format.column, "hydrogens": shard_format.hydrogens},
+        "dataset": label, "split": "all",
+        "options": {"column": shard_format.column, "hydrogens": shard_format.hydrogens},
         "source": f"{cluster} at {client.scheduler.address}",
         "graphs": hist.num_graphs, "rows": sum(report.rows for report in reports), "seconds": seconds,
         "provenance": note + ".", "invalid": invalid,
@@ -167,7 +172,7 @@ def _histogram(patterns: list[str], label: str, shard_format: ShardFormat, clien
     _check_complete(merged, paths)
     if merged.histogram is None:
         raise ValueError(f"{label}: none of the {sum(r.rows for r in merged.shards):,} SMILES in "
-                         f"{len(paths):,} shards could be parsed by RDKit; check --column and the files.")
+                         f"{len(paths):,} shards could be parsed by RDKit; check the SMILES column and the files.")
     order = {path: index for index, path in enumerate(paths)}
     reports = sorted(merged.shards, key=lambda report: order[report.shard])
     return merged.histogram, _info(label, shard_format, reports, merged.histogram, client,

@@ -58,7 +58,8 @@ def _on_compute() -> None:
         link = st.empty()
         bar = st.progress(0.0, text="Starting the local cluster" if scheduler is None else f"Connecting to {scheduler}")
     try:
-        with data_loaders.dask_client(scheduler, None if scheduler else int(st.session_state.get(WORKERS, 1))) as client:
+        workers = None if scheduler else int(st.session_state.get(WORKERS, 1))
+        with data_loaders.dask_client(scheduler, workers) as client:
             link.markdown(f"Dask dashboard: [{client.dashboard_link}]({client.dashboard_link})")
             bar.progress(0.0, text="Listing the shards")
             hist, info = data_loaders.sharded_histogram(

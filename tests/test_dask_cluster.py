@@ -210,10 +210,34 @@ def cli(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=180)
 
 
-def test_cli_on_a_running_scheduler_with_a_shard_report(cluster, qm9_shards, tmp_path):
+@pytest.fixture()
+def dask_commands(tmp_path):
+    """A scheduler and two workers started with Dask's own commands, as on a real cluster
+    (README: the project importable through PYTHONPATH on the scheduler and the workers)."""
+    bin_dir, scheduler_file = Path(sys.executable).parent, tmp_path / "scheduler.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    started = [subprocess.Popen([bin_dir / "dask", "scheduler", "--port", "0", "--dashboard-address", ":0",
+                                 "--scheduler-file", scheduler_file], env=env, stderr=subprocess.DEVNULL)]
+    try:
+        started.append(subprocess.Popen([bin_dir / "dask", "worker", "--scheduler-file", scheduler_file,
+                                         "--nworkers", "2", "--nthreads", "1"], env=env, stderr=subprocess.DEVNULL))
+        with Client(scheduler_file=str(scheduler_file), timeout=60, set_as_default=False) as client:
+            client.wait_for_workers(2, timeout=60)
+            yield client.scheduler.address
+    finally:
+        for process in reversed(started):
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def test_cli_on_dask_scheduler_and_worker_commands_with_a_shard_report(dask_commands, qm9_shards, tmp_path):
     folder, shards = qm9_shards
     out, report = tmp_path / "hist.parquet", tmp_path / "shards.csv"
-    result = cli("--input", str(folder / "*.csv"), "--column", "smiles", "--scheduler", cluster.scheduler_address,
+    result = cli("--input", str(folder / "*.csv"), "--column", "smiles", "--scheduler", dask_commands,
                  "--out", str(out), "--shard-report", str(report))
     assert result.returncode == 0, result.stderr
     assert SizeHistogram.load(out) == single_process_smiles(shards, hydrogens=False)

@@ -1,0 +1,169 @@
+"""Scaling past one process: sharded histograms on a local Dask cluster.
+
+1. 20 million per-graph size rows (synthetic sizes, labelled so) in 40 Parquet shards: the
+   histogram with 2 Dask workers against the single-process pandas path (read every shard,
+   concatenate, count), and at a quarter of the rows, for the peak memory per worker.
+2. QM9's 130,831 SMILES repeated 4 times (523,324 molecules, the repetition labelled as
+   such) in Parquet shards of 20,000: 1 worker against 2 workers (throughput per worker and
+   scaling, target at least 1.7x), and 1x against 4x the molecules on 2 workers (peak
+   memory per worker should stay flat: a worker holds one shard at a time).
+
+Every case starts a fresh local cluster (its start-up, with the workers' imports of pandas
+and RDKit, is timed apart), so a worker's peak resident memory (``ru_maxrss``) belongs to
+that case alone. Generated shards go to a
+temporary folder. The load average is recorded next to every time: on a shared machine,
+compare ratios taken under similar load. Prints a table and writes
+benchmarks/results/scale.csv. Run from the repo root:
+
+    .venv/bin/python -m benchmarks.bench_scale
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import resource
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from benchmarks.timing import save_results, timed
+from data_loaders import dask_client, sharded_histogram
+from data_loaders.qm9 import read_qm9
+from data_loaders.smiles import smiles_sizes
+from packing import SizeHistogram
+
+SIZE_ROWS = 20_000_000
+SIZE_SHARDS = 40
+SMILES_REPEAT = 4
+SMILES_SHARD = 20_000
+
+
+def peak_rss_mib() -> float:
+    """This process's peak resident memory so far, in MiB (Linux reports KiB).
+
+    >>> peak_rss_mib() > 0
+    True
+    """
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def warm_up() -> None:
+    """Import what a shard task needs, so that timings leave out each worker's one-time imports."""
+    import data_loaders.shards  # noqa: F401
+    import rdkit.Chem  # noqa: F401
+
+
+def load() -> float:
+    """The one-minute load average of the machine (2 cores: above 2 means waiting)."""
+    return os.getloadavg()[0]
+
+
+def write_size_shards(folder: Path, rows: int, shards: int, seed: int = 0) -> str:
+    """Synthetic per-graph sizes in a new ``folder``: 1-60 nodes, 2 (nodes - 1) to
+    2 (nodes - 1) + 12 edges."""
+    folder.mkdir()
+    rng = np.random.default_rng(seed)
+    for index in range(shards):
+        nodes = rng.integers(1, 61, rows // shards)
+        edges = 2 * (nodes - 1) + 2 * rng.integers(0, 7, nodes.size)
+        pd.DataFrame({"num_nodes": nodes, "num_edges": edges}).to_parquet(folder / f"sizes-{index:03d}.parquet")
+    return str(folder / "sizes-*.parquet")
+
+
+def write_smiles_shards(folder: Path, smiles: list[str], repeat: int) -> str:
+    """QM9's SMILES repeated ``repeat`` times, in shards of ``SMILES_SHARD`` molecules, in a new ``folder``."""
+    folder.mkdir()
+    every = np.array(smiles * repeat, dtype=object)
+    for index, start in enumerate(range(0, every.size, SMILES_SHARD)):
+        pd.DataFrame({"smiles": every[start:start + SMILES_SHARD]}).to_parquet(folder / f"qm9-{index:03d}.parquet")
+    return str(folder / "qm9-*.parquet")
+
+
+def pandas_histogram(pattern: str) -> SizeHistogram:
+    """The single-process pandas path: read every shard, concatenate, count."""
+    frame = pd.concat([pd.read_parquet(path) for path in sorted(Path(pattern).parent.glob(Path(pattern).name))],
+                      ignore_index=True)
+    return SizeHistogram.from_sizes(frame["num_nodes"], frame["num_edges"])
+
+
+def _pandas_in_fresh_process(pattern: str) -> tuple[float, SizeHistogram, float]:
+    start = time.perf_counter()
+    hist = pandas_histogram(pattern)
+    return time.perf_counter() - start, hist, peak_rss_mib()
+
+
+def on_cluster(pattern: str, workers: int, column: str | None = None) -> dict:
+    """Time one sharded histogram on a fresh local cluster of ``workers`` processes."""
+    started = time.perf_counter()
+    with dask_client(workers=workers) as client:
+        client.run(warm_up)
+        startup = time.perf_counter() - started
+        before = load()
+        seconds, (hist, info) = timed(lambda: sharded_histogram(pattern, column=column, client=client), repeats=1)
+        peaks = client.run(peak_rss_mib)
+    return {"hist": hist, "seconds": seconds, "startup": startup, "shards": len(info["shards"]),
+            "peak_mib": max(peaks.values()), "load": max(before, load())}
+
+
+def _row(case: str, items: int, workers: int, run: dict, scaling: float | None = None, note: str = "") -> dict:
+    return {"case": case, "items": items, "shards": run.get("shards"), "workers": workers,
+            "seconds": round(run["seconds"], 2), "startup_s": round(run.get("startup", 0.0), 2),
+            "items_per_s": round(items / run["seconds"]), "per_worker_per_s": round(items / run["seconds"] / workers),
+            "scaling": None if scaling is None else round(scaling, 2), "peak_mib_per_worker": round(run["peak_mib"]),
+            "load_1min": round(run["load"], 1), "note": note}
+
+
+def size_rows(folder: Path, rows: int) -> list[dict]:
+    pattern = write_size_shards(folder / "all", rows, SIZE_SHARDS)
+    quarter = write_size_shards(folder / "quarter", rows // 4, SIZE_SHARDS // 4)
+    with multiprocessing.get_context("spawn").Pool(1) as pool:  # its peak memory is this path's alone
+        before = load()
+        seconds, single, peak = pool.apply(_pandas_in_fresh_process, (pattern,))
+    two = on_cluster(pattern, 2)
+    assert two["hist"] == single
+    small = on_cluster(quarter, 2)
+    label = f"synthetic sizes, {rows:,} rows"
+    return [
+        _row(f"{label}: single-process pandas (read all, concat, count)", rows, 1,
+             {"seconds": seconds, "peak_mib": peak, "load": max(before, load()), "shards": SIZE_SHARDS}),
+        _row(f"{label}: Dask, 2 workers", rows, 2, two, note="equal to the pandas histogram"),
+        _row(f"synthetic sizes, {rows // 4:,} rows (1/4): Dask, 2 workers", rows // 4, 2, small,
+             note="same shard size as above"),
+    ]
+
+
+def smiles_rows(folder: Path, repeat: int) -> list[dict]:
+    smiles = read_qm9()["SMILES"].tolist()
+    once, many = write_smiles_shards(folder / "once", smiles, 1), write_smiles_shards(folder / "many", smiles, repeat)
+    start = load()
+    seconds, (nodes, edges, _) = timed(lambda: smiles_sizes(smiles), repeats=1)
+    plain = {"seconds": seconds, "peak_mib": peak_rss_mib(), "load": max(start, load())}
+    one, two, small = on_cluster(many, 1, "smiles"), on_cluster(many, 2, "smiles"), on_cluster(once, 2, "smiles")
+    expected = SizeHistogram.from_counts(nodes, edges, np.full(nodes.size, repeat))
+    assert one["hist"] == two["hist"] == expected and small["hist"] == SizeHistogram.from_sizes(nodes, edges)
+    label = f"QM9 SMILES repeated {repeat}x ({len(smiles) * repeat:,} molecules)"
+    return [
+        _row("QM9 SMILES once: plain smiles_sizes loop, one process (no Dask)", len(smiles), 1, plain,
+             note="peak memory of the benchmark process"),
+        _row(f"{label}: Dask, 1 worker", len(smiles) * repeat, 1, one),
+        _row(f"{label}: Dask, 2 workers", len(smiles) * repeat, 2, two, scaling=one["seconds"] / two["seconds"],
+             note="target scaling >= 1.7x"),
+        _row(f"QM9 SMILES once ({len(smiles):,} molecules, 1/{repeat}): Dask, 2 workers", len(smiles), 2, small,
+             note="same shard size as above"),
+    ]
+
+
+def main(rows: int = SIZE_ROWS, repeat: int = SMILES_REPEAT) -> pd.DataFrame:
+    with tempfile.TemporaryDirectory(prefix="bench_scale_") as folder:
+        table = pd.DataFrame(size_rows(Path(folder), rows) + smiles_rows(Path(folder), repeat))
+    with pd.option_context("display.width", 250, "display.max_columns", 20, "display.max_colwidth", 80):
+        print(table.drop(columns="note").to_string(index=False))
+    save_results(table, "scale")
+    return table
+
+
+if __name__ == "__main__":
+    main()
