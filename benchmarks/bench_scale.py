@@ -2,7 +2,8 @@
 
 1. 20 million per-graph size rows (synthetic sizes, labelled so) in 40 Parquet shards: the
    histogram with 2 Dask workers against the single-process pandas path (read every shard,
-   concatenate, count), and at a quarter of the rows, for the peak memory per worker.
+   concatenate, count) and against the Dask tasks' own work done shard by shard in one
+   process, and at a quarter of the rows, for the peak memory per worker.
 2. QM9's 130,831 SMILES repeated 4 times (523,324 molecules, the repetition labelled as
    such) in Parquet shards of 20,000: 1 worker against 2 workers (throughput per worker and
    scaling, target at least 1.7x), and 1x against 4x the molecules on 2 workers (peak
@@ -10,9 +11,10 @@
 
 Every case starts a fresh local cluster (its start-up, with the workers' imports of pandas
 and RDKit, is timed apart), so a worker's peak resident memory (``ru_maxrss``) belongs to
-that case alone. Generated shards go to a
-temporary folder. The load average is recorded next to every time: on a shared machine,
-compare ratios taken under similar load. Prints a table and writes
+that case alone; ``cpu_s`` is the CPU time the workers (or the single process) spent,
+which the machine's other load inflates far less than wall time. The load average is
+recorded next to every time: on a shared machine, compare ratios taken under similar load.
+Generated shards go to a temporary folder. Prints a table and writes
 benchmarks/results/scale.csv. Run from the repo root:
 
     .venv/bin/python -m benchmarks.bench_scale
@@ -25,6 +27,7 @@ import resource
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -32,6 +35,7 @@ import pandas as pd
 from benchmarks.timing import save_results, timed
 from data_loaders import dask_client, sharded_histogram
 from data_loaders.qm9 import read_qm9
+from data_loaders.shards import ShardFormat, merge_partials, read_shard
 from data_loaders.smiles import smiles_sizes
 from packing import SizeHistogram
 
@@ -84,15 +88,25 @@ def write_smiles_shards(folder: Path, smiles: list[str], repeat: int) -> str:
 
 def pandas_histogram(pattern: str) -> SizeHistogram:
     """The single-process pandas path: read every shard, concatenate, count."""
-    frame = pd.concat([pd.read_parquet(path) for path in sorted(Path(pattern).parent.glob(Path(pattern).name))],
-                      ignore_index=True)
+    frame = pd.concat([pd.read_parquet(path) for path in _files(pattern)], ignore_index=True)
     return SizeHistogram.from_sizes(frame["num_nodes"], frame["num_edges"])
 
 
-def _pandas_in_fresh_process(pattern: str) -> tuple[float, SizeHistogram, float]:
-    start = time.perf_counter()
-    hist = pandas_histogram(pattern)
-    return time.perf_counter() - start, hist, peak_rss_mib()
+def shard_by_shard(pattern: str) -> SizeHistogram:
+    """The Dask tasks' work in one process, without Dask: each shard read and counted, then merged."""
+    return merge_partials(read_shard(path, ShardFormat()) for path in _files(pattern)).histogram
+
+
+def _files(pattern: str) -> list[str]:
+    return sorted(map(str, Path(pattern).parent.glob(Path(pattern).name)))
+
+
+def _in_fresh_process(path: Callable[[str], SizeHistogram], pattern: str) -> dict:
+    """Time ``path(pattern)`` in this (fresh) process; its peak memory is that path's alone."""
+    start, cpu = time.perf_counter(), time.process_time()
+    hist = path(pattern)
+    return {"hist": hist, "seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu,
+            "peak_mib": peak_rss_mib(), "shards": len(_files(pattern))}
 
 
 def on_cluster(pattern: str, workers: int, column: str | None = None) -> dict:
@@ -101,34 +115,39 @@ def on_cluster(pattern: str, workers: int, column: str | None = None) -> dict:
     with dask_client(workers=workers) as client:
         client.run(warm_up)
         startup = time.perf_counter() - started
-        before = load()
+        before, cpu = load(), client.run(time.process_time)
         seconds, (hist, info) = timed(lambda: sharded_histogram(pattern, column=column, client=client), repeats=1)
-        peaks = client.run(peak_rss_mib)
+        cpu_after, peaks = client.run(time.process_time), client.run(peak_rss_mib)
     return {"hist": hist, "seconds": seconds, "startup": startup, "shards": len(info["shards"]),
-            "peak_mib": max(peaks.values()), "load": max(before, load())}
+            "peak_mib": max(peaks.values()), "load": max(before, load()),
+            "cpu": sum(cpu_after[worker] - cpu[worker] for worker in cpu)}
 
 
 def _row(case: str, items: int, workers: int, run: dict, scaling: float | None = None, note: str = "") -> dict:
     return {"case": case, "items": items, "shards": run.get("shards"), "workers": workers,
             "seconds": round(run["seconds"], 2), "startup_s": round(run.get("startup", 0.0), 2),
             "items_per_s": round(items / run["seconds"]), "per_worker_per_s": round(items / run["seconds"] / workers),
-            "scaling": None if scaling is None else round(scaling, 2), "peak_mib_per_worker": round(run["peak_mib"]),
+            "scaling": None if scaling is None else round(scaling, 2), "cpu_s": round(run["cpu"], 1),
+            "peak_mib_per_worker": round(run["peak_mib"]),
             "load_1min": round(run["load"], 1), "note": note}
 
 
 def size_rows(folder: Path, rows: int) -> list[dict]:
     pattern = write_size_shards(folder / "all", rows, SIZE_SHARDS)
     quarter = write_size_shards(folder / "quarter", rows // 4, SIZE_SHARDS // 4)
-    with multiprocessing.get_context("spawn").Pool(1) as pool:  # its peak memory is this path's alone
-        before = load()
-        seconds, single, peak = pool.apply(_pandas_in_fresh_process, (pattern,))
+    single = {}
+    for path in (pandas_histogram, shard_by_shard):
+        with multiprocessing.get_context("spawn").Pool(1) as pool:
+            before = load()
+            single[path] = pool.apply(_in_fresh_process, (path, pattern)) | {"load": max(before, load())}
     two = on_cluster(pattern, 2)
-    assert two["hist"] == single
+    assert two["hist"] == single[pandas_histogram]["hist"] == single[shard_by_shard]["hist"]
     small = on_cluster(quarter, 2)
     label = f"synthetic sizes, {rows:,} rows"
     return [
-        _row(f"{label}: single-process pandas (read all, concat, count)", rows, 1,
-             {"seconds": seconds, "peak_mib": peak, "load": max(before, load()), "shards": SIZE_SHARDS}),
+        _row(f"{label}: single-process pandas (read all, concat, count)", rows, 1, single[pandas_histogram]),
+        _row(f"{label}: single process, shard by shard (read_shard + merge, no Dask)", rows, 1,
+             single[shard_by_shard]),
         _row(f"{label}: Dask, 2 workers", rows, 2, two, note="equal to the pandas histogram"),
         _row(f"synthetic sizes, {rows // 4:,} rows (1/4): Dask, 2 workers", rows // 4, 2, small,
              note="same shard size as above"),
@@ -138,9 +157,10 @@ def size_rows(folder: Path, rows: int) -> list[dict]:
 def smiles_rows(folder: Path, repeat: int) -> list[dict]:
     smiles = read_qm9()["SMILES"].tolist()
     once, many = write_smiles_shards(folder / "once", smiles, 1), write_smiles_shards(folder / "many", smiles, repeat)
-    start = load()
+    start, cpu = load(), time.process_time()
     seconds, (nodes, edges, _) = timed(lambda: smiles_sizes(smiles), repeats=1)
-    plain = {"seconds": seconds, "peak_mib": peak_rss_mib(), "load": max(start, load())}
+    plain = {"seconds": seconds, "cpu": time.process_time() - cpu, "peak_mib": peak_rss_mib(),
+             "load": max(start, load())}
     one, two, small = on_cluster(many, 1, "smiles"), on_cluster(many, 2, "smiles"), on_cluster(once, 2, "smiles")
     expected = SizeHistogram.from_counts(nodes, edges, np.full(nodes.size, repeat))
     assert one["hist"] == two["hist"] == expected and small["hist"] == SizeHistogram.from_sizes(nodes, edges)
