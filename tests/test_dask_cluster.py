@@ -17,6 +17,7 @@ from distributed import Client, LocalCluster
 
 from data_loaders import ShardError, dask_client, sharded_histogram
 from data_loaders.__main__ import main
+from data_loaders.dask_cluster import default_workers
 from data_loaders.ogb_layout import read_raw_sizes
 from data_loaders.paths import shared_data_root
 from data_loaders.qm9 import read_qm9
@@ -130,6 +131,12 @@ def test_missing_files_and_all_bad_smiles_are_refused(client, tmp_path):
     (tmp_path / "bad.csv").write_text("smiles\nC1CC\nQQ\n")
     with pytest.raises(ValueError, match="none of the 2 SMILES in 1 shard"):
         sharded_histogram(str(tmp_path / "bad.csv"), column="smiles", client=client)
+
+
+def test_without_a_client_a_local_cluster_of_one_worker_per_core_is_made(molhiv_shards):
+    folder, expected = molhiv_shards
+    hist, info = sharded_histogram(str(folder / "part-*"))
+    assert hist == expected and info["workers"] == default_workers()
 
 
 def test_a_client_by_scheduler_address(cluster, molhiv_shards):

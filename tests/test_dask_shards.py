@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from data_loaders.shards import ShardFormat, merge_partials, read_shard, shard_paths
+from data_loaders.shards import PartialHistogram, ShardFormat, ShardReport, merge_partials, read_shard, shard_paths
 from data_loaders.smiles import smiles_sizes
 from packing import SizeHistogram, sweep
 from packing.histogram import MAX_TOTAL
@@ -32,6 +32,21 @@ def test_merge_of_any_split_equals_the_whole(sizes, cuts, random):
     merged = SizeHistogram.merge(parts)
     assert merged == SizeHistogram.from_sizes(nodes, edges)
     assert merged.num_graphs == len(sizes) and merged.total_edges == int(edges.sum())
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.integers(1, 9), st.integers(0, 16)), max_size=20), min_size=1, max_size=8))
+def test_merging_partials_keeps_every_graph_and_every_shard_report_once(shards):
+    parts = [PartialHistogram(SizeHistogram.from_sizes(*zip(*sizes)) if sizes else None,
+                              (ShardReport(f"shard-{index}", len(sizes), len(sizes)),))
+             for index, sizes in enumerate(shards)]
+    merged = merge_partials([merge_partials(parts[:3]), merge_partials(parts[3:])] if len(parts) > 3 else parts)
+    every = [size for sizes in shards for size in sizes]
+    assert [report.shard for report in merged.shards] == [f"shard-{index}" for index in range(len(shards))]
+    if every:
+        assert merged.histogram == SizeHistogram.from_sizes(*zip(*every))
+    else:
+        assert merged.histogram is None
 
 
 def test_merge_keeps_huge_counts_exact_and_refuses_overflow():
