@@ -5,9 +5,9 @@ import time
 
 import pandas as pd
 import pytest
-from distributed import LocalCluster
 from streamlit.testing.v1 import AppTest
 
+from data_loaders.dask_cluster import local_cluster
 from data_loaders.smiles import smiles_sizes
 from packing import SizeHistogram
 from pages import cluster_section
@@ -27,8 +27,9 @@ def section_script() -> None:
 
 @pytest.fixture(scope="module")
 def scheduler():
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
-        yield cluster.scheduler_address
+    """A LocalCluster of two worker processes in a child process (see tests/test_dask_cluster.py)."""
+    with local_cluster(2) as address:
+        yield address
 
 
 @pytest.fixture()

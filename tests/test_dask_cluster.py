@@ -9,7 +9,6 @@ import sys
 import time
 from pathlib import Path
 
-import dask
 import numpy as np
 import pandas as pd
 import pytest
@@ -17,7 +16,7 @@ from distributed import Client, LocalCluster
 
 from data_loaders import ShardError, dask_client, sharded_histogram
 from data_loaders.__main__ import main
-from data_loaders.dask_cluster import default_workers
+from data_loaders.dask_cluster import default_workers, local_cluster
 from data_loaders.ogb_layout import read_raw_sizes
 from data_loaders.paths import shared_data_root
 from data_loaders.qm9 import read_qm9
@@ -30,15 +29,17 @@ BAD_ROWS = {0: [5, 17], 2: [0], 3: [1499]}  # QM9 shard -> rows replaced by unpa
 
 
 @pytest.fixture(scope="module")
-def cluster():
-    """Two single-threaded worker processes, shared by the tests of this module."""
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as local:
-        yield local
+def scheduler():
+    """A LocalCluster of two single-threaded worker processes, shared by the tests of this
+    module. It runs in a child process as the product's local clusters do: AppTest leaves
+    its script as ``__main__``, which workers spawned from this process would re-run."""
+    with local_cluster(2) as address:
+        yield address
 
 
 @pytest.fixture(scope="module")
-def client(cluster):
-    with Client(cluster, set_as_default=False) as connected:
+def client(scheduler):
+    with Client(scheduler, set_as_default=False) as connected:
         yield connected
 
 
@@ -139,12 +140,12 @@ def test_without_a_client_a_local_cluster_of_one_worker_per_core_is_made(molhiv_
     assert hist == expected and info["workers"] == default_workers()
 
 
-def test_a_client_by_scheduler_address(cluster, molhiv_shards):
+def test_a_client_by_scheduler_address(scheduler, molhiv_shards):
     folder, expected = molhiv_shards
-    with dask_client(cluster.scheduler_address) as connected:
+    with dask_client(scheduler) as connected:
         hist, info = sharded_histogram([str(folder / "part-[0-4].parquet"), str(folder / "part-*.csv*")],
                                        client=connected)
-    assert hist == expected and info["source"] == f"Dask cluster of 2 workers at {cluster.scheduler_address}"
+    assert hist == expected and info["source"] == f"Dask cluster of 2 workers at {scheduler}"
 
 
 def test_an_unreachable_scheduler_fails_clearly_within_10_seconds():
@@ -196,11 +197,10 @@ def test_a_worker_killed_mid_run_does_not_change_the_result(client, qm9_shards):
     assert killed[0] not in client.run(os.getpid).values()  # the nanny started a new worker
 
 
-def test_workers_that_keep_dying_give_a_clear_error_never_a_smaller_histogram(qm9_shards):
+def test_workers_that_keep_dying_give_a_clear_error_never_a_smaller_histogram(qm9_shards, monkeypatch):
     folder, _ = qm9_shards
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
-            LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as fragile, \
-            Client(fragile, set_as_default=False) as client:
+    monkeypatch.setenv("DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES", "0")  # read by the child's scheduler
+    with local_cluster(2) as fragile, Client(fragile, set_as_default=False) as client:
         killed = []
 
         def kill_at_first_shard(done: int, total: int) -> None:
