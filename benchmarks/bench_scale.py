@@ -12,7 +12,8 @@
 Every case starts a fresh local cluster (its start-up, with the workers' imports of pandas
 and RDKit, is timed apart), so a worker's peak resident memory (``ru_maxrss``) belongs to
 that case alone; ``cpu_s`` is the CPU time the workers (or the single process) spent,
-which the machine's other load inflates far less than wall time. The load average is
+which the machine's other load inflates far less than wall time, and ``cores_used`` is
+``cpu_s`` over the wall time: how much of the machine the case actually got. The load average is
 recorded next to every time: on a shared machine, compare ratios taken under similar load.
 Generated shards go to a temporary folder. Prints a table and writes
 benchmarks/results/scale.csv. Run from the repo root:
@@ -128,6 +129,7 @@ def _row(case: str, items: int, workers: int, run: dict, scaling: float | None =
             "seconds": round(run["seconds"], 2), "startup_s": round(run.get("startup", 0.0), 2),
             "items_per_s": round(items / run["seconds"]), "per_worker_per_s": round(items / run["seconds"] / workers),
             "scaling": None if scaling is None else round(scaling, 2), "cpu_s": round(run["cpu"], 1),
+            "cores_used": round(run["cpu"] / run["seconds"], 2),
             "peak_mib_per_worker": round(run["peak_mib"]),
             "load_1min": round(run["load"], 1), "note": note}
 
