@@ -1,10 +1,9 @@
 """The Datasets page's cluster section: the size histogram of sharded files, computed on Dask.
 
 The user names shard files (a path or glob as the workers see them), optionally a SMILES
-column and a scheduler address; the computation runs in the submit button's callback, so
-that, like an upload, the result can become the current dataset before the sidebar is
-drawn again. While it runs, the Dask dashboard's link and a progress bar fed by the shard
-futures show at the top of the page.
+column and a scheduler address; submitting asks for a run, which the section does in place
+with the Dask dashboard's link and a progress bar fed by the shard futures; the result then
+becomes the current dataset, like an upload, and the page is drawn again.
 """
 from __future__ import annotations
 
@@ -24,6 +23,7 @@ HYDROGENS = "cl_hydrogens"
 SCHEDULER = "cl_scheduler"
 WORKERS = "cl_workers"
 OUTCOME = "cl_outcome"  # plain key: ("done", upload label) or ("error", input, message)
+REQUESTED = "cl_requested"  # plain key: the form was submitted and the run is to do
 MAX_WORKERS = 64
 
 
@@ -43,8 +43,13 @@ def _field(key: str) -> str | None:
     return text or None
 
 
-def _on_compute() -> None:
-    """Compute the histogram of the named shards on Dask and make it the current dataset."""
+def _on_submit() -> None:
+    st.session_state[REQUESTED] = True
+
+
+def _compute() -> None:
+    """Compute the histogram of the named shards on Dask (progress shown here) and make it
+    the current dataset."""
     pattern = _field(INPUT)
     if pattern is None:
         st.session_state[OUTCOME] = ("error", "", "Name the shard files: a path or a glob such as "
@@ -74,8 +79,8 @@ def _on_compute() -> None:
     label = dataset_name(pattern, column, hydrogens)
     state.uploads()[label] = (hist, info)
     st.session_state[OUTCOME] = ("done", label)
-    st.session_state[state.DATASET] = label
-    st.session_state[state.SPLIT] = "all"
+    state.choose_dataset(label)
+    st.rerun()  # the sidebar, drawn before this page, shows the new dataset
 
 
 def _report(hist, info: dict[str, Any]) -> None:
@@ -115,7 +120,9 @@ def cluster_section() -> None:
                         placeholder="tcp://scheduler-host:8786")
         right.number_input("Workers of the local cluster", min_value=1, max_value=MAX_WORKERS,
                            value=min(default_workers(), MAX_WORKERS), step=1, key=WORKERS)
-        st.form_submit_button("Compute the histogram on Dask", on_click=_on_compute)
+        st.form_submit_button("Compute the histogram on Dask", on_click=_on_submit)
+    if st.session_state.pop(REQUESTED, False):
+        _compute()
     outcome = st.session_state.get(OUTCOME)
     if outcome is None:
         return
