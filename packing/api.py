@@ -13,6 +13,7 @@ from .method import BALANCED, BEST, LP_ROUNDING, PUBLISHED, PackMethod, candidat
 from .one_dim import pack_one_dim
 from .plan import PackingPlan
 from .published import count_published, published_pack
+from .search import fewest_packs
 
 
 def as_limits(
@@ -166,16 +167,7 @@ def best_plan(hist: SizeHistogram, limits: PackLimits | None = None, improve: bo
     """
     limits = as_limits(hist, limits)
     bound = lower_bounds(hist, limits).best
-    winner, fewest = None, None
-    for candidate in candidate_methods():
-        # A candidate is dropped as soon as it needs as many packs as the best so far, so on
-        # ties the first in order wins (equal pack counts mean equal efficiencies); a
-        # candidate at the lower bound cannot be beaten.
-        count = count_tuple_packs(hist, limits, candidate, give_up_above=None if fewest is None else fewest - 1)
-        if count is not None:
-            winner, fewest = candidate, count
-            if count == bound:
-                break
+    winner, _ = fewest_packs(hist, limits, candidate_methods(), bound, count_tuple_packs)
     plan = pack(hist, limits, PackMethod(winner.algorithm, winner.heuristic, improve=improve))
     balanced = balanced_pack(hist, limits) if plan.num_packs > bound else None
     if balanced is not None and sum(count for _, count in balanced) < plan.num_packs:
