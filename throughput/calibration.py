@@ -47,6 +47,8 @@ SCHEMA = "graph-packing-calibration"
 SCHEMA_VERSION = 1
 MAX_FILE_BYTES = 16 * 2**20
 MODES = ("eager", "compile")
+#: The models a calibration builds itself (a user's factory is the other choice).
+MODELS = ("gin", "schnet")
 SHIPPED = Path(__file__).resolve().parent / "calibrations"
 _FIT_TOLERANCE = 1e-6
 Progress = Callable[[int, int, Shape], None]
@@ -180,6 +182,21 @@ class Calibration:
         return path
 
     @classmethod
+    def from_timings(cls, model: str, hidden: int, layers: int, device: str, mode: str,
+                     timings: list[ShapeTiming], *, device_info: dict[str, Any], versions: dict[str, Any],
+                     model_info: dict[str, Any], timing: dict[str, Any], created: str,
+                     recompile_limit: int | None = None, source: str = "") -> "Calibration":
+        """A calibration from measured step times: fits the cost model (and in compile mode
+        the eager fit and the compilation costs, with torch's ``recompile_limit``)."""
+        if mode == "compile" and (recompile_limit is None or any(t.compile_seconds is None for t in timings)):
+            raise ValueError("A compile-mode calibration needs compile_seconds and eager_median at every shape "
+                             "and torch's recompile_limit.")
+        fit, eager = _fits(timings, mode)
+        compile_cost = compile_summary(timings, recompile_limit) if mode == "compile" else None
+        return cls(model, hidden, layers, device, mode, tuple(timings), fit, device_info, versions, model_info,
+                   timing, created, eager, compile_cost, source)
+
+    @classmethod
     def from_dict(cls, data: Any, source: str = "") -> "Calibration":
         """Rebuild and verify a calibration from its file content (see :func:`load_calibration`)."""
         return _verified(data, source)
@@ -238,14 +255,15 @@ def torch_threads(threads: int | None) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-def _compile_summary(timings: list[ShapeTiming]) -> dict[str, Any]:
-    import torch
-
+def compile_summary(timings: list[ShapeTiming], recompile_limit: int) -> dict[str, Any]:
+    """The cost of compilations in compile mode: the first one of a process (it also sets
+    the compiler up), the median of the others with their quartiles, and torch's
+    ``recompile_limit`` (new shapes past it run eagerly)."""
     costs = [t.compile_seconds for t in timings]
     later = costs[1:] or costs
     return {"first_seconds": costs[0], "seconds": statistics.median(later), "p25": float(np.quantile(later, 0.25)),
-            "p75": float(np.quantile(later, 0.75)), "recompile_limit": int(torch._dynamo.config.recompile_limit),
-            "dynamic": False, "fx_graph_cache": False}
+            "p75": float(np.quantile(later, 0.75)), "recompile_limit": recompile_limit, "dynamic": False,
+            "fx_graph_cache": False}
 
 
 def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str = "cpu",
@@ -296,9 +314,11 @@ def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str
         if progress is not None:
             progress(len(grid), len(grid), grid[-1])
         info, versions = device_description(device)
-    return _assemble(spec.name, spec.hidden, spec.layers, device, mode, timings, info, versions,
-                     spec.to_dict(timer.module), {**plan.to_dict(), "seed": seed},
-                     datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    limit = timer.recompile_limit if mode == "compile" else None
+    return Calibration.from_timings(
+        spec.name, spec.hidden, spec.layers, device, mode, timings, device_info=info, versions=versions,
+        model_info=spec.to_dict(timer.module), timing={**plan.to_dict(), "seed": seed},
+        created=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), recompile_limit=limit)
 
 
 def _fits(timings: list[ShapeTiming], mode: str) -> tuple[CostFit, CostFit | None]:
@@ -306,15 +326,6 @@ def _fits(timings: list[ShapeTiming], mode: str) -> tuple[CostFit, CostFit | Non
     fit = fit_cost_model(shapes, [t.median for t in timings])
     eager = fit_cost_model(shapes, [t.eager_median for t in timings]) if mode == "compile" else None
     return fit, eager
-
-
-def _assemble(model: str, hidden: int, layers: int, device: str, mode: str, timings: list[ShapeTiming],
-              info: dict[str, Any], versions: dict[str, Any], model_info: dict[str, Any], timing: dict[str, Any],
-              created: str, source: str = "") -> Calibration:
-    fit, eager = _fits(timings, mode)
-    compile_cost = _compile_summary(timings) if mode == "compile" else None
-    return Calibration(model, hidden, layers, device, mode, tuple(timings), fit, info, versions, model_info,
-                       timing, created, eager, compile_cost, source)
 
 
 # --------------------------------------------------------------------- loading
@@ -400,25 +411,26 @@ def _verified(data: Any, name: str) -> Calibration:
     timings = [ShapeTiming.from_dict(row, f"timings[{i}]") for i, row in enumerate(rows)]
     if len({t.shape for t in timings}) != len(timings):
         raise ValueError("timings lists a shape twice.")
-    if mode == "compile" and any(t.compile_seconds is None for t in timings):
-        raise ValueError("A compile-mode calibration needs compile_seconds and eager_median at every shape.")
-    stored = cost_fit_from_dict(data.get("fit"), "fit")
-    fit, eager = _fits(timings, mode)
-    if not _same_fit(stored, fit):
-        raise ValueError(f"{name}: the stored fit is not the fit of its timings; the file is damaged.")
-    if (data.get("eager_fit") is None) != (eager is None) or (
-            eager is not None and not _same_fit(cost_fit_from_dict(data["eager_fit"], "eager_fit"), eager)):
-        raise ValueError(f"{name}: eager_fit does not match the eager timings of a {mode}-mode calibration.")
-    compile_cost = data.get("compile")
-    if mode == "compile" and not (isinstance(compile_cost, dict) and isinstance(compile_cost.get("recompile_limit"), int)):
-        raise ValueError("A compile-mode calibration needs a compile object with its recompile_limit.")
     hidden, layers = model_info.get("hidden"), model_info.get("layers")
     if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in (hidden, layers)):
         raise ValueError("model.hidden and model.layers must be positive whole numbers.")
-    return Calibration(_text(model_info.get("name"), "model.name"), hidden, layers,
-                       _text(device_info.get("device"), "device.device"), mode, tuple(timings), fit, device_info,
-                       versions, model_info, _object(data, "timing"), _text(data.get("created"), "created"), eager,
-                       compile_cost if mode == "compile" else None, name)
+    stored_compile = data.get("compile")
+    limit = stored_compile.get("recompile_limit") if isinstance(stored_compile, dict) else None
+    if mode == "compile" and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise ValueError("A compile-mode calibration needs a compile object with torch's recompile_limit.")
+    calibration = Calibration.from_timings(
+        _text(model_info.get("name"), "model.name"), hidden, layers, _text(device_info.get("device"), "device.device"),
+        mode, timings, device_info=device_info, versions=versions, model_info=model_info,
+        timing=_object(data, "timing"), created=_text(data.get("created"), "created"), recompile_limit=limit,
+        source=name)
+    if not _same_fit(cost_fit_from_dict(data.get("fit"), "fit"), calibration.fit):
+        raise ValueError(f"{name}: the stored fit is not the fit of its timings; the file is damaged.")
+    if (data.get("eager_fit") is None) != (calibration.eager_fit is None) or (calibration.eager_fit is not None and
+            not _same_fit(cost_fit_from_dict(data["eager_fit"], "eager_fit"), calibration.eager_fit)):
+        raise ValueError(f"{name}: eager_fit does not match the eager timings of a {mode}-mode calibration.")
+    if stored_compile != calibration.compile:
+        raise ValueError(f"{name}: the compile costs do not match its timings; the file is damaged.")
+    return calibration
 
 
 def load_calibration(source: Any) -> Calibration:

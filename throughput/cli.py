@@ -18,8 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .calibration import MODES, calibrate, load_calibration
-from .models import MODELS
+from .calibration import MODELS, MODES, calibrate, load_calibration
 from .shapes import DEFAULT_COUNT, DEFAULT_MAX_EDGES, DEFAULT_MAX_GRAPHS, DEFAULT_MAX_NODES, default_shapes
 
 

@@ -97,6 +97,11 @@ class ShapeTimer:
         self.step = TrainStep(self.module, device)
         self.generator = torch.Generator().manual_seed(seed)
 
+    @property
+    def recompile_limit(self) -> int:
+        """torch's ``recompile_limit``: compiled shapes per function before new ones run eagerly."""
+        return int(torch._dynamo.config.recompile_limit)
+
     def inputs(self, shape: Shape) -> tuple[tuple[Any, ...], torch.Tensor]:
         inputs = self.spec.random_inputs(shape, self.generator, self.device)
         target = torch.randn(shape[2], 1, generator=self.generator).to(self.device)

@@ -27,7 +27,7 @@ from torch_geometric.nn.models import GIN, SchNet
 
 from packing.limits import whole_number
 
-MODELS = ("gin", "schnet")
+from .calibration import MODELS
 #: Node features of the default input: the nine atom features of OGB's molecules.
 DEFAULT_IN_CHANNELS = 9
 #: Atomic numbers drawn for SchNet's random molecules (H to F).
