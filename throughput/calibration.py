@@ -455,3 +455,16 @@ def load_calibration(source: Any) -> Calibration:
 def shipped_calibrations() -> list[Path]:
     """The calibration files shipped in ``throughput/calibrations``, sorted by name."""
     return sorted(SHIPPED.glob("*.json"))
+
+
+def default_calibration() -> Path:
+    """The shipped calibration for this machine's CPU if there is one, else the first one.
+
+    >>> default_calibration() in shipped_calibrations()
+    True
+    """
+    paths = shipped_calibrations()
+    if not paths:
+        raise ValueError(f"No calibration is shipped in {SHIPPED}; run python -m throughput calibrate.")
+    mine = [path for path in paths if path.name.startswith(slug(cpu_name()) + "__")]
+    return (mine or paths)[0]
