@@ -11,13 +11,28 @@ True
 >>> hist.num_graphs, hist.max_nodes, info["source"]
 (130831, 29, 'bundled profile')
 """
+from importlib import import_module
+from typing import Any
+
 from .api import load_histogram
 from .errors import DatasetUnavailableError
+from .packed_shape import BatchShape
 from .pyg_sizes import dataset_sizes, load_pyg_dataset
 from .registry import DatasetSpec, get_spec, list_datasets
 from .user_files import load_user_file
 
+#: Names that need torch and PyG, imported on first use so the dashboard starts without them.
+_TORCH_EXPORTS = {"PackedBatchSampler": ".packed", "PackedLoader": ".packed", "random_mol_dataset": ".random_graphs"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _TORCH_EXPORTS:
+        return getattr(import_module(_TORCH_EXPORTS[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
+    "BatchShape",
     "DatasetSpec",
     "DatasetUnavailableError",
     "dataset_sizes",
@@ -26,4 +41,7 @@ __all__ = [
     "load_histogram",
     "load_pyg_dataset",
     "load_user_file",
+    "PackedBatchSampler",
+    "PackedLoader",
+    "random_mol_dataset",
 ]

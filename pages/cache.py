@@ -1,8 +1,8 @@
 """Cached wrappers around the data loaders and the packing engine.
 
-Histograms, plans and comparison tables go through ``st.cache_data`` (a histogram is
-hashed by its arrays); sweeps are kept in a small process-wide store so that a sweep can
-report progress while it runs and is instant the second time.
+Plans and comparison tables go through ``st.cache_data`` (a histogram is hashed by its
+fingerprint); datasets and sweeps are kept in small process-wide stores, so that loading a
+dataset or running a sweep can report progress while it runs and is instant the second time.
 """
 from __future__ import annotations
 
@@ -20,8 +20,6 @@ import data_loaders
 from packing import PackingPlan, PackLimits, PackMethod, SizeHistogram, compare, pack, sweep
 
 _HASH = {SizeHistogram: SizeHistogram.fingerprint}
-_SWEEP_STORE_SIZE = 24
-_DATASET_STORE_SIZE = 32
 Progress = Callable[[str, float], None]
 
 
@@ -36,9 +34,31 @@ def spec_for(name: str):
     return next((spec for spec in dataset_specs() if spec.name == name), None)
 
 
+class _Store:
+    """A small least-recently-used store shared by every session of the server (thread-safe)."""
+
+    def __init__(self, size: int) -> None:
+        self._items: OrderedDict[Any, Any] = OrderedDict()
+        self._lock = threading.Lock()
+        self._size = size
+
+    def get(self, key: Any) -> Any:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: Any, value: Any) -> None:
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+
 @st.cache_resource(show_spinner=False)
-def _dataset_store() -> tuple["OrderedDict[tuple, tuple[SizeHistogram, dict]]", threading.Lock]:
-    return OrderedDict(), threading.Lock()
+def _stores() -> dict[str, _Store]:
+    return {"datasets": _Store(32), "sweeps": _Store(24)}
 
 
 def load_dataset(
@@ -51,17 +71,10 @@ def load_dataset(
     Raises ``data_loaders.DatasetUnavailableError`` or ``ValueError`` (not stored).
     """
     key = (name, split, options)
-    store, lock = _dataset_store()
-    with lock:
-        found = store.get(key)
-        if found is not None:
-            store.move_to_end(key)
-            return found
-    found = data_loaders.load_histogram(name, split, progress=progress, **dict(options))
-    with lock:
-        store[key] = found
-        while len(store) > _DATASET_STORE_SIZE:
-            store.popitem(last=False)
+    found = _stores()["datasets"].get(key)
+    if found is None:
+        found = data_loaders.load_histogram(name, split, progress=progress, **dict(options))
+        _stores()["datasets"].put(key, found)
     return found
 
 
@@ -77,11 +90,6 @@ def compare_table(hist: SizeHistogram, limits: PackLimits, one_dim: str) -> pd.D
     return compare(hist, limits, one_dim=one_dim)
 
 
-@st.cache_resource(show_spinner=False)
-def _sweep_store() -> tuple["OrderedDict[tuple, pd.DataFrame]", threading.Lock]:
-    return OrderedDict(), threading.Lock()
-
-
 def sweep_key(hist: SizeHistogram, node_limits, edge_limits, max_graphs: int, method: PackMethod) -> tuple:
     """The cache key of one sweep."""
     return (hist.fingerprint(), tuple(node_limits), tuple(edge_limits), int(max_graphs), method)
@@ -89,12 +97,7 @@ def sweep_key(hist: SizeHistogram, node_limits, edge_limits, max_graphs: int, me
 
 def cached_sweep(key: tuple) -> pd.DataFrame | None:
     """A finished sweep from the store, or None."""
-    store, lock = _sweep_store()
-    with lock:
-        frame = store.get(key)
-        if frame is not None:
-            store.move_to_end(key)
-        return frame
+    return _stores()["sweeps"].get(key)
 
 
 def run_sweep(
@@ -105,14 +108,9 @@ def run_sweep(
     ``progress(done, total)`` (raises ``ValueError`` for invalid input)."""
     key = sweep_key(hist, node_limits, edge_limits, max_graphs, method)
     frame = cached_sweep(key)
-    if frame is not None:
-        return frame
-    frame = sweep(hist, node_limits, edge_limits, max_graphs=max_graphs, method=method, progress=progress)
-    store, lock = _sweep_store()
-    with lock:
-        store[key] = frame
-        while len(store) > _SWEEP_STORE_SIZE:
-            store.popitem(last=False)
+    if frame is None:
+        frame = sweep(hist, node_limits, edge_limits, max_graphs=max_graphs, method=method, progress=progress)
+        _stores()["sweeps"].put(key, frame)
     return frame
 
 

@@ -6,7 +6,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import chosen
+from app_helpers import chosen, started_app
 
 import data_loaders
 from packing import PackLimits, PackMethod, pack
@@ -22,10 +22,7 @@ PAGES = {
 @pytest.fixture
 def app() -> AppTest:
     """The dashboard on the bundled data (conftest gives it empty data and cache folders)."""
-    at = AppTest.from_file("../app.py", default_timeout=60)
-    at.run()
-    assert not at.exception
-    return at
+    return started_app()
 
 
 def open_page(at: AppTest, page: str) -> AppTest:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import chosen
+from app_helpers import chosen, started_app
 from data_loaders import list_datasets
 from packing import PackLimits, PackMethod
 
@@ -15,10 +15,8 @@ DATASETS = "pages/datasets_page.py"
 
 @pytest.fixture
 def app() -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=90)
-    at.run()
-    assert not at.exception
-    return at
+    """The dashboard on the bundled data (conftest gives it empty data and cache folders)."""
+    return started_app()
 
 
 def no_errors(at: AppTest) -> None:

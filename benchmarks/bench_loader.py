@@ -1,0 +1,197 @@
+"""Training throughput: PyG's DataLoader (batch_size=128) against the packed loader.
+
+Data: 32,901 graphs with the sizes of ogbg-molhiv's training split (bundled histogram) and
+random integer features of OGB's widths (``x``: 9 atom features, ``edge_attr``: 3 bond
+features, ``y``: one label per graph); see ``data_loaders.random_graphs``. Model: 9 atom
+embeddings summed, PyG's GIN (hidden 128, 5 layers), global add pooling, a linear head;
+binary cross-entropy (masked to real graphs on packed batches), backward, Adam. The GIN does
+not read ``edge_attr``; both loaders still load it.
+
+Per mode (eager, ``torch.compile``) every loader first runs ``--warmup`` untimed steps
+(compilation happens there), then ``--rounds`` rounds of ``--steps`` timed steps, the
+loaders taking turns so that load from other work on a shared machine hits them alike. The
+epoch time is extrapolated: the steps of an epoch times the median time per step (loader +
+training). "loader" is the time to get the next batch from the loader's iterator (sampling,
+fetching, collation and, for the packed loader, padding), on the CPU; "train" is the copy to
+``--device``, forward, backward and the optimiser step (on a GPU, until it has finished). The
+speed-up is against PyG's DataLoader in the same mode.
+
+    .venv/bin/python -m benchmarks.bench_loader [--steps 20] [--rounds 3] [--threads 1]
+        [--modes eager,compile] [--device cuda]
+
+Prints a table and writes benchmarks/results/loader.csv.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+import numpy as np
+import pandas as pd
+import torch
+import torch.nn.functional as F
+from torch._dynamo.utils import counters
+from torch_geometric.loader import DataLoader
+from torch_geometric.nn import GIN, global_add_pool
+
+from benchmarks.timing import save_results
+from data_loaders import PackedLoader, load_histogram, random_mol_dataset
+from data_loaders.random_graphs import ATOM_FEATURE_DIMS
+from packing import PackLimits, pack
+
+HIDDEN, LAYERS, BATCH_SIZE = 128, 5, 128
+#: the dashboard's data defaults (largest graph, 256 graphs) and packs of about 128 graphs
+#: (128 x the mean molhiv graph, rounded up to multiples of 64)
+PACK_LIMITS = {"dashboard defaults": PackLimits(222, 502, 256), "about 128 graphs": PackLimits(3264, 6976, 256)}
+
+
+class MolGIN(torch.nn.Module):
+    """Atom embeddings (one table per OGB atom feature, summed), GIN, add pooling, head."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.atoms = torch.nn.ModuleList(torch.nn.Embedding(size, HIDDEN) for size in ATOM_FEATURE_DIMS)
+        self.gin = GIN(HIDDEN, HIDDEN, LAYERS)
+        self.head = torch.nn.Linear(HIDDEN, 1)
+
+    def forward(self, x: torch.Tensor, edge_index: torch.Tensor, batch: torch.Tensor, num_graphs: int):
+        nodes = sum(table(x[:, column]) for column, table in enumerate(self.atoms))
+        nodes = self.gin(nodes, edge_index)
+        return self.head(global_add_pool(nodes, batch, size=num_graphs)).squeeze(-1)
+
+
+def train_step(model: Callable, optimizer: torch.optim.Optimizer, batch: Any) -> None:
+    logits = model(batch.x, batch.edge_index, batch.batch, batch.num_graphs)
+    per_graph = F.binary_cross_entropy_with_logits(logits, batch.y.view(-1).float(), reduction="none")
+    if "graph_mask" in batch:
+        loss = per_graph.where(batch.graph_mask, 0).sum() / batch.graph_mask.sum().clamp(min=1)
+    else:
+        loss = per_graph.mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+
+
+def endless(loader: Any) -> Iterator[Any]:
+    """Batches epoch after epoch (with set_epoch where the loader has it)."""
+    epoch = 0
+    while True:
+        if hasattr(loader, "set_epoch"):
+            loader.set_epoch(epoch)
+        yield from loader
+        epoch += 1
+
+
+@dataclass
+class Setup:
+    """One loader in one mode: its model, optimiser and per-step timings."""
+
+    name: str
+    limits: str
+    loader: Any
+    node_slots: str
+    compile_model: bool
+    device: torch.device
+    loader_seconds: list[float] = field(default_factory=list)
+    train_seconds: list[float] = field(default_factory=list)
+    real_graphs: list[int] = field(default_factory=list)
+    real_nodes: list[float] = field(default_factory=list)
+    warmup_seconds: float = 0.0
+    compiled_graphs: int = 0
+
+    def __post_init__(self) -> None:
+        torch.manual_seed(0)
+        model = MolGIN().to(self.device)
+        self.optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+        # One shape: compiled static (dynamo's automatic dynamic shapes would otherwise carry
+        # over from the other loaders, which share MolGIN.forward's code object).
+        static = {"dynamic": False} if self.name == "packed" else {}
+        self.forward = torch.compile(model, **static) if self.compile_model else model
+        self.batches = endless(self.loader)
+
+    def step(self) -> tuple[float, float, Any]:
+        """One training step: seconds to get the batch, seconds to train on it, the batch."""
+        before = counters["stats"]["unique_graphs"]
+        start = time.perf_counter()
+        batch = next(self.batches)
+        loaded = time.perf_counter()
+        train_step(self.forward, self.optimizer, batch.to(self.device, non_blocking=True))
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)  # the step is done only when the GPU is
+        done = time.perf_counter()
+        self.compiled_graphs += counters["stats"]["unique_graphs"] - before
+        return loaded - start, done - loaded, batch
+
+    def warm_up(self, steps: int) -> None:
+        self.warmup_seconds = sum(sum(self.step()[:2]) for _ in range(steps))
+
+    def measure(self, steps: int) -> None:
+        for _ in range(steps):
+            loading, training, batch = self.step()
+            self.loader_seconds.append(loading)
+            self.train_seconds.append(training)
+            padded = "graph_mask" in batch
+            self.real_graphs.append(int(batch.graph_mask.sum()) if padded else batch.num_graphs)
+            self.real_nodes.append(float(batch.node_mask.float().mean()) if padded else 1.0)
+
+    def row(self, graphs: int) -> dict[str, Any]:
+        loader_ms, train_ms = 1e3 * np.median(self.loader_seconds), 1e3 * np.median(self.train_seconds)
+        epoch = len(self.loader) * (loader_ms + train_ms) / 1e3
+        return {
+            "loader": self.name, "limits": self.limits, "mode": "compile" if self.compile_model else "eager",
+            "steps/epoch": len(self.loader), "timed steps": len(self.train_seconds),
+            "graphs/step": np.mean(self.real_graphs), "nodes/step": self.node_slots,
+            "real nodes %": 100 * np.mean(self.real_nodes),
+            "loader ms/step": loader_ms, "train ms/step": train_ms, "loader % of train": 100 * loader_ms / train_ms,
+            "epoch s": epoch, "graphs/s": graphs / epoch, "warm-up s": self.warmup_seconds,
+            "compiled graphs": self.compiled_graphs if self.compile_model else None,
+        }
+
+
+def main(argv: list[str] | None = None) -> pd.DataFrame:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--steps", type=int, default=20, help="timed steps per loader and round")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds; each times every loader in turn")
+    parser.add_argument("--warmup", type=int, default=3, help="untimed steps first (compilation happens here)")
+    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1: steady on a shared machine)")
+    parser.add_argument("--modes", default="eager,compile", help="comma-separated: eager, compile")
+    parser.add_argument("--device", default="cpu", help="where the model trains: cpu, cuda, cuda:1, ...")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    device = torch.device(args.device)
+    hist, _ = load_histogram("ogbg-molhiv", split="train")
+    dataset = random_mol_dataset(hist)
+    loaders = [("PyG DataLoader", f"batch_size={BATCH_SIZE}", DataLoader(dataset, batch_size=BATCH_SIZE, shuffle=True),
+                f"{hist.total_nodes / hist.num_graphs * BATCH_SIZE:,.0f} (mean, varies)")]
+    for label, limits in PACK_LIMITS.items():
+        loader = PackedLoader(dataset, pack(hist, limits, algorithm="best"), seed=0)
+        loaders.append(("packed", f"{label}: {limits}", loader, f"{loader.shape.num_nodes:,} (fixed)"))
+    rows = []
+    for mode in args.modes.split(","):
+        torch._dynamo.reset()
+        counters.clear()
+        setups = [Setup(*loader, compile_model=mode == "compile", device=device) for loader in loaders]
+        for setup in setups:
+            setup.warm_up(args.warmup)
+        for _ in range(args.rounds):  # interleaved, so load from other work hits every loader alike
+            for setup in setups:
+                setup.measure(args.steps)
+        for setup in setups:
+            rows.append(setup.row(hist.num_graphs))
+            print(f"{mode:8s} {setup.name:15s} {setup.limits:55s} {rows[-1]['graphs/s']:9,.0f} graphs/s", flush=True)
+    table = pd.DataFrame(rows)
+    baseline = table[table["loader"] == "PyG DataLoader"].set_index("mode")["epoch s"]
+    table["speed-up"] = table["mode"].map(baseline) / table["epoch s"]
+    table["threads"] = args.threads
+    table["torch"] = torch.__version__
+    table["device"] = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
+    with pd.option_context("display.width", 250, "display.max_columns", 30, "display.precision", 2):
+        print(table.drop(columns=["threads", "torch", "device"]).to_string(index=False))
+    save_results(table, "loader")
+    return table
+
+
+if __name__ == "__main__":
+    main()

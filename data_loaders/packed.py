@@ -1,0 +1,291 @@
+"""Train with a packing plan: a PyG ``DataLoader`` whose batches are the plan's packs,
+padded to one constant shape, with masks; for one process or many.
+
+``PackedBatchSampler`` turns a plan (``packing.pack`` or an exported configuration) into
+lists of dataset indices, one per step. A plan counts graphs per (nodes, edges) size tuple,
+and graphs of one tuple are interchangeable for it, so each epoch deals the dataset's real
+graphs of every tuple, shuffled, into the plan's packs, and shuffles the order of the packs
+(seeded by ``seed`` and the epoch; ``set_epoch`` reshuffles). Every graph is in exactly one
+pack per epoch.
+
+With several processes (``torch.distributed``, or explicit ``rank`` and ``world_size``)
+every rank builds the same epoch from the same seed and takes its share of the packs, so
+no graph goes to two ranks and every rank runs the same number of steps of the same shape.
+The packs rarely divide evenly; ``remainder="pad"`` (the default) gives the last steps
+empty packs so every graph is still seen once per epoch (at most ``world_size *
+packs_per_step - 1`` empty packs, a fraction of a percent of an epoch on molecule data);
+``remainder="drop"`` leaves out the packs that do not fill a round (others every epoch).
+Loaders that let ranks run different step counts hang at the first collective the longer
+rank reaches alone; both choices here keep the counts equal.
+
+``PackedLoader`` is PyG's ``DataLoader`` with that sampler. Its batches (see
+``data_loaders.packed_collate``) always hold ``shape.num_nodes`` nodes, ``shape.num_edges``
+edges and ``shape.num_graphs`` graphs, by default the plan's limits plus one padding node
+and one padding graph, with ``node_mask``, ``edge_mask`` and ``graph_mask``, so a model
+compiled with ``torch.compile`` sees one shape for the whole run.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Sequence
+
+import numpy as np
+import torch
+from torch_geometric.data import Data, InMemoryDataset
+from torch_geometric.loader import DataLoader
+
+from packing import PackingPlan, SizeHistogram
+from packing.export import load_config
+from packing.limits import whole_number
+
+from .packed_collate import PadToShape
+from .packed_gather import PackSource
+from .packed_layout import GraphLayout, sample_position
+from .packed_shape import BatchShape
+from .pyg_sizes import dataset_sizes
+
+REMAINDERS = ("pad", "drop")
+#: DataLoader arguments the packed loader sets itself.
+_OWN_ARGUMENTS = ("batch_size", "sampler", "batch_sampler", "drop_last", "collate_fn", "follow_batch")
+_EMPTY = -1  # a padding pack in an epoch's pack order
+
+
+def graph_sizes(dataset: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes and edges of every graph: vectorised from ``slices`` for an ``InMemoryDataset``
+    (subset views included), one pass over the graphs for any other indexable dataset (a
+    list of ``Data``, an on-disk PyG ``Dataset``)."""
+    if isinstance(dataset, InMemoryDataset):
+        try:
+            return dataset_sizes(dataset)
+        except ValueError as error:
+            raise ValueError(f"Cannot pack this dataset: {error}") from None
+    if not (hasattr(dataset, "__len__") and hasattr(dataset, "__getitem__")):
+        raise ValueError(f"The packed loader needs a PyG dataset or a list of Data, got {type(dataset).__name__}.")
+    sizes = np.zeros((len(dataset), 2), dtype=np.int64)
+    for position in range(len(dataset)):
+        graph = dataset[position]
+        if not isinstance(graph, Data) or "edge_index" not in graph:
+            raise ValueError(f"Graph {position} of the dataset has no edge_index; the packed loader needs one "
+                             "on every graph (torch.empty(2, 0, dtype=torch.long) for a graph without edges).")
+        sizes[position] = graph.num_nodes, graph.num_edges
+    return sizes[:, 0], sizes[:, 1]
+
+
+def plan_histogram(plan: PackingPlan) -> SizeHistogram:
+    """The graphs a plan packs, per size tuple (work grows with its distinct packs).
+
+    >>> from packing import PackLimits
+    >>> plan_histogram(PackingPlan([(((3, 4, 2), (1, 0, 1)), 5)], PackLimits(7, 8, 3))).counts.tolist()
+    [5, 10]
+    """
+    rows = [(n, e, k * count) for items, count in plan.packs for n, e, k in items]
+    nodes, edges, counts = zip(*rows)
+    return SizeHistogram.from_counts(nodes, edges, counts)
+
+
+def check_plan_matches(plan: PackingPlan, hist: SizeHistogram) -> None:
+    """``ValueError`` naming the first size tuple (smallest nodes, then edges) whose graph
+    count differs between the plan and the dataset, or the first pack over a limit."""
+    if not isinstance(plan, PackingPlan):
+        raise ValueError(f"plan must be a PackingPlan (from packing.pack, or use PackedLoader.from_config for "
+                         f"an exported configuration); got {type(plan).__name__}.")
+    planned = plan_histogram(plan)
+    in_plan = dict(zip(zip(planned.num_nodes.tolist(), planned.num_edges.tolist()), planned.counts.tolist()))
+    in_data = dict(zip(zip(hist.num_nodes.tolist(), hist.num_edges.tolist()), hist.counts.tolist()))
+    differing = sorted(size for size in in_plan.keys() | in_data.keys() if in_plan.get(size) != in_data.get(size))
+    if differing:
+        nodes, edges = differing[0]
+        raise ValueError(
+            f"The plan was not made for this dataset: size ({nodes} nodes, {edges} edges) has "
+            f"{in_plan.get((nodes, edges), 0):,} graphs in the plan but {in_data.get((nodes, edges), 0):,} in the "
+            f"dataset ({len(differing):,} sizes differ; the plan packs {planned.num_graphs:,} graphs, the dataset "
+            f"has {hist.num_graphs:,}). Make the plan from this dataset's sizes: "
+            "pack(SizeHistogram.from_sizes(*data_loaders.dataset_sizes(dataset)), ...).")
+    if plan.method.unlimited is None:
+        plan.limits.check_fits(hist)
+    try:
+        plan.check(hist)
+    except ValueError as error:
+        raise ValueError(f"The plan breaks its limits: {error}") from None
+
+
+def resolve_ranks(rank: int | None, world_size: int | None) -> tuple[int, int]:
+    """This process's rank and the number of processes: as given, else from an initialised
+    ``torch.distributed`` process group, else a single process.
+
+    >>> resolve_ranks(None, None), resolve_ranks(2, 3)
+    ((0, 1), (2, 3))
+    """
+    if rank is None and world_size is None:
+        distributed = torch.distributed
+        if distributed.is_available() and distributed.is_initialized():
+            return distributed.get_rank(), distributed.get_world_size()
+        return 0, 1
+    if rank is None or world_size is None:
+        raise ValueError("Give both rank and world_size, or neither (then torch.distributed decides).")
+    world_size = whole_number(world_size, "world_size")
+    rank = whole_number(rank, "rank", low=0)
+    if rank >= world_size:
+        raise ValueError(f"rank must be below world_size ({world_size}), got {rank}.")
+    return rank, world_size
+
+
+class PackedBatchSampler(torch.utils.data.Sampler):
+    """Lists of dataset indices, one per step (``packs_per_step`` packs of ``plan``), for
+    this rank; see the module docstring for how graphs are dealt and shared between ranks.
+
+    ``plan`` must pack exactly the dataset's graphs (checked through ``slices``, before
+    the first step). ``remainder`` is ``"pad"`` or ``"drop"``.
+
+    >>> from packing import pack
+    >>> from data_loaders.random_graphs import random_mol_dataset
+    >>> dataset = random_mol_dataset(SizeHistogram.from_sizes([3, 5, 2, 4], [4, 8, 2, 6]))
+    >>> plan = pack(SizeHistogram.from_sizes(*dataset_sizes(dataset)), max_nodes=7, max_edges=10)
+    >>> sampler = PackedBatchSampler(dataset, plan, seed=1)
+    >>> len(sampler), sorted(i for step in sampler for i in step)
+    (2, [0, 1, 2, 3])
+    """
+
+    def __init__(
+        self, dataset: Any, plan: PackingPlan, shuffle: bool = True, seed: int = 0,
+        rank: int | None = None, world_size: int | None = None, *, packs_per_step: int = 1,
+        remainder: str = "pad",
+    ) -> None:
+        if not isinstance(shuffle, bool):
+            raise ValueError(f"shuffle must be True or False, got {shuffle!r}.")
+        if remainder not in REMAINDERS:
+            raise ValueError(f"remainder must be one of {', '.join(REMAINDERS)}, got {remainder!r}.")
+        self.plan = plan
+        self.shuffle = shuffle
+        self.seed = whole_number(seed, "seed", low=0)
+        self.rank, self.world_size = resolve_ranks(rank, world_size)
+        self.packs_per_step = whole_number(packs_per_step, "packs_per_step")
+        self.remainder = remainder
+        self.epoch = 0
+        self.num_nodes, self.num_edges = graph_sizes(dataset)
+        try:
+            hist = SizeHistogram.from_sizes(self.num_nodes, self.num_edges)
+        except ValueError as error:
+            raise ValueError(f"Cannot pack this dataset: {error}") from None
+        check_plan_matches(plan, hist)
+        self._index_slots(hist)
+        per_round = self.world_size * self.packs_per_step
+        rounds = math.ceil(plan.num_packs / per_round) if remainder == "pad" else plan.num_packs // per_round
+        if rounds == 0:
+            raise ValueError(f"remainder='drop' leaves no step: the plan has {plan.num_packs:,} packs, fewer than "
+                             f"world_size x packs_per_step = {per_round:,}; use remainder='pad'.")
+        self._rounds = rounds
+
+    def _index_slots(self, hist: SizeHistogram) -> None:
+        """Fixed for the plan: each graph's size tuple, and the size tuple of every graph
+        slot of the plan's packs (packs in plan order) with the pack boundaries."""
+        span = int(hist.max_edges) + 1
+        keys = hist.num_nodes * span + hist.num_edges
+        self._graph_tuple = np.searchsorted(keys, self.num_nodes * span + self.num_edges)
+        self._graphs_by_tuple = np.argsort(self._graph_tuple, kind="stable")
+        chunks = []
+        for items, count in self.plan.packs:
+            tuples = np.searchsorted(keys, [n * span + e for n, e, _ in items])
+            chunks.append(np.tile(np.repeat(tuples, [k for _, _, k in items]), count))
+        self._slots_by_tuple = np.argsort(np.concatenate(chunks), kind="stable")
+        graphs_per_pack = np.repeat(self.plan.pack_graphs, self.plan.pack_counts)
+        self._pack_starts = np.concatenate([[0], np.cumsum(graphs_per_pack)])
+
+    def set_epoch(self, epoch: int) -> None:
+        """Deal the graphs and order the packs anew for ``epoch`` (call it on every rank)."""
+        self.epoch = whole_number(epoch, "epoch", low=0)
+
+    def epoch_packs(self) -> list[np.ndarray]:
+        """Every pack of this epoch in order, as arrays of dataset indices (all ranks)."""
+        slot_graphs, order = self._epoch()
+        return [slot_graphs[self._pack_starts[p]:self._pack_starts[p + 1]] for p in order]
+
+    def _epoch(self) -> tuple[np.ndarray, np.ndarray]:
+        """The dataset index in every slot of the plan's packs, and the order of the packs."""
+        rng = np.random.default_rng([self.seed, self.epoch])
+        graphs = self._graphs_by_tuple
+        if self.shuffle:
+            shuffled = rng.permutation(graphs.size)
+            graphs = shuffled[np.argsort(self._graph_tuple[shuffled], kind="stable")]
+        slot_graphs = np.empty_like(graphs)
+        slot_graphs[self._slots_by_tuple] = graphs
+        num_packs = self.plan.num_packs
+        order = rng.permutation(num_packs) if self.shuffle else np.arange(num_packs)
+        return slot_graphs, order
+
+    def __len__(self) -> int:
+        """Steps per epoch on this rank (the same on every rank)."""
+        return self._rounds
+
+    def __iter__(self) -> Iterator[list[int]]:
+        slot_graphs, order = self._epoch()
+        total = self._rounds * self.world_size * self.packs_per_step
+        order = np.concatenate([order, np.full(max(total - order.size, 0), _EMPTY)])[:total]
+        mine = order.reshape(self._rounds, self.world_size, self.packs_per_step)[:, self.rank]
+        starts = self._pack_starts
+        for packs in mine:
+            chosen = [slot_graphs[starts[p]:starts[p + 1]] for p in packs if p != _EMPTY]
+            yield np.concatenate(chosen).tolist() if chosen else []
+
+
+class PackedLoader(DataLoader):
+    """PyG's ``DataLoader`` over the packs of ``plan``: every batch has ``shape`` (by default
+    ``BatchShape.for_plan(plan, packs_per_step)``: the limits plus one padding node and one
+    padding graph), masks for real nodes, edges and graphs, and a constant ``num_graphs``.
+
+    Tensor attributes of any width and dtype are padded with ``pad_values`` (one number or
+    a dict per attribute; 0 by default); ``exclude_keys`` leaves attributes out. Other
+    keyword arguments go to ``DataLoader`` (``num_workers``, ``pin_memory``, ...).
+
+    >>> from packing import pack
+    >>> from data_loaders.random_graphs import random_mol_dataset
+    >>> dataset = random_mol_dataset(SizeHistogram.from_sizes([3, 5, 2, 4], [4, 8, 2, 6]))
+    >>> plan = pack(SizeHistogram.from_sizes(*dataset_sizes(dataset)), max_nodes=7, max_edges=10)
+    >>> loader = PackedLoader(dataset, plan)
+    >>> [(b.x.shape[0], b.edge_index.shape[1], b.num_graphs, int(b.graph_mask.sum())) for b in loader]
+    [(8, 10, 257, 2), (8, 10, 257, 2)]
+    """
+
+    def __init__(
+        self, dataset: Any, plan: PackingPlan, shuffle: bool = True, seed: int = 0,
+        rank: int | None = None, world_size: int | None = None, *, packs_per_step: int = 1,
+        remainder: str = "pad", shape: BatchShape | None = None,
+        pad_values: Mapping[str, float | int | bool] | float | int = 0,
+        exclude_keys: Sequence[str] | None = None, **kwargs: Any,
+    ) -> None:
+        own = sorted(set(kwargs) & set(_OWN_ARGUMENTS))
+        if own:
+            raise ValueError(f"The packed loader sets {', '.join(own)} itself from the plan; leave "
+                             f"{'it' if len(own) == 1 else 'them'} out.")
+        sampler = PackedBatchSampler(dataset, plan, shuffle, seed, rank, world_size,
+                                     packs_per_step=packs_per_step, remainder=remainder)
+        needed = BatchShape.for_plan(plan, packs_per_step)
+        if shape is not None and not isinstance(shape, BatchShape):
+            raise ValueError(f"shape must be a BatchShape, got {type(shape).__name__}.")
+        self.shape = needed if shape is None else shape.check_holds(needed)
+        exclude = list(exclude_keys or ())
+        sample = dataset[sample_position(sampler.num_nodes, sampler.num_edges)]
+        source = PackSource(dataset, GraphLayout.from_graph(sample, pad_values, exclude), exclude)
+        self.layout = source.layout
+        self.plan = plan
+        super().__init__(source, batch_sampler=sampler, **kwargs)
+        self.collate_fn = PadToShape(self.shape, self.layout)
+
+    @classmethod
+    def from_config(cls, dataset: Any, config: str | Path | bytes | dict[str, Any], **kwargs: Any) -> "PackedLoader":
+        """The loader for the plan of an exported configuration (``packing.export``; the
+        dashboard's Export page or ``python -m packing pack --out``), verified on load.
+
+        ``config`` is a path, JSON text or bytes, or the loaded dict; other arguments as
+        for :class:`PackedLoader`.
+        """
+        try:
+            _, plan = load_config(config)
+        except ValueError as error:
+            raise ValueError(f"The configuration failed verification: {error}") from None
+        return cls(dataset, plan, **kwargs)
+
+    def set_epoch(self, epoch: int) -> None:
+        """Reshuffle for ``epoch`` (call it on every rank before iterating)."""
+        self.batch_sampler.set_epoch(epoch)
