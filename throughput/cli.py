@@ -74,9 +74,12 @@ def _calibrate(args: argparse.Namespace) -> None:
                     progress=_progress)
     path = cal.save(args.out if args.out is not None else Path.cwd())
     held_out = cal.fit.held_out
-    print(f"{cal.label}: {len(cal.timings)} shapes in {time.perf_counter() - start:.0f} s\n{cal.fit.describe()}\n"
-          f"held-out error: median {100 * held_out['median']:.1f} %, 90th percentile {100 * held_out['p90']:.1f} %"
-          f"\nwrote {path}")
+    lines = [f"{cal.label}: {len(cal.timings)} shapes in {time.perf_counter() - start:.0f} s", cal.fit.describe(),
+             f"held-out error: median {100 * held_out['median']:.1f} %, 90th percentile {100 * held_out['p90']:.1f} %"]
+    if cal.compile is not None:
+        lines.append(f"one compilation (torch.compile, a new shape): {cal.compile['seconds']:.3g} s (the first of a "
+                     f"process {cal.compile['first_seconds']:.3g} s)")
+    print("\n".join([*lines, f"wrote {path}"]))
 
 
 def _batch_size(args: argparse.Namespace, config: dict[str, Any]) -> int:
