@@ -48,6 +48,18 @@ def test_launch_bound_floor_is_found_when_the_residuals_ask_for_it():
     assert fit.held_out["p90"] < 0.05
 
 
+def test_costs_that_grow_past_a_size_choose_the_piecewise_form():
+    knot = float(np.quantile(SHAPES[:, 1], 0.5, method="lower"))  # edges cost 5x more past the median batch
+    seconds = linear_seconds(SHAPES, TRUE) + 2e-6 * np.maximum(0, SHAPES[:, 1] - knot)
+    fit = fit_cost_model(SHAPES, seconds)
+    assert fit.form == "piecewise"
+    assert fit.coefficients["edges_knot"] == knot
+    assert fit.coefficients["edges_above"] == pytest.approx(2e-6, rel=1e-6)
+    assert fit.coefficients["nodes_above"] == pytest.approx(0, abs=1e-12)
+    assert fit.predict(SHAPES) == pytest.approx(seconds, rel=1e-6)
+    assert "edges over" in fit.describe()
+
+
 def test_power_law_timings_choose_the_log_linear_form():
     seconds = 1e-5 * SHAPES[:, 0] ** 0.6 * (SHAPES[:, 1] + 1) ** 0.3 * SHAPES[:, 2] ** 0.1
     fit = fit_cost_model(SHAPES, seconds)

@@ -1,11 +1,15 @@
 """The cost model: seconds per training step as a function of the padded batch shape
 (nodes, edges, graphs), fitted to measured step times, with its error on held-out shapes.
 
-Three forms are fitted, all to relative error (a 1 ms step matters as much as a 1 s one):
+Four forms are fitted, all to relative error (a 1 ms step matters as much as a 1 s one):
 
 ``linear``
     t = a + b * nodes + c * edges + d * graphs, every coefficient >= 0 (more work never
     takes less time), by non-negative least squares.
+``piecewise``
+    linear, plus p * max(0, nodes - n0) + q * max(0, edges - e0) (p, q >= 0): a node or
+    edge costs more once the batch outgrows a size (a CPU's caches). The knots n0 and e0
+    are tried at the quartiles of the timed nodes and edges; the best pair is kept.
 ``floor``
     t = max(f, a + b * nodes + c * edges + d * graphs): a device that is launch-bound on
     small batches (a GPU) takes the same time f until the work fills it, then grows
@@ -36,7 +40,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import nnls
 
-FORMS = ("linear", "floor", "loglinear")
+FORMS = ("linear", "piecewise", "floor", "loglinear")
 #: Another form replaces ``linear`` only if its held-out RMS relative error is below this
 #: share of linear's.
 SWITCH_RATIO = 0.8
@@ -46,6 +50,8 @@ MIN_SHAPES = 6
 FOLDS = 5
 _TERMS = ("intercept", "nodes", "edges", "graphs")
 _LOG_TERMS = ("log_intercept", "log_nodes", "log_edges", "log_graphs")
+_HINGE_TERMS = ("nodes_above", "edges_above")
+_KNOTS = ("nodes_knot", "edges_knot")
 
 
 def _design(shapes: np.ndarray) -> np.ndarray:
@@ -69,6 +75,27 @@ def _relative_nnls(design: np.ndarray, seconds: np.ndarray) -> np.ndarray:
 
 def _fit_linear(shapes: np.ndarray, seconds: np.ndarray) -> dict[str, float]:
     return dict(zip(_TERMS, _relative_nnls(_design(shapes), seconds).tolist()))
+
+
+def _hinge_design(shapes: np.ndarray, nodes_knot: float, edges_knot: float) -> np.ndarray:
+    shapes = shapes.astype(np.float64)
+    return np.column_stack([_design(shapes), np.maximum(0.0, shapes[:, 0] - nodes_knot),
+                            np.maximum(0.0, shapes[:, 1] - edges_knot)])
+
+
+def _fit_piecewise(shapes: np.ndarray, seconds: np.ndarray) -> dict[str, float]:
+    """Linear plus a hinge in nodes and one in edges, knots at the quartiles (best pair)."""
+    best: tuple[float, dict[str, float]] | None = None
+    quartiles = (0.25, 0.5, 0.75)
+    for nodes_knot in np.unique(np.quantile(shapes[:, 0], quartiles, method="lower")):
+        for edges_knot in np.unique(np.quantile(shapes[:, 1], quartiles, method="lower")):
+            design = _hinge_design(shapes, nodes_knot, edges_knot)
+            beta = _relative_nnls(design, seconds)
+            loss = float(np.sum((design @ beta / seconds - 1) ** 2))
+            if best is None or loss < best[0]:
+                best = (loss, {**dict(zip(_TERMS + _HINGE_TERMS, beta.tolist())),
+                               "nodes_knot": float(nodes_knot), "edges_knot": float(edges_knot)})
+    return best[1]
 
 
 def _fit_floor(shapes: np.ndarray, seconds: np.ndarray) -> dict[str, float]:
@@ -95,7 +122,7 @@ def _fit_loglinear(shapes: np.ndarray, seconds: np.ndarray) -> dict[str, float]:
     return dict(zip(_LOG_TERMS, beta.tolist()))
 
 
-_FITTERS = {"linear": _fit_linear, "floor": _fit_floor, "loglinear": _fit_loglinear}
+_FITTERS = {"linear": _fit_linear, "piecewise": _fit_piecewise, "floor": _fit_floor, "loglinear": _fit_loglinear}
 
 
 def predict(form: str, coefficients: dict[str, float], shapes: np.ndarray) -> np.ndarray:
@@ -107,6 +134,9 @@ def predict(form: str, coefficients: dict[str, float], shapes: np.ndarray) -> np
     shapes = np.asarray(shapes)
     if form == "loglinear":
         return np.exp(_log_design(shapes) @ np.array([coefficients[t] for t in _LOG_TERMS]))
+    if form == "piecewise":
+        design = _hinge_design(shapes, coefficients["nodes_knot"], coefficients["edges_knot"])
+        return design @ np.array([coefficients[t] for t in _TERMS + _HINGE_TERMS])
     linear = _design(shapes) @ np.array([coefficients[t] for t in _TERMS])
     return np.maximum(coefficients["floor"], linear) if form == "floor" else linear
 
@@ -177,6 +207,10 @@ class CostFit:
                     f" x (edges+1)^{c['log_edges'] / 1e6:.2f} x graphs^{c['log_graphs'] / 1e6:.2f}")
         linear = (f"{c['intercept']:.4g} us + {c['nodes']:.3g} us x nodes + {c['edges']:.3g} us x edges + "
                   f"{c['graphs']:.3g} us x graphs")
+        if self.form == "piecewise":
+            k = self.coefficients
+            return (f"step = {linear} + {c['nodes_above']:.3g} us x nodes over {k['nodes_knot']:,.0f} + "
+                    f"{c['edges_above']:.3g} us x edges over {k['edges_knot']:,.0f}")
         return f"step = max({c['floor']:.4g} us, {linear})" if self.form == "floor" else f"step = {linear}"
 
 
@@ -218,7 +252,8 @@ def cost_fit_from_dict(data: Any, where: str = "fit") -> CostFit:
     form = data.get("form")
     if form not in FORMS:
         raise ValueError(f"{where}.form must be one of {', '.join(FORMS)}, got {form!r}.")
-    terms = _LOG_TERMS if form == "loglinear" else _TERMS + (("floor",) if form == "floor" else ())
+    terms = {"linear": _TERMS, "piecewise": _TERMS + _HINGE_TERMS + _KNOTS, "floor": _TERMS + ("floor",),
+             "loglinear": _LOG_TERMS}[form]
     coefficients = data.get("coefficients")
     if not isinstance(coefficients, dict) or set(coefficients) != set(terms) or not all(
             _is_number(v) for v in coefficients.values()):

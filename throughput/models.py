@@ -70,17 +70,24 @@ class SchNetRegressor(torch.nn.Module):
         return net.readout(h, batch, dim_size=num_graphs)
 
 
+#: An edge joins nodes at most this many places apart in the batch (and in one graph), as
+#: bonds, radius and k-NN edges of a molecule or crystal join nearby nodes of its range.
+EDGE_REACH = 32
+
+
 def _graph_layout(shape: Shape, generator: torch.Generator, device: str) -> tuple[Tensor, Tensor]:
     """``batch`` (graph of every node, graphs as contiguous equal node ranges, as PyG lays
-    out a batch) and ``edge_index`` (each edge joins two random nodes of one graph)."""
+    out a batch) and ``edge_index`` (each edge joins a random node to a random node of its
+    graph at most ``EDGE_REACH`` places away)."""
     nodes, edges, graphs = shape
     batch = torch.arange(nodes) * graphs // nodes
     starts = torch.searchsorted(batch, torch.arange(graphs))
     ends = torch.searchsorted(batch, torch.arange(graphs), right=True)
     source = torch.randint(0, nodes, (edges,), generator=generator)
     owner = batch[source]
-    width = (ends - starts)[owner]
-    target = starts[owner] + (torch.rand(edges, generator=generator) * width).long()
+    low = torch.maximum(starts[owner], source - EDGE_REACH)
+    high = torch.minimum(ends[owner], source + EDGE_REACH + 1)
+    target = low + (torch.rand(edges, generator=generator) * (high - low)).long()
     return batch.to(device), torch.stack([source, target]).to(device)
 
 
