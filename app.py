@@ -16,6 +16,7 @@ st.set_page_config(page_title="Graph packing", page_icon=":material/grid_view:",
 DATASETS = st.Page("pages/datasets_page.py", title="Datasets", icon=":material/bar_chart:", url_path="datasets")
 PACKING = st.Page("pages/packing_page.py", title="Packing", icon=":material/inventory_2:", url_path="packing")
 SWEEP = st.Page("pages/sweep_page.py", title="Limit sweep", icon=":material/grid_on:", url_path="sweep")
+BATCHING = st.Page("pages/batching_page.py", title="Batching", icon=":material/stacked_bar_chart:", url_path="batching")
 EXPORT = st.Page("pages/export_page.py", title="Export", icon=":material/download:", url_path="export")
 
 
@@ -38,14 +39,17 @@ def overview() -> None:
         "algorithm, and read the efficiencies against the lower bound and the baselines.\n"
         "3. **Limit sweep**: try a grid of limits, read the harmonic-mean heatmap and click a cell to "
         "choose those limits.\n"
-        "4. **Export**: download the configuration as JSON (with the plan), the strategies as CSV and "
+        "4. **Batching**: compare the batching you use today (static, dynamic, PyG's sampler, shape "
+        "buckets) with packing: padding, batches per epoch and distinct shapes (compilations).\n"
+        "5. **Export**: download the configuration as JSON (with the plan), the strategies as CSV and "
         "the figures as PNG or interactive HTML."
     )
-    columns = st.columns(4)
+    columns = st.columns(5)
     for column, page, text in zip(
-        columns, (DATASETS, PACKING, SWEEP, EXPORT),
+        columns, (DATASETS, PACKING, SWEEP, BATCHING, EXPORT),
         ("Sizes, histogram, marginals, comparison, upload", "Limits, efficiencies, Table 2 comparison",
-         "Harmonic-mean heatmap, smallest good limits", "JSON, CSV, PNG and HTML"),
+         "Harmonic-mean heatmap, smallest good limits", "Static, dynamic, buckets vs packing",
+         "JSON, CSV, PNG and HTML"),
     ):
         with column:
             st.page_link(page, label=f"**{page.title}**", icon=page.icon)
@@ -76,7 +80,7 @@ def overview() -> None:
 
 
 HOME = st.Page(overview, title="Overview", icon=":material/home:", default=True)
-navigation = st.navigation([HOME, DATASETS, PACKING, SWEEP, EXPORT])
+navigation = st.navigation([HOME, DATASETS, PACKING, SWEEP, BATCHING, EXPORT])
 try:
     links.read_link()
     st.session_state[state.SELECTION] = dataset_sidebar()

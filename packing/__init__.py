@@ -1,4 +1,5 @@
-"""The packing engine: size histograms, tuple packing, baselines, bounds and sweeps.
+"""The packing engine: size histograms, tuple packing, the published algorithm, baselines,
+proven lower bounds and sweeps.
 
 >>> from packing import PackLimits, SizeHistogram, pack
 >>> plan = pack(SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2]), PackLimits(5, 6, 4))
@@ -6,24 +7,38 @@
 2
 """
 from .api import as_limits, as_method, best_plan, pack
-from .bounds import lower_bound
-from .compare import compare
+from .bounds import BOUND_LABELS, BOUND_NAMES, Bounds, lower_bound, lower_bounds
+from .compare import compare, published_table
 from .heuristics import HEURISTICS, weighted_sum
 from .histogram import SizeHistogram
 from .limits import DEFAULT_MAX_GRAPHS, PackLimits
-from .method import ALL_ALGORITHMS, BASELINES, BEST, ONE_DIM_ALGORITHMS, TUPLE_ALGORITHMS, PackMethod
+from .column_generation import DEFAULT_TIME_BUDGET, LPBound, lp_bound
+from .method import (
+    ALL_ALGORITHMS, BASELINES, BEST, LP_ROUNDING, ONE_DIM_ALGORITHMS, PUBLISHED, TUPLE_ALGORITHMS, PackMethod,
+)
 from .plan import PackingPlan
+from .published import PAPER_MIN, PAPER_TABLE2, PUBLISHED_HEURISTICS
 from .sweep import default_limits, limit_grid, smallest_limits, sweep
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = [
     "ALL_ALGORITHMS",
     "BASELINES",
     "BEST",
+    "BOUND_LABELS",
+    "BOUND_NAMES",
+    "Bounds",
     "DEFAULT_MAX_GRAPHS",
+    "DEFAULT_TIME_BUDGET",
     "HEURISTICS",
+    "LPBound",
+    "LP_ROUNDING",
     "ONE_DIM_ALGORITHMS",
+    "PAPER_MIN",
+    "PAPER_TABLE2",
+    "PUBLISHED",
+    "PUBLISHED_HEURISTICS",
     "PackLimits",
     "PackMethod",
     "PackingPlan",
@@ -36,7 +51,10 @@ __all__ = [
     "default_limits",
     "limit_grid",
     "lower_bound",
+    "lower_bounds",
+    "lp_bound",
     "pack",
+    "published_table",
     "smallest_limits",
     "sweep",
     "weighted_sum",

@@ -7,9 +7,11 @@ from .exact_fill import improve as improve_strategies
 from .greedy import Strategy, count_packs, greedy_pack
 from .histogram import SizeHistogram
 from .limits import DEFAULT_MAX_GRAPHS, PackLimits
-from .method import BEST, PackMethod, tuple_methods
+from .bounds import lower_bounds
+from .method import BEST, LP_ROUNDING, PUBLISHED, PackMethod, candidate_methods
 from .one_dim import pack_one_dim
 from .plan import PackingPlan
+from .published import count_published, published_pack
 
 
 def as_limits(
@@ -101,13 +103,22 @@ def pack(
                        improve=improve)
     if method.algorithm == BEST:
         return best_plan(hist, limits, improve=method.improve)
+    if method.algorithm == LP_ROUNDING:
+        from .lp_rounding import lp_rounded_strategies
+
+        strategies, _ = lp_rounded_strategies(hist, limits)
+        plan = plan_from_strategies(hist, strategies, limits, method)
+        return plan.with_bounds(lower_bounds(hist, limits, prove=True))  # the run just made, from the cache
     if method.algorithm == "none":
         return plan_from_strategies(hist, [((i,), int(c)) for i, c in enumerate(hist.counts)], limits, method)
     if method.unlimited is not None:
         component = "nodes" if method.algorithm == "node_only" else "edges"
         return plan_from_strategies(hist, pack_one_dim(hist, component, limits, method.one_dim), limits, method)
-    strategies = greedy_pack(hist.num_nodes, hist.num_edges, hist.counts, limits, method.heuristic_key(),
-                             method.algorithm)
+    if method.algorithm == PUBLISHED:
+        strategies = published_pack(hist.num_nodes, hist.num_edges, hist.counts, limits, method.heuristic)
+    else:
+        strategies = greedy_pack(hist.num_nodes, hist.num_edges, hist.counts, limits, method.heuristic_key(),
+                                 method.algorithm)
     improved = False
     if method.improve:
         better = improve_strategies(hist.num_nodes, hist.num_edges, hist.counts, limits, strategies)
@@ -116,23 +127,46 @@ def pack(
     return plan_from_strategies(hist, strategies, limits, method, improved)
 
 
+def count_tuple_packs(
+    hist: SizeHistogram, limits: PackLimits, method: PackMethod, give_up_above: int | None = None,
+) -> int | None:
+    """The packs one tuple-packing run of ``method`` (ours or the published algorithm, no
+    exact fill) uses, without building the plan; None once more than ``give_up_above``.
+
+    >>> hist = SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2])
+    >>> count_tuple_packs(hist, PackLimits(5, 6, 4), PackMethod("published", "node"))
+    2
+    """
+    if not method.is_tuple_packing:
+        raise ValueError(f"Only tuple packing can be counted without a plan; got {method.label}.")
+    if method.algorithm == PUBLISHED:
+        return count_published(hist.num_nodes, hist.num_edges, hist.counts, limits, method.heuristic, give_up_above)
+    return count_packs(hist.num_nodes, hist.num_edges, hist.counts, limits, method.heuristic_key(), method.algorithm,
+                       give_up_above)
+
+
 def best_plan(hist: SizeHistogram, limits: PackLimits | None = None, improve: bool = True) -> PackingPlan:
-    """The plan with the fewest packs over every heuristic x tuple algorithm (ties: the first
-    in ``HEURISTICS`` x ``TUPLE_ALGORITHMS`` order), then improved by exact fill where that
-    saves packs. The plan's ``method`` names the winner, ``requested`` is ``best``.
+    """The plan with the fewest packs over every heuristic x tuple algorithm and the
+    published algorithm with each of its heuristics (ties: the first in
+    :func:`packing.method.candidate_methods` order), then improved by exact fill where that
+    saves packs, so it never uses more packs than any of them. The plan's ``method`` names
+    the winner, ``requested`` is ``best``.
 
     >>> plan = best_plan(SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2]), PackLimits(5, 6, 4))
     >>> plan.num_packs, plan.method.label, plan.requested.algorithm
     (2, 'best fit, product heuristic, improved by exact fill', 'best')
     """
     limits = as_limits(hist, limits)
+    bound = lower_bounds(hist, limits).best
     winner, fewest = None, None
-    for candidate in tuple_methods():
+    for candidate in candidate_methods():
         # A candidate is dropped as soon as it needs as many packs as the best so far, so on
-        # ties the first in order wins (equal pack counts mean equal efficiencies).
-        count = count_packs(hist.num_nodes, hist.num_edges, hist.counts, limits, candidate.heuristic_key(),
-                            candidate.algorithm, give_up_above=None if fewest is None else fewest - 1)
+        # ties the first in order wins (equal pack counts mean equal efficiencies); a
+        # candidate at the lower bound cannot be beaten.
+        count = count_tuple_packs(hist, limits, candidate, give_up_above=None if fewest is None else fewest - 1)
         if count is not None:
             winner, fewest = candidate, count
+            if count == bound:
+                break
     plan = pack(hist, limits, PackMethod(winner.algorithm, winner.heuristic, improve=improve))
     return PackingPlan(plan.packs, limits, plan.method, plan.improved, requested=PackMethod(BEST, improve=improve))

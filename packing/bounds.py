@@ -1,8 +1,52 @@
-"""Lower bounds on the number of packs any plan needs."""
+"""Proven lower bounds on the number of packs any plan needs.
+
+Three bounds, each a number of packs that no plan within the limits can undercut:
+
+* ``volume``: ``max(ceil(sum n / N), ceil(sum e / E), ceil(graphs / G))``.
+* ``large_items``: counts graphs that cannot share a pack. The largest of
+
+  - the bound L2 of Martello and Toth ("Lower bounds and reduction procedures for the bin
+    packing problem", Discrete Applied Mathematics 28, 1990) on nodes and on edges, with
+    the histogram's counts and the graph limit: for a threshold K <= C/2, graphs larger
+    than C - K fit with no graph of size >= K, graphs larger than C/2 need a pack each,
+    and the graphs of size >= K need at least their volume over C and their number over G
+    in packs;
+  - a 2D bound: graphs with more than N/2 nodes or more than E/2 edges
+    (no two of the first kind share a pack, nor two of the second); a pack holds at most
+    one of each kind, so they need as many packs as they are, less the most pairs of one
+    of each kind that fit together (an exact maximum matching, found greedily because
+    "fits into the room left by" is a 2D dominance order);
+
+  it is never below the volume bound (the threshold K = 0 of L2 is the volume bound).
+* ``lp``: the linear programming relaxation of the pattern formulation, solved by column
+  generation (:mod:`packing.column_generation`); only on request, because it takes seconds.
+
+:func:`lower_bounds` returns them with their names; ``best`` is the largest and
+``name_of_best`` names it (the cheapest bound that reaches the value).
+"""
 from __future__ import annotations
+
+from bisect import bisect_right, insort
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
 
 from .histogram import SizeHistogram
 from .limits import PackLimits
+
+if TYPE_CHECKING:
+    from .column_generation import LPBound
+    from .plan import PackingPlan
+
+#: Bound names, cheapest first (ties between bounds are named by the first).
+BOUND_NAMES: tuple[str, ...] = ("volume", "large_items", "lp")
+BOUND_LABELS: dict[str, str] = {
+    "volume": "volume bound",
+    "large_items": "large-items bound",
+    "lp": "LP bound (column generation)",
+}
+UNLIMITED = (None, "nodes", "edges")
 
 
 def _ceil_div(total: int, limit: int) -> int:
@@ -26,21 +70,229 @@ def volume_bound(
     return max(bounds)
 
 
+def _check(limits: PackLimits, unlimited: str | None) -> None:
+    if not isinstance(limits, PackLimits):
+        raise ValueError(f"limits must be a PackLimits, got {limits!r}.")
+    if unlimited not in UNLIMITED:
+        raise ValueError(f"unlimited must be None, 'nodes' or 'edges', got {unlimited!r}.")
+
+
 def lower_bound(hist: SizeHistogram, limits: PackLimits, unlimited: str | None = None) -> int:
     """The volume bound max(ceil(sum n / N), ceil(sum e / E), ceil(graphs / G)).
 
-    No plan that keeps ``limits`` can use fewer packs; ``num_packs / lower_bound - 1`` is
-    the optimality gap. ``unlimited`` (``"nodes"`` or ``"edges"``) leaves that component out,
-    for the 1D baselines that do not keep it.
+    No plan that keeps ``limits`` can use fewer packs. ``unlimited`` (``"nodes"`` or
+    ``"edges"``) leaves that component out, for the 1D baselines that do not keep it.
+    :func:`lower_bounds` gives stronger bounds.
 
     >>> lower_bound(SizeHistogram.from_sizes([5, 5, 5], [1, 1, 1]), PackLimits(10, 10, 8))
     2
     """
-    if not isinstance(limits, PackLimits):
-        raise ValueError(f"limits must be a PackLimits, got {limits!r}.")
+    _check(limits, unlimited)
     return volume_bound(
         hist.total_nodes, hist.total_edges, hist.num_graphs,
         None if unlimited == "nodes" else limits.max_nodes,
         None if unlimited == "edges" else limits.max_edges,
         limits.max_graphs,
     )
+
+
+def martello_toth_l2(sizes: np.ndarray, counts: np.ndarray, capacity: int, max_graphs: int) -> int:
+    """Martello and Toth's L2 bound for packs of ``capacity``, with graph counts and at most
+    ``max_graphs`` graphs per pack: the maximum over thresholds K <= capacity / 2 of
+    ``#(w > C - K) + max(#(C/2 < w <= C - K), ceil(vol(K <= w <= C - K) / C),
+    ceil(#(K <= w <= C - K) / G))``. Sizes must not exceed ``capacity``.
+
+    >>> martello_toth_l2(np.array([6, 5, 4]), np.array([1, 1, 1]), 10, 256)  # 6 + 4, then 5: the volume's 2
+    2
+    >>> martello_toth_l2(np.array([15]), np.array([7]), 29, 256)  # each more than half the limit
+    7
+    """
+    sizes = np.asarray(sizes, dtype=np.int64)
+    counts = np.asarray(counts, dtype=np.int64)
+    order = np.argsort(sizes, kind="stable")
+    values, first = np.unique(sizes[order], return_index=True)
+    per_value = np.add.reduceat(counts[order], first)
+    volume = values * per_value  # each below the histogram's total, which is below 2**62
+    graphs_from = np.concatenate([np.cumsum(per_value[::-1])[::-1], [0]])  # graphs of size >= values[i]
+    volume_from = np.concatenate([np.cumsum(volume[::-1])[::-1], [0]])
+    thresholds = np.concatenate([[0], values[(values > 0) & (2 * values <= capacity)]])
+    start = np.searchsorted(values, thresholds, side="left")  # first size >= K
+    huge = np.searchsorted(values, capacity - thresholds, side="right")  # first size > C - K
+    large = int(np.searchsorted(values, capacity // 2, side="right"))  # first size > C / 2
+    alone = graphs_from[huge]
+    over_half = graphs_from[large] - alone
+    rest_volume = volume_from[start] - volume_from[huge]
+    rest_graphs = graphs_from[start] - alone
+    need = np.maximum(np.maximum(over_half, -(-rest_volume // capacity)), -(-rest_graphs // max_graphs))
+    return int((alone + need).max())
+
+
+def _room_matching(rooms: list[tuple[int, int, int]], guests: list[tuple[int, int, int]]) -> int:
+    """The most (room, guest) pairs with guest nodes <= room nodes and guest edges <= room
+    edges, each room and guest used at most its count: rooms by nodes ascending, each
+    takes the available guests with the most edges that fit (optimal for this 2D order)."""
+    guests = sorted(guests)
+    available: list[int] = []  # guest edges, sorted
+    left: dict[int, int] = {}
+    position, matched = 0, 0
+    for room_nodes, room_edges, count in sorted(rooms):
+        while position < len(guests) and guests[position][0] <= room_nodes:
+            _, edges, copies = guests[position]
+            if edges not in left:
+                insort(available, edges)
+                left[edges] = 0
+            left[edges] += copies
+            position += 1
+        while count and available:
+            index = bisect_right(available, room_edges) - 1
+            if index < 0:
+                break
+            edges = available[index]
+            taken = min(count, left[edges])
+            count -= taken
+            matched += taken
+            left[edges] -= taken
+            if not left[edges]:
+                del left[edges]
+                available.pop(index)
+    return matched
+
+
+def incompatible_bound(hist: SizeHistogram, limits: PackLimits) -> int:
+    """Packs needed by the graphs with more than half the node limit or more than half the
+    edge limit: a pack holds at most one of each kind, so they need their number less
+    the most pairs (one of each kind, neither of both) that fit into one pack.
+
+    >>> incompatible_bound(SizeHistogram.from_counts([6, 2], [1, 9], [3, 2]), PackLimits(10, 10, 256))
+    3
+    >>> incompatible_bound(SizeHistogram.from_counts([6, 5], [1, 9], [3, 2]), PackLimits(10, 10, 256))
+    5
+    """
+    nodes, edges, counts = hist.num_nodes, hist.num_edges, hist.counts
+    many_nodes = 2 * nodes > limits.max_nodes
+    many_edges = 2 * edges > limits.max_edges
+    big = int(counts[many_nodes | many_edges].sum())
+    if limits.max_graphs < 2:
+        return big
+    node_side = many_nodes & ~many_edges
+    edge_side = many_edges & ~many_nodes
+    rooms = list(zip((limits.max_nodes - nodes[node_side]).tolist(), (limits.max_edges - edges[node_side]).tolist(),
+                     counts[node_side].tolist()))
+    guests = list(zip(nodes[edge_side].tolist(), edges[edge_side].tolist(), counts[edge_side].tolist()))
+    return big - (_room_matching(rooms, guests) if rooms and guests else 0)
+
+
+def large_items_bound(hist: SizeHistogram, limits: PackLimits, unlimited: str | None = None) -> tuple[int, str]:
+    """The combinatorial bound and which argument gives it: ``"nodes"`` or ``"edges"``
+    (Martello-Toth L2 of that component), ``"incompatible"`` (the 2D bound); never below
+    the volume bound. ``unlimited`` leaves a component out, as in :func:`lower_bound`.
+
+    >>> large_items_bound(SizeHistogram.from_counts([15, 3], [20, 2], [7, 20]), PackLimits(29, 100, 256))
+    (7, 'nodes')
+    """
+    _check(limits, unlimited)
+    candidates = []
+    if unlimited != "nodes":
+        candidates.append((martello_toth_l2(hist.num_nodes, hist.counts, limits.max_nodes, limits.max_graphs), "nodes"))
+    if unlimited != "edges":
+        candidates.append((martello_toth_l2(hist.num_edges, hist.counts, limits.max_edges, limits.max_graphs), "edges"))
+    if unlimited is None:
+        candidates.append((incompatible_bound(hist, limits), "incompatible"))
+    value, name = max(candidates, key=lambda pair: pair[0])
+    return max(value, lower_bound(hist, limits, unlimited)), name
+
+
+_LARGE_ITEMS_WORDS = {
+    "nodes": "Martello-Toth L2 on nodes: graphs too large to share a pack",
+    "edges": "Martello-Toth L2 on edges: graphs too large to share a pack",
+    "incompatible": "graphs with over half the node or edge limit, at most one of each kind per pack",
+}
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """Every lower bound computed for one histogram and limits, with the best of them.
+
+    ``lp`` is None unless the LP bound was run (``prove=True``); ``lp_result`` then holds
+    its details (iterations, time, whether it converged, the dual certificate).
+    ``large_items_by`` names the argument behind ``large_items``; ``limits`` and
+    ``fingerprint`` (of the histogram) say what the bounds are for.
+
+    >>> bounds = lower_bounds(SizeHistogram.from_counts([15, 3], [20, 2], [7, 20]), PackLimits(29, 100, 256))
+    >>> bounds.volume, bounds.large_items, bounds.lp, bounds.best, bounds.name_of_best
+    (6, 7, None, 7, 'large_items')
+    """
+
+    volume: int
+    large_items: int
+    lp: int | None = None
+    large_items_by: str = "nodes"
+    unlimited: str | None = None
+    lp_result: "LPBound | None" = field(default=None, compare=False, repr=False)
+    limits: PackLimits | None = field(default=None, compare=False, repr=False)
+    fingerprint: str = field(default="", compare=False, repr=False)
+
+    @property
+    def best(self) -> int:
+        """The largest bound computed."""
+        return max(value for value in (self.volume, self.large_items, self.lp) if value is not None)
+
+    @property
+    def name_of_best(self) -> str:
+        """``"volume"``, ``"large_items"`` or ``"lp"``: the cheapest bound that reaches ``best``."""
+        return next(name for name in BOUND_NAMES if getattr(self, name) == self.best)
+
+    @property
+    def label(self) -> str:
+        """The best bound in words, e.g. ``large-items bound (Martello-Toth L2 on nodes: ...)``.
+
+        >>> lower_bounds(SizeHistogram.from_sizes([2, 2], [1, 1]), PackLimits(4, 4, 4)).label
+        'volume bound'
+        """
+        name = self.name_of_best
+        if name == "large_items":
+            return f"{BOUND_LABELS[name]} ({_LARGE_ITEMS_WORDS[self.large_items_by]})"
+        if name == "lp" and self.lp_result is not None and self.lp_result.stopped == "time budget":
+            return f"{BOUND_LABELS[name]}, stopped at its time budget (Farley bound)"
+        return BOUND_LABELS[name]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe: the three bounds, the best and its name (``lp`` null unless proved)."""
+        return {"volume": self.volume, "large_items": self.large_items, "large_items_by": self.large_items_by,
+                "lp": self.lp, "best": self.best, "name_of_best": self.name_of_best}
+
+
+def lower_bounds(
+    hist: SizeHistogram,
+    limits: PackLimits,
+    prove: bool = False,
+    *,
+    unlimited: str | None = None,
+    time_budget: float | None = None,
+    progress: Callable[[float, str], None] | None = None,
+    plan: "PackingPlan | None" = None,
+) -> Bounds:
+    """Every lower bound on the packs of ``hist`` within ``limits``, named, with the best.
+
+    The volume and large-items bounds take well under 10 ms on a few hundred size tuples.
+    With ``prove=True`` the LP bound runs as well (:func:`packing.column_generation.lp_bound`: at
+    most ``time_budget`` seconds, default ``packing.column_generation.DEFAULT_TIME_BUDGET``;
+    ``progress(fraction, message)`` reports on it; results are cached per histogram and
+    limits; ``plan``, a plan within ``limits``, seeds it and lets it stop once it proves
+    that plan optimal). ``unlimited`` leaves a component out (1D baselines; no LP bound then).
+
+    >>> bounds = lower_bounds(SizeHistogram.from_counts([3, 2], [4, 2], [2, 3]), PackLimits(5, 6, 2), prove=True)
+    >>> bounds.volume, bounds.lp, bounds.best
+    (3, 3, 3)
+    """
+    _check(limits, unlimited)
+    large, by = large_items_bound(hist, limits, unlimited)
+    volume = lower_bound(hist, limits, unlimited)
+    if not prove:
+        return Bounds(volume, large, None, by, unlimited, None, limits, hist.fingerprint())
+    if unlimited is not None:
+        raise ValueError("The LP bound is for plans that keep every limit; the 1D baselines have none.")
+    from .column_generation import DEFAULT_TIME_BUDGET, lp_bound
+
+    result = lp_bound(hist, limits, DEFAULT_TIME_BUDGET if time_budget is None else time_budget, progress, plan)
+    return Bounds(volume, large, result.bound, by, None, result, limits, hist.fingerprint())

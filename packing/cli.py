@@ -1,4 +1,4 @@
-"""Command line: ``python -m packing stats|pack|sweep`` on a size table (CSV, TSV or Parquet).
+"""Command line: ``python -m packing stats|pack|sweep|batching`` on a size table (CSV, TSV or Parquet).
 
 Errors in the input end with ``error: ...`` on stderr and exit status 2, never a traceback.
 """
@@ -7,14 +7,20 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
+from typing import Callable
 
 from .api import as_limits, pack
+from .batching import DEFAULT_BUCKETS, batching_section, compare_batching, estimate_target
+from .bounds import lower_bounds
+from .column_generation import DEFAULT_TIME_BUDGET, MAX_TIME_BUDGET
 from .export import export_config, save_config
 from .heuristics import HEURISTICS
 from .histogram import SizeHistogram
-from .limits import DEFAULT_MAX_GRAPHS
-from .method import ALL_ALGORITHMS, ONE_DIM_ALGORITHMS, TUPLE_ALGORITHMS, PackMethod
+from .limits import DEFAULT_MAX_GRAPHS, PackLimits
+from .method import ALL_ALGORITHMS, ONE_DIM_ALGORITHMS, PUBLISHED, TUPLE_ALGORITHMS, PackMethod
+from .published import PAPER_MIN
 from .sweep import MAX_WORKERS, default_limits, limit_grid, smallest_limits, sweep
 
 HISTOGRAM_HELP = (
@@ -48,12 +54,16 @@ def _method_options(parser: argparse.ArgumentParser, algorithms: tuple[str, ...]
     parser.add_argument("--max-graphs", type=int, default=DEFAULT_MAX_GRAPHS,
                         help=f"graphs per pack at most (default {DEFAULT_MAX_GRAPHS})")
     parser.add_argument("--algorithm", default="best_fit", choices=algorithms,
-                        help="best_fit | worst_fit | first_fit tuple packing" + (
-                            ", a baseline (none, node_only, edge_only), or best: every heuristic and algorithm, "
-                            "fewest packs wins, then exact fill" if len(algorithms) > len(TUPLE_ALGORITHMS) else "")
+                        help="best_fit | worst_fit | first_fit tuple packing, published: the algorithm of Krell "
+                             "et al. (2022) as published" + (
+                            ", a baseline (none, node_only, edge_only), best: every heuristic and algorithm, "
+                            "fewest packs wins, then exact fill, or lp_rounding: the LP relaxation (column "
+                            "generation) rounded, the rest by best" if len(algorithms) > len(TUPLE_ALGORITHMS) + 1
+                            else "")
                         + " (default best_fit)")
-    parser.add_argument("--heuristic", choices=[*HEURISTICS, "weighted"],
-                        help="priority of bins and open packs for tuple packing (default product)")
+    parser.add_argument("--heuristic", choices=[*HEURISTICS, "weighted", PAPER_MIN],
+                        help="priority of bins and open packs for tuple packing (default product); paper_min: "
+                             "the published code's min, which computes the maximum (published only)")
     parser.add_argument("--weights", type=float, nargs=2, metavar=("NODE_W", "EDGE_W"),
                         help="weights for --heuristic weighted: NODE_W*nodes + EDGE_W*edges")
 
@@ -77,6 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="1D algorithm of the node_only / edge_only baselines (default lpfhp)")
     one.add_argument("--improve", action="store_true",
                      help="re-pack the packs greedy packing left with slack by exact fill (tuple packing)")
+    one.add_argument("--prove", action="store_true",
+                     help="also compute the LP lower bound by column generation (seconds; progress on stderr), "
+                          "so the gap is measured against the best proven bound")
+    one.add_argument("--prove-seconds", type=float, default=DEFAULT_TIME_BUDGET, metavar="SECONDS",
+                     help=f"time budget of --prove (default {DEFAULT_TIME_BUDGET:g}, at most {MAX_TIME_BUDGET:g}); "
+                          "the bound is valid when the budget stops it early")
     one.add_argument("--out", type=Path,
                      help="write the full plan: .json (the configuration the dashboard exports, schema in "
                           "packing/export.py) or .csv (one row per distinct pack); without it a summary is "
@@ -88,12 +104,13 @@ def build_parser() -> argparse.ArgumentParser:
                       help="node limits: 100,200 or start:stop:step, stop included "
                            "(default: largest graph to 4x, 12 steps)")
     grid.add_argument("--edges", type=_int_list, help="edge limits, same forms as --nodes")
-    _method_options(grid, TUPLE_ALGORITHMS)
+    _method_options(grid, (*TUPLE_ALGORITHMS, PUBLISHED))
     grid.add_argument("--workers", type=int,
                       help=f"processes, 1 to {MAX_WORKERS} (default: up to 4 cores for large grids)")
     grid.add_argument("--min-efficiency", type=float, default=0.95,
                       help="report the smallest limits whose node and edge efficiency both reach this")
     grid.add_argument("--out", type=Path, help="write the sweep table as .csv or .json")
+    _add_batching(commands)
     return parser
 
 
@@ -111,10 +128,26 @@ def _method(args: argparse.Namespace) -> PackMethod:
                       tuple(args.weights) if args.weights else None, getattr(args, "improve", False) or None)
 
 
+def _progress_on_stderr() -> Callable[[float, str], None]:
+    """Report the LP bound's progress on stderr, at most every 2 seconds and once at the end."""
+    last = [time.perf_counter()]
+
+    def report(fraction: float, message: str) -> None:
+        if fraction >= 1.0 or time.perf_counter() - last[0] >= 2.0:
+            print(f"proving: {fraction:4.0%} {message}", file=sys.stderr, flush=True)
+            last[0] = time.perf_counter()
+    return report
+
+
 def _pack(args: argparse.Namespace, hist: SizeHistogram) -> None:
     limits = as_limits(hist, max_nodes=args.max_nodes, max_edges=args.max_edges, max_graphs=args.max_graphs)
     plan = pack(hist, limits, _method(args))
     plan.check(hist)
+    if args.prove:
+        if not plan.method.keeps_limits:
+            raise ValueError(f"--prove bounds plans that keep every limit; {plan.method.label} breaks one.")
+        plan = plan.with_bounds(lower_bounds(hist, limits, prove=True, time_budget=args.prove_seconds,
+                                             progress=_progress_on_stderr(), plan=plan))
     if args.out is None:
         print(json.dumps(plan.summary(), indent=1))
     elif args.out.suffix == ".json":
@@ -141,6 +174,51 @@ def _sweep(args: argparse.Namespace, hist: SizeHistogram) -> None:
         _write_table(frame, args.out)
 
 
+def _add_batching(commands) -> None:
+    """The ``batching`` subcommand: :func:`packing.batching.compare_batching` on a size table."""
+    compare = commands.add_parser(
+        "batching", help="static, dynamic, PyG-style and bucket batching next to packing (padding, batches, shapes)")
+    compare.add_argument("histogram", type=Path, help=HISTOGRAM_HELP)
+    compare.add_argument("--batch-size", type=int, required=True, help="graphs per batch of the batching strategies")
+    length = compare.add_mutually_exclusive_group()
+    length.add_argument("--steps", type=int, help="optimizer steps to simulate (default: one epoch)")
+    length.add_argument("--epochs", type=int, default=1, help="whole epochs to simulate when --steps is not given")
+    compare.add_argument("--seed", type=int, default=0, help="seed of the epoch orders and of the dynamic sample")
+    compare.add_argument("--devices", type=int, default=1, help="data-parallel devices, one batch each per step")
+    compare.add_argument("--buckets", type=int, default=DEFAULT_BUCKETS,
+                         help=f"shapes of the buckets strategy, 1 to 16 (default {DEFAULT_BUCKETS})")
+    compare.add_argument("--max-nodes", type=int,
+                         help="packing row: nodes per pack (default: the dynamic batching target of Algorithm 1, so "
+                              "packs get the same padded shape as dynamic batches)")
+    compare.add_argument("--max-edges", type=int, help="packing row: edges per pack (default: the dynamic target)")
+    compare.add_argument("--max-graphs", type=int, help="packing row: graphs per pack (default: the batch size)")
+    compare.add_argument("--algorithm", default="best_fit", choices=ALL_ALGORITHMS,
+                         help="packing row: algorithm (default best_fit)")
+    compare.add_argument("--heuristic", choices=list(HEURISTICS), help="packing row: heuristic (default product)")
+    compare.add_argument("--out", type=Path,
+                         help="write the table: .csv (one row per strategy) or .json (the export's batching section: "
+                              "the table with the run and each strategy's settings)")
+
+
+def _batching(args: argparse.Namespace, hist: SizeHistogram) -> None:
+    plan = None
+    packing_flags = (args.max_nodes, args.max_edges, args.max_graphs, args.heuristic)
+    if packing_flags != (None, None, None, None) or args.algorithm != "best_fit":
+        target = estimate_target(hist, args.batch_size, seed=args.seed)
+        limits = PackLimits(*(default if value is None else value
+                              for value, default in zip(packing_flags[:3], target)))
+        plan = pack(hist, limits, PackMethod(args.algorithm, args.heuristic))
+    table = compare_batching(hist, args.batch_size, plan, args.steps, args.seed, epochs=args.epochs,
+                             devices=args.devices, num_shapes=args.buckets)
+    print(table.drop(columns="settings").to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    if args.out is None:
+        return
+    if args.out.suffix == ".json":
+        args.out.write_text(json.dumps(batching_section(table), indent=1))
+    else:
+        _write_table(table, args.out)
+
+
 def run(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit status (0 ok, 2 bad input).
 
@@ -159,6 +237,8 @@ def run(argv: list[str] | None = None) -> int:
             print(json.dumps(hist.stats(), indent=1))
         elif args.command == "pack":
             _pack(args, hist)
+        elif args.command == "batching":
+            _batching(args, hist)
         else:
             _sweep(args, hist)
     except (ValueError, OSError) as error:

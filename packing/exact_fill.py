@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bounds import volume_bound
-from .histogram import exact_dot
+from .bounds import large_items_bound
+from .histogram import SizeHistogram
 from .greedy import Strategy, greedy_pack
 from .heuristics import HEURISTICS
 from .limits import PackLimits
@@ -154,7 +154,7 @@ def improve(
     :func:`exact_fill_pack` (first its fast variant, then, with the budget left, the
     thorough one); return whichever plan uses the fewest packs.
 
-    Plans already at the volume lower bound, packs whose graph slots are full, and binding
+    Plans already at the large-items lower bound, packs whose graph slots are full, and binding
     limits above ``MAX_KNAPSACK_CAPACITY`` (where packs hold so many graphs that the slack
     is a sliver) are left as they are. The work is bounded by ``budget`` (see
     :func:`exact_fill_pack`).
@@ -166,8 +166,7 @@ def improve(
     """
     primary, _, cap_primary, _ = _binding_first(nodes, edges, counts, limits)
     max_graphs = limits.max_graphs
-    bound = volume_bound(exact_dot(nodes, counts), exact_dot(edges, counts), int(counts.sum()),
-                         limits.max_nodes, limits.max_edges, max_graphs)
+    bound, _ = large_items_bound(SizeHistogram(nodes, edges, counts), limits)
     if cap_primary > MAX_KNAPSACK_CAPACITY or sum(count for _, count in strategies) <= bound:
         return strategies
     kept: list[Strategy] = []

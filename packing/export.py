@@ -1,11 +1,11 @@
 """Export a chosen packing configuration as JSON and load it back, verified.
 
-The JSON file (``SCHEMA_VERSION`` 2) is one object::
+The JSON file (``SCHEMA_VERSION`` 3) is one object::
 
     {
       "schema": "graph-packing-config",
-      "schema_version": 2,
-      "tool": {"name": "graph-packing", "version": "0.2.0"},
+      "schema_version": 3,
+      "tool": {"name": "graph-packing", "version": "0.3.0"},
       "created": "2026-01-01T12:00:00Z",            # UTC, informational
       "dataset": {
         "name": "ogbg-molhiv", "split": "train",     # data_loaders names; "upload:<file>" for uploads
@@ -18,10 +18,16 @@ The JSON file (``SCHEMA_VERSION`` 2) is one object::
       "limits": {"max_nodes": 222, "max_edges": 502, "max_graphs": 256},       # PackLimits
       "method": {"used": {...}, "requested": {...}},  # PackMethod.to_dict(): what produced the plan
                                                       # and what the user asked for (e.g. best)
-      "metrics": {"packs": 3744, "lower_bound": 3743, "gap": 0.0003,
+      "metrics": {"packs": 3744, "lower_bound": 3744, "gap": 0.0, "bound": "lp",   # bound: which bound
                   "node_efficiency": 0.99, "edge_efficiency": 0.94, "harmonic_mean": 0.97,
                   "packing_factor": 8.8, "strategies": 700, "tight_limits": [222, 502],
                   "broken_limits": {}},               # limits a 1D baseline breaks, with its largest sum
+      "bounds": {                                     # packing.Bounds.to_dict(): every bound computed
+        "volume": 3743, "large_items": 3743, "large_items_by": "nodes", "lp": 3744,   # lp: null unless proved
+        "best": 3744, "name_of_best": "lp",
+        "lp_certificate": {"duals": [...], "pricing_bound": 1.0, "bound": 3744,     # null unless proved
+                           "converged": true, "stopped": "converged"}
+      },
       "plan": {                                       # PackingPlan.to_dict()
         "limits": {...}, "method": {...}, "requested": {...}, "unlimited": null, "improved": true,
         "packs": [{"items": [[nodes, edges, copies], ...], "count": repeats}, ...]
@@ -35,7 +41,17 @@ how many graphs of that size it takes, ``count`` how many packs of that shape th
 Efficiencies are fractions against the limits (node-only / edge-only baselines: the
 ignored component against its largest sum). :func:`load_config` verifies that the plan
 packs the stored histogram exactly, within the limits, and that the metrics match; files
-of schema version 1 are read too.
+of schema versions 1 and 2 are read too (their lower bound is the volume bound).
+
+How a stored bound is verified: the volume and large-items bounds are recomputed (a
+millisecond). An LP bound comes with its certificate, the duals ``y`` of the LP (one per
+histogram row): ``sum count_i y_i / z``, with ``z`` the most one pack can be worth under
+``y``, proves the bound whatever produced the duals (Farley's bound, see
+:mod:`packing.column_generation`). Loading recomputes ``z`` (no table for the volume
+bound's duals, else one knapsack: 0.3-1.4 s for ogbg-molhiv / ogbg-molpcba at 1-2x their
+data-default limits, milliseconds for QM9 and AFLOW; bounded in the worst case by the
+knapsack's table limits) instead of trusting the file or rerunning the column
+generation, and refuses a file whose certificate does not prove the bound it claims.
 
 >>> from packing import PackLimits, SizeHistogram, pack
 >>> hist = SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2])
@@ -52,27 +68,58 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from .batching_report import check_batching_section
+from .bounds import Bounds, lower_bound, lower_bounds
 from .histogram import SizeHistogram
 from .limits import PackLimits
+from .column_generation import lp_bound_from_certificate
 from .method import PackMethod
-from .metrics import METRIC_NAMES
+from .metrics import BOUND_COLUMN, METRIC_NAMES
 from .plan import PackingPlan
 
 SCHEMA = "graph-packing-config"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 TOOL_NAME = "graph-packing"
 MAX_CONFIG_BYTES = 256 * 2**20
-_CORE = ("schema", "schema_version", "tool", "created", "dataset", "histogram", "limits", "method", "metrics", "plan")
+_CORE = ("schema", "schema_version", "tool", "created", "dataset", "histogram", "limits", "method", "metrics",
+         "bounds", "plan")
 
 
 def _metrics(plan: PackingPlan) -> dict[str, Any]:
     summary = plan.summary()
     return {
         **{name: summary[name] for name in METRIC_NAMES},
+        BOUND_COLUMN: plan.bound_name,
         "strategies": plan.num_strategies,
         "tight_limits": list(plan.tight_limits),
         "broken_limits": plan.broken_limits(),
     }
+
+
+def _bounds_section(bounds: Bounds) -> dict[str, Any]:
+    certificate = bounds.lp_result.certificate() if bounds.lp is not None and bounds.lp_result is not None else None
+    return {**bounds.to_dict(), "lp_certificate": certificate}
+
+
+def _stored_bounds(data: Any, hist: SizeHistogram, plan: PackingPlan) -> Bounds:
+    """The bounds section checked against the stored histogram: the cheap bounds
+    recomputed, an LP bound proven by its certificate (see the module docstring)."""
+    if not isinstance(data, dict):
+        raise ValueError("bounds must be an object with volume, large_items, lp, best and name_of_best.")
+    fresh = lower_bounds(hist, plan.limits, unlimited=plan.method.unlimited)
+    for name in ("volume", "large_items", "large_items_by"):
+        if data.get(name) != getattr(fresh, name):
+            raise ValueError(f"bounds.{name} is {data.get(name)!r}, but the stored graphs give "
+                             f"{getattr(fresh, name)!r}.")
+    if data.get("lp") is None:
+        return fresh
+    if plan.method.unlimited is not None:
+        raise ValueError("bounds.lp is for plans that keep every limit, not for a 1D baseline.")
+    result = lp_bound_from_certificate(hist, plan.limits, data.get("lp_certificate"))
+    if data["lp"] != result.bound:
+        raise ValueError(f"bounds.lp ({data['lp']!r}) differs from the bound of its certificate ({result.bound:,}).")
+    return Bounds(fresh.volume, fresh.large_items, result.bound, fresh.large_items_by, None, result, fresh.limits,
+                  fresh.fingerprint)
 
 
 def export_config(
@@ -115,6 +162,7 @@ def export_config(
         "limits": plan.limits.to_dict(),
         "method": {"used": plan.method.to_dict(), "requested": plan.requested_method.to_dict()},
         "metrics": _metrics(plan),
+        "bounds": _bounds_section(plan.bounds),
         "plan": plan.to_dict(),
         **(sections or {}),
     }
@@ -209,8 +257,10 @@ def load_config(source: str | Path | bytes | dict[str, Any]) -> tuple[dict[str, 
     """Read a configuration (a path, JSON text or bytes, or the dict) and rebuild its plan.
 
     Checks the schema, every field's type, that the plan packs the stored histogram
-    exactly within the limits, and that the stored metrics are those of the plan; any
-    problem is one ``ValueError`` naming the field. Work grows with the file's size.
+    exactly within the limits, that the stored bounds hold (see the module docstring) and
+    that the stored metrics are those of the plan; any problem is one ``ValueError`` naming
+    the field. Work grows with the file's size, plus one knapsack for an LP bound. The plan
+    returned carries the stored bounds (``plan.bounds``).
     """
     config = _read(source)
     missing = [key for key in ("schema", "schema_version", "histogram", "limits", "method", "metrics", "plan")
@@ -238,10 +288,23 @@ def load_config(source: str | Path | bytes | dict[str, Any]) -> tuple[dict[str, 
         raise ValueError("method.used differs from the plan's method.")
     if PackMethod.from_dict(method.get("requested")) != plan.requested_method:
         raise ValueError("method.requested differs from the plan's requested method.")
-    plan.check(config_histogram(config))
-    stored, actual = config["metrics"], _metrics(plan)
+    hist = config_histogram(config)
+    plan.check(hist)
+    if "batching" in config:
+        check_batching_section(config["batching"])
+    stored = config["metrics"]
     if not isinstance(stored, dict):
         raise ValueError("metrics must be an object.")
+    if version >= 3:
+        plan = plan.with_bounds(_stored_bounds(config.get("bounds"), hist, plan))
+        actual = _metrics(plan)
+        if stored.get(BOUND_COLUMN) != actual[BOUND_COLUMN] or config["bounds"].get("best") != plan.lower_bound \
+                or config["bounds"].get("name_of_best") != plan.bound_name:
+            raise ValueError(f"metrics.bound and bounds.best / name_of_best must name the best bound, "
+                             f"{plan.bound_name} ({plan.lower_bound:,}).")
+    else:  # files before schema 3 measured the gap against the volume bound
+        volume = lower_bound(hist, plan.limits, plan.method.unlimited)
+        actual = {**_metrics(plan), "lower_bound": volume, "gap": plan.num_packs / volume - 1}
     for name in METRIC_NAMES:
         value = stored.get(name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or \

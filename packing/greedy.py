@@ -34,7 +34,7 @@ FITS = ("best_fit", "worst_fit", "first_fit")
 Strategy = tuple[tuple[int, ...], int]  # (item indices with repetition, repeat count)
 
 
-class _ContentTree:
+class ContentTree:
     """Pack contents stored as parent links, so adding a bin to a pack is O(1)."""
 
     def __init__(self) -> None:
@@ -166,7 +166,7 @@ def _copies_that_fit(nodes: int, edges: int, room_nodes: int, room_edges: int, r
     return min(by_nodes, by_edges, room_graphs)
 
 
-def _most_graphs_per_pack(nodes, edges, counts, max_nodes: int, max_edges: int) -> int:
+def most_graphs_per_pack(nodes, edges, counts, max_nodes: int, max_edges: int) -> int:
     """An upper bound on the graphs any pack can hold: the most of the smallest graphs that
     fit by nodes, and by edges. When the graph limit is above it, it can never bind."""
     most = []
@@ -196,7 +196,7 @@ def _run(
     limits: PackLimits,
     heuristic: Heuristic,
     fit: str,
-    tree: _ContentTree | None,
+    tree: ContentTree | None,
     give_up_above: int | None = None,
 ) -> list[tuple[int, int]] | None:
     """The greedy pass; returns the closed (content node, count) pairs. Pack contents are
@@ -214,7 +214,7 @@ def _run(
     order_nodes, order_edges, order_counts = order_nodes.tolist(), order_edges.tolist(), counts[order].tolist()
     add_content = tree.add if tree is not None else (lambda parent, item, copies: -1)
 
-    graphs_can_bind = _most_graphs_per_pack(nodes, edges, counts, max_nodes, max_edges) > max_graphs
+    graphs_can_bind = most_graphs_per_pack(nodes, edges, counts, max_nodes, max_edges) > max_graphs
     groups = _OpenGroups(heuristic, fit)
     closed: list[tuple[int, int]] = []
     floor = (-1, -1)
@@ -292,8 +292,13 @@ def greedy_pack(
     >>> greedy_pack(np.array([2, 1]), np.array([2, 2]), np.array([2, 2]), PackLimits(3, 4, 4), HEURISTICS["sum"])
     [((0, 1), 2)]
     """
-    tree = _ContentTree()
-    closed = _run(nodes, edges, counts, limits, heuristic, fit, tree)
+    tree = ContentTree()
+    return merge_strategies(tree, _run(nodes, edges, counts, limits, heuristic, fit, tree))
+
+
+def merge_strategies(tree: ContentTree, closed: list[tuple[int, int]]) -> list[Strategy]:
+    """Strategies from closed (content node, count) pairs: equal contents merged, the most
+    used first."""
     merged: dict[tuple[int, ...], int] = {}
     for node, count in closed:
         key = tree.items(node)

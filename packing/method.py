@@ -15,12 +15,15 @@ from typing import Any
 from .greedy import FITS
 from .heuristics import HEURISTICS, Heuristic, resolve_heuristic
 from .one_dim import ONE_DIM_ALGORITHMS
+from .published import PAPER_MIN, PUBLISHED_HEURISTICS, published_heuristic
 
 TUPLE_ALGORITHMS: tuple[str, ...] = FITS
 BASELINES: tuple[str, ...] = ("none", "node_only", "edge_only")
 ONE_DIM_BASELINES: tuple[str, ...] = ("node_only", "edge_only")
 BEST = "best"
-ALL_ALGORITHMS: tuple[str, ...] = (*TUPLE_ALGORITHMS, BEST, *BASELINES)
+PUBLISHED = "published"
+LP_ROUNDING = "lp_rounding"
+ALL_ALGORITHMS: tuple[str, ...] = (*TUPLE_ALGORITHMS, PUBLISHED, BEST, LP_ROUNDING, *BASELINES)
 DEFAULT_HEURISTIC = "product"
 DEFAULT_ONE_DIM = "lpfhp"
 _FIELDS = ("algorithm", "heuristic", "one_dim", "weights", "improve")
@@ -44,8 +47,14 @@ class PackMethod:
 
     * tuple packing (``best_fit``, ``worst_fit``, ``first_fit``): ``heuristic`` (default
       ``product``; ``weighted`` needs ``weights``), ``improve`` (exact fill afterwards);
-    * ``best``: every heuristic x tuple algorithm, fewest packs wins; ``improve`` defaults
-      to True;
+    * ``published``: the algorithm of Krell et al. (2022) as published, with one of its
+      heuristics (``product``, ``sum``, ``max``, ``min``, ``node``, ``edge``) or
+      ``paper_min``, the public code's "min" (which computes the maximum: the paper's
+      Minimum row); ``improve`` as above;
+    * ``best``: every heuristic x tuple algorithm and the published algorithm, fewest packs
+      wins; ``improve`` defaults to True;
+    * ``lp_rounding``: the LP relaxation solved by column generation (seconds, cached),
+      rounded down, the rest packed by ``best``; no settings;
     * baselines ``none``, ``node_only``, ``edge_only``: ``one_dim`` (``lpfhp`` by default)
       for the two 1D ones, nothing else.
 
@@ -71,7 +80,7 @@ class PackMethod:
             raise ValueError(f"Unknown algorithm {algorithm!r}; choose one of: {', '.join(ALL_ALGORITHMS)}.")
         if self.improve is not None and not isinstance(self.improve, bool):
             raise ValueError(f"improve must be True or False, got {self.improve!r}.")
-        if algorithm in BASELINES:
+        if algorithm in BASELINES or algorithm == LP_ROUNDING:
             self._check_baseline()
             return
         if self.one_dim is not None:
@@ -82,6 +91,17 @@ class PackMethod:
             object.__setattr__(self, "improve", True if self.improve is None else self.improve)
             return
         heuristic = DEFAULT_HEURISTIC if self.heuristic is None else self.heuristic
+        if algorithm == PUBLISHED:
+            if heuristic not in PUBLISHED_HEURISTICS or self.weights is not None:
+                raise ValueError(f"The published algorithm takes one of the paper's heuristics "
+                                 f"({', '.join(PUBLISHED_HEURISTICS)}) and no weights; got {heuristic!r}"
+                                 + (f" with weights {self.weights!r}." if self.weights is not None else "."))
+            object.__setattr__(self, "heuristic", heuristic)
+            object.__setattr__(self, "improve", bool(self.improve))
+            return
+        if heuristic == PAPER_MIN:
+            raise ValueError(f"{PAPER_MIN!r} is the published code's min (the maximum) and belongs to "
+                             f"algorithm='published'; {algorithm!r} has a real 'min'.")
         if heuristic == "weighted":
             if self.weights is None:
                 raise ValueError("The 'weighted' heuristic needs weights=(node_weight, edge_weight).")
@@ -93,12 +113,13 @@ class PackMethod:
         object.__setattr__(self, "improve", bool(self.improve))
 
     def _check_baseline(self) -> None:
+        kind = "algorithm" if self.algorithm == LP_ROUNDING else "baseline"
         for name in ("heuristic", "weights"):
             value = getattr(self, name)
             if value is not None:
-                raise ValueError(f"The baseline {self.algorithm!r} takes no {name} (got {value!r}).")
+                raise ValueError(f"The {kind} {self.algorithm!r} takes no {name} (got {value!r}).")
         if self.improve:
-            raise ValueError(f"The baseline {self.algorithm!r} cannot be improved by exact fill.")
+            raise ValueError(f"The {kind} {self.algorithm!r} cannot be improved by exact fill.")
         object.__setattr__(self, "improve", False)
         if self.algorithm not in ONE_DIM_BASELINES:
             if self.one_dim is not None:
@@ -112,8 +133,9 @@ class PackMethod:
     # ----------------------------------------------------------------- derived
     @property
     def is_tuple_packing(self) -> bool:
-        """Whether this is one greedy tuple-packing run (what sweeps and counts accept)."""
-        return self.algorithm in TUPLE_ALGORITHMS
+        """Whether this is one tuple-packing run, ours or the published one (what sweeps
+        and counts accept)."""
+        return self.algorithm in TUPLE_ALGORITHMS or self.algorithm == PUBLISHED
 
     @property
     def unlimited(self) -> str | None:
@@ -133,6 +155,8 @@ class PackMethod:
         """The heuristic object of a tuple-packing method."""
         if self.heuristic is None:
             raise ValueError(f"{self.algorithm!r} has no heuristic.")
+        if self.algorithm == PUBLISHED:
+            return published_heuristic(self.heuristic)
         return resolve_heuristic(self.heuristic, self.weights)
 
     @property
@@ -143,12 +167,21 @@ class PackMethod:
         'worst fit, sum heuristic, improved by exact fill'
         >>> PackMethod("edge_only").label
         'edge-only baseline (lpfhp)'
+        >>> PackMethod("published", "paper_min").label
+        'published algorithm (Krell et al. 2022), min heuristic as published (computes max)'
         """
         if self.algorithm in BASELINES:
             name = {"none": "no packing", "node_only": "node-only baseline", "edge_only": "edge-only baseline"}
             return name[self.algorithm] + (f" ({self.one_dim})" if self.one_dim else "")
         if self.algorithm == BEST:
             return "best of all" + ("" if self.improve else " (no exact fill)")
+        if self.algorithm == LP_ROUNDING:
+            return "LP rounding (column generation, the rest by best of all)"
+        if self.algorithm == PUBLISHED:
+            heuristic = "min heuristic as published (computes max)" if self.heuristic == PAPER_MIN \
+                else f"{self.heuristic} heuristic"
+            return f"published algorithm (Krell et al. 2022), {heuristic}" + (
+                ", improved by exact fill" if self.improve else "")
         heuristic = self.heuristic_key().name if self.heuristic == "weighted" else self.heuristic
         words = f"{self.algorithm.replace('_', ' ')}, {heuristic} heuristic"
         return words + (", improved by exact fill" if self.improve else "")
@@ -195,3 +228,24 @@ def tuple_methods(improve: bool = False) -> list[PackMethod]:
     18
     """
     return [PackMethod(algorithm, heuristic, improve=improve) for heuristic in HEURISTICS for algorithm in TUPLE_ALGORITHMS]
+
+
+def published_methods(improve: bool = False) -> list[PackMethod]:
+    """The published algorithm with each of its heuristics, in the order of the paper's Table 2.
+
+    >>> [method.heuristic for method in published_methods()]
+    ['product', 'sum', 'max', 'paper_min', 'node', 'edge', 'min']
+    """
+    return [PackMethod(PUBLISHED, heuristic, improve=improve) for heuristic in PUBLISHED_HEURISTICS]
+
+
+def candidate_methods() -> list[PackMethod]:
+    """What ``best`` tries, in tie-breaking order: every heuristic x tuple algorithm, then
+    the published algorithm with each of its distinct heuristics (``paper_min`` repeats
+    ``max``, so it is left out).
+
+    >>> len(candidate_methods())
+    24
+    """
+    return tuple_methods() + [method for method in published_methods() if method.heuristic != PAPER_MIN]
+

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bounds import lower_bound
+from .bounds import Bounds, lower_bounds
 from .histogram import SizeHistogram
 from .limits import PackLimits
 
 METRIC_NAMES = ("packs", "lower_bound", "gap", "node_efficiency", "edge_efficiency", "harmonic_mean", "packing_factor")
+BOUND_COLUMN = "bound"  # which bound ``lower_bound`` is (volume, large_items or lp)
 
 
 def efficiency(real: int, packs: int, capacity: int) -> float:
@@ -43,21 +44,25 @@ def harmonic_mean(a: float, b: float) -> float:
     return 2 * a * b / (a + b) if a + b else 0.0
 
 
-def metrics_from_packs(hist: SizeHistogram, limits: PackLimits, packs: int, bound: int | None = None) -> dict[str, float]:
-    """Packs, lower bound, gap, efficiencies, harmonic mean and packing factor of a plan
-    that keeps ``limits`` with ``packs`` packs (the same numbers as ``PackingPlan``).
-    ``bound`` defaults to the volume bound.
+def metrics_from_packs(
+    hist: SizeHistogram, limits: PackLimits, packs: int, bounds: Bounds | None = None,
+) -> dict[str, float | str]:
+    """Packs, lower bound (and which bound it is), gap, efficiencies, harmonic mean and
+    packing factor of a plan that keeps ``limits`` with ``packs`` packs (the same numbers
+    as ``PackingPlan``). ``bounds`` defaults to the volume and large-items bounds.
 
-    >>> metrics_from_packs(SizeHistogram.from_sizes([3, 2], [4, 2]), PackLimits(5, 6, 4), 1)["harmonic_mean"]
-    1.0
+    >>> metrics = metrics_from_packs(SizeHistogram.from_sizes([3, 3, 3], [2, 2, 2]), PackLimits(5, 6, 4), 3)
+    >>> metrics["node_efficiency"], metrics["lower_bound"], metrics["bound"]
+    (0.6, 3, 'large_items')
     """
     node_efficiency = efficiency(hist.total_nodes, packs, limits.max_nodes)
     edge_efficiency = efficiency(hist.total_edges, packs, limits.max_edges)
-    bound = lower_bound(hist, limits) if bound is None else bound
+    bounds = lower_bounds(hist, limits) if bounds is None else bounds
     return {
         "packs": packs,
-        "lower_bound": bound,
-        "gap": packs / bound - 1,
+        "lower_bound": bounds.best,
+        "gap": packs / bounds.best - 1,
+        BOUND_COLUMN: bounds.name_of_best,
         "node_efficiency": node_efficiency,
         "edge_efficiency": edge_efficiency,
         "harmonic_mean": harmonic_mean(node_efficiency, edge_efficiency),

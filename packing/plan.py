@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .bounds import volume_bound
+from .bounds import Bounds, lower_bounds
 from .histogram import SizeHistogram, exact_dot
 from .limits import MAX_LIMIT, PackLimits
 from .method import PackMethod
@@ -46,7 +46,12 @@ class PackingPlan:
 
     Efficiencies are measured against the limits. A 1D baseline leaves one component
     unlimited (``method.unlimited``); that component is measured against the largest sum that
-    occurs, as in Krell et al., Table 2.
+    occurs, as in Krell et al., Table 2. ``tight_node_efficiency`` and
+    ``tight_edge_efficiency`` measure against the largest sums used (the paper's convention).
+
+    ``lower_bound`` and ``gap`` use the best bound known for these graphs and limits: the
+    volume and large-items bounds always, the LP bound once attached with
+    :meth:`with_bounds` (``known_bounds``); ``bound_name`` says which it is.
 
     >>> plan = PackingPlan([(((3, 4, 1), (2, 2, 1)), 2)], PackLimits(5, 8, 4))
     >>> plan.num_packs, plan.node_efficiency, plan.edge_efficiency
@@ -58,6 +63,7 @@ class PackingPlan:
     method: PackMethod = field(default_factory=PackMethod)
     improved: bool = False
     requested: PackMethod | None = None
+    known_bounds: Bounds | None = field(default=None, compare=False, repr=False)
 
     # ----------------------------------------------------------------- per-pack arrays
     @cached_property
@@ -157,6 +163,17 @@ class PackingPlan:
         return harmonic_mean(self.node_efficiency, self.edge_efficiency)
 
     @property
+    def tight_node_efficiency(self) -> float:
+        """Real nodes / node slots when packs are as large as the largest node sum used: the
+        convention of Krell et al. (2022), Table 2 (never below ``node_efficiency``)."""
+        return efficiency(self.total_nodes, self.num_packs, self.tight_limits[0])
+
+    @property
+    def tight_edge_efficiency(self) -> float:
+        """Real edges / edge slots against the largest edge sum used (the paper's convention)."""
+        return efficiency(self.total_edges, self.num_packs, self.tight_limits[1])
+
+    @property
     def packing_factor(self) -> float:
         """Graphs per pack on average."""
         return self.num_graphs / self.num_packs
@@ -171,22 +188,57 @@ class PackingPlan:
         """Share of the edge capacity each distinct pack uses."""
         return fill(self.pack_edges, self.edge_capacity)
 
+    @cached_property
+    def histogram(self) -> SizeHistogram:
+        """The graphs the plan packs, as a size histogram."""
+        nodes, edges, counts = [], [], []
+        for items, count in self.packs:
+            for n, e, copies in items:
+                nodes.append(n)
+                edges.append(e)
+                counts.append(copies * count)
+        return SizeHistogram.from_counts(nodes, edges, counts)
+
+    @cached_property
+    def bounds(self) -> Bounds:
+        """Every lower bound known for the plan's graphs and the limits it keeps (a 1D
+        baseline's unlimited component does not count): ``known_bounds`` when attached,
+        else the volume and large-items bounds."""
+        if self.known_bounds is not None:
+            return self.known_bounds
+        return lower_bounds(self.histogram, self.limits, unlimited=self.method.unlimited)
+
     @property
     def lower_bound(self) -> int:
-        """Volume lower bound on packs for these graphs and the limits the plan keeps (a 1D
-        baseline's unlimited component does not count)."""
-        unlimited = self.method.unlimited
-        return volume_bound(
-            self.total_nodes, self.total_edges, self.num_graphs,
-            None if unlimited == "nodes" else self.limits.max_nodes,
-            None if unlimited == "edges" else self.limits.max_edges,
-            self.limits.max_graphs,
-        )
+        """The best lower bound known on the packs of any plan for these graphs and limits."""
+        return self.bounds.best
+
+    @property
+    def bound_name(self) -> str:
+        """Which bound ``lower_bound`` is: ``volume``, ``large_items`` or ``lp``."""
+        return self.bounds.name_of_best
 
     @property
     def gap(self) -> float:
         """``num_packs / lower_bound - 1``: 0 means provably optimal."""
         return self.num_packs / self.lower_bound - 1
+
+    def with_bounds(self, bounds: Bounds) -> "PackingPlan":
+        """This plan measured against ``bounds`` (from :func:`packing.lower_bounds` for the
+        same graphs and limits, e.g. with the LP bound); a ``ValueError`` if they are for
+        other graphs, limits or kept components.
+
+        >>> from packing import pack
+        >>> hist = SizeHistogram.from_sizes([3, 3, 3], [1, 1, 1])
+        >>> plan = pack(hist, PackLimits(5, 5, 4))
+        >>> plan.with_bounds(lower_bounds(hist, PackLimits(5, 5, 4), prove=True)).bound_name
+        'large_items'
+        """
+        if not isinstance(bounds, Bounds) or bounds.limits != self.limits or \
+                bounds.fingerprint != self.histogram.fingerprint() or bounds.unlimited != self.method.unlimited:
+            raise ValueError("These bounds are for other graphs, limits or kept components than the plan; compute "
+                             "them with packing.lower_bounds(hist, plan.limits) for the histogram the plan packs.")
+        return replace(self, known_bounds=bounds)
 
     def closing_limit_shares(self) -> dict[str, float]:
         """Share of packs per limit they are closest to: ``graphs`` when the graph slots
@@ -237,6 +289,9 @@ class PackingPlan:
             "packing_factor": self.packing_factor,
             "lower_bound": self.lower_bound,
             "gap": self.gap,
+            "bound": self.bound_name,
+            "bound_label": self.bounds.label,
+            "bounds": self.bounds.to_dict(),
             "tight_limits": list(self.tight_limits),
             "broken_limits": self.broken_limits(),
         }

@@ -12,14 +12,14 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .greedy import count_packs
+from .api import count_tuple_packs
 from .histogram import SizeHistogram
 from .limits import DEFAULT_MAX_GRAPHS, MAX_LIMIT, PackLimits, whole_number
-from .method import PackMethod, TUPLE_ALGORITHMS
-from .metrics import metrics_from_packs
+from .method import PUBLISHED, PackMethod, TUPLE_ALGORITHMS
+from .metrics import BOUND_COLUMN, metrics_from_packs
 
 SWEEP_COLUMNS = [
-    "max_nodes", "max_edges", "max_graphs", "feasible", "packs", "lower_bound", "gap",
+    "max_nodes", "max_edges", "max_graphs", "feasible", "packs", "lower_bound", "gap", BOUND_COLUMN,
     "node_efficiency", "edge_efficiency", "harmonic_mean", "packing_factor",
 ]
 MAX_CELLS = 1_000_000  # limit pairs one sweep may hold
@@ -64,7 +64,7 @@ def _cell(hist: SizeHistogram, limits: PackLimits, method: PackMethod) -> dict:
     row = {**limits.to_dict(), "feasible": limits.fits(hist)}
     if not row["feasible"]:
         return row
-    packs = count_packs(hist.num_nodes, hist.num_edges, hist.counts, limits, method.heuristic_key(), method.algorithm)
+    packs = count_tuple_packs(hist, limits, method)
     return {**row, **metrics_from_packs(hist, limits, packs)}
 
 
@@ -104,7 +104,8 @@ def sweep(
     """
     method = PackMethod() if method is None else method
     if not isinstance(method, PackMethod) or not method.is_tuple_packing:
-        raise ValueError(f"Sweeps run one tuple packing algorithm ({', '.join(TUPLE_ALGORITHMS)}); got {method!r}.")
+        raise ValueError(f"Sweeps run one tuple packing algorithm ({', '.join(TUPLE_ALGORITHMS)}, {PUBLISHED}); "
+                         f"got {method!r}.")
     nodes, edges = _axis(node_limits, "node limit"), _axis(edge_limits, "edge limit")
     if len(nodes) * len(edges) > MAX_CELLS:
         raise ValueError(f"{len(nodes):,} x {len(edges):,} = {len(nodes) * len(edges):,} limit pairs is more than "

@@ -18,6 +18,7 @@ import streamlit as st
 
 import data_loaders
 from packing import PackingPlan, PackLimits, PackMethod, SizeHistogram, compare, pack, sweep
+from packing.batching import compare_batching
 
 _HASH = {SizeHistogram: SizeHistogram.fingerprint}
 Progress = Callable[[str, float], None]
@@ -54,6 +55,17 @@ class _Store:
             self._items[key] = value
             while len(self._items) > self._size:
                 self._items.popitem(last=False)
+
+
+@st.cache_data(show_spinner="Simulating every batching strategy on this dataset...", max_entries=16,
+               hash_funcs=_HASH)
+def batching_table(hist: SizeHistogram, settings: dict, limits: PackLimits | None, method: PackMethod) -> pd.DataFrame:
+    """``packing.batching.compare_batching`` with ``settings`` (batch size, steps, seed, devices,
+    bucket shapes) and the packing row packed with ``limits`` and ``method`` (None: its
+    default, packs of the dynamic target's shape)."""
+    plan = None if limits is None else pack(hist, limits, method)
+    return compare_batching(hist, settings["batch_size"], plan, settings["steps"], settings["seed"],
+                            devices=settings["devices"], num_shapes=settings["num_shapes"])
 
 
 @st.cache_resource(show_spinner=False)

@@ -7,12 +7,14 @@ from typing import Callable
 import streamlit as st
 
 from packing import PackingPlan, SizeHistogram
+from packing.batching_report import batching_section
 from packing.export import SCHEMA_VERSION, config_histogram, config_json, export_config, load_config
 from pages import cache, figures, state
 from pages.sweeps import grid, sweep_method
 from pages.widgets import current_dataset, run_page, selection_of, show_error
 
 LOAD_KEY = "ex_load_file"
+BATCHING = "batching"  # the Batching page's last settings (pages/batching_page.py), if it was opened
 
 
 def figure_builders(selection: state.Selection, hist: SizeHistogram, plan: PackingPlan) -> dict[str, Callable]:
@@ -126,8 +128,11 @@ def main() -> None:
         load_section(None)
         return
     state.plan_words()[(selection.key, limits, method)] = plan.label
+    batching = st.session_state.get(BATCHING)
+    sections = {} if batching is None else \
+        {"batching": batching_section(cache.batching_table(hist, batching, limits, method))}
     config = export_config(plan, hist, {**info, "dataset": selection.name, "split": selection.split,
-                                        "options": selection.options})
+                                        "options": selection.options}, sections)
     stem = (f"{selection.name.replace(state.UPLOAD_PREFIX, '').rsplit('.', 1)[0]}-"
             f"{limits.max_nodes}n-{limits.max_edges}e-{limits.max_graphs}g")
     st.markdown(
@@ -135,7 +140,9 @@ def main() -> None:
         f"{limits.max_graphs:,}; {plan.label}. Node efficiency {plan.node_efficiency:.2%}, edge efficiency "
         f"{plan.edge_efficiency:.2%}, {plan.num_packs:,} packs (lower bound {plan.lower_bound:,}, gap {plan.gap:.2%})."
     )
-    st.caption(f"Limits from {chosen.source}.")
+    st.caption(f"Limits from {chosen.source}." + (
+        f" The file includes the batching comparison of the Batching page (batch size {batching['batch_size']:,})."
+        if batching is not None else " Open the Batching page to include its comparison in the file."))
     left, right = st.columns(2)
     left.download_button("Download configuration (JSON)", config_json(config), file_name=f"{stem}.json",
                          mime="application/json", type="primary", key="ex_json", on_click="ignore", icon=":material/download:")
@@ -146,6 +153,9 @@ def main() -> None:
                    "`from packing.export import load_config; config, plan = load_config('file.json')`.")
         shown = {**config, "histogram": f"{hist.num_tuples} size tuples (in the file)",
                  "plan": {**config["plan"], "packs": f"{plan.num_strategies} strategies (in the file)"}}
+        if "batching" in config:
+            shown["batching"] = {**config["batching"], "table": f"{len(config['batching']['table'])} strategies "
+                                                              "(in the file)"}
         st.json(shown)
     st.subheader("Figures")
     figure_downloads(figure_builders(selection, hist, plan), stem)

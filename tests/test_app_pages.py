@@ -115,7 +115,8 @@ def test_packing_page_cards_plots_table_and_strategies(app):
     app.session_state["pk_view"] = "All methods (Table 2)"
     app.run()
     table = app.dataframe[0].value
-    assert len(table) == 6 * 3 + 1 + 3 and {"none", "node_only", "edge_only"} <= set(table["method"])
+    assert len(table) == 6 * 3 + 7 + 1 + 3 and {"none", "node_only", "edge_only"} <= set(table["method"])
+    assert (table["algorithm"] == "published").sum() == 7  # the published algorithm's rows next to ours
     tuple_rows = table[~table["method"].isin(["none", "node_only", "edge_only"])]
     assert tuple_rows["packs"].min() <= hist_plan.num_packs
     assert table["method"].str.startswith("best of all: ").sum() == 1
@@ -172,7 +173,7 @@ def test_export_page_offers_json_csv_and_figures(app):
     assert labels.count("HTML") >= 4
     shown = app.json[0].value
     config = json.loads(shown)
-    assert config["schema_version"] == 2 and config["dataset"]["name"] == "qm9"
+    assert config["schema_version"] == 3 and config["dataset"]["name"] == "qm9"
     assert config["limits"]["max_nodes"] == 29
 
 
@@ -235,3 +236,18 @@ def test_algorithm_labels_follow_the_readme_mapping(app):
     assert app.session_state["method"].algorithm == "first_fit"
     open_page(app, "sweep")
     assert app.selectbox(key="sw_algorithm").options == list(expected.values())  # packing.TUPLE_ALGORITHMS order
+
+
+def test_export_carries_the_batching_comparison_once_the_batching_page_ran(app):
+    open_page(app, "export")
+    assert any("Open the Batching page" in c.value for c in app.caption)
+    assert "batching" not in json.loads(app.json[0].value)
+    app.switch_page("pages/batching_page.py").run()
+    app.number_input(key="bt_batch_size").set_value(16).run()
+    assert not app.exception
+    open_page(app, "export")
+    assert any("batching comparison of the Batching page (batch size 16)" in c.value for c in app.caption)
+    section = json.loads(app.json[0].value)["batching"]
+    assert section["run"]["batch_size"] == 16 and section["table"].endswith("strategies (in the file)")
+    app.switch_page("pages/batching_page.py").run()  # the page shows the settings kept for the session
+    assert app.number_input(key="bt_batch_size").value == 16

@@ -76,6 +76,9 @@ def test_bad_input_gives_a_message_not_a_traceback(tmp_path, molhiv_file):
     (("pack", "--one-dim", "spfhp"), "one_dim is for the node_only / edge_only baselines"),
     (("pack", "--heuristic", "weighted", "--weights", "nan", "1"), "weights must be finite numbers"),
     (("pack", "--heuristic", "sum", "--weights", "1", "1"), "weights apply to the 'weighted' heuristic only"),
+    (("pack", "--algorithm", "node_only", "--prove"), "--prove bounds plans that keep every limit"),
+    (("pack", "--prove", "--prove-seconds", "0"), "time_budget must be a number of seconds"),
+    (("pack", "--heuristic", "paper_min"), "belongs to algorithm='published'"),
 ])
 def test_values_that_do_not_apply_or_fit_are_refused_with_the_limit(molhiv_file, args, message):
     command, *options = args
@@ -111,5 +114,37 @@ def test_a_wide_header_is_refused_before_parsing(tmp_path):
 def test_help_explains_every_option():
     result = cli("pack", "--help")
     assert result.returncode == 0
-    for option in ("--max-nodes", "--max-edges", "--max-graphs", "--heuristic", "--algorithm", "--one-dim", "--out"):
+    for option in ("--max-nodes", "--max-edges", "--max-graphs", "--heuristic", "--algorithm", "--one-dim", "--out",
+                   "--prove", "--prove-seconds"):
         assert option in result.stdout
+
+
+def test_pack_names_its_bound_and_prove_adds_the_lp_bound(tmp_path):
+    # Two (2, 14) graphs and three (5, 2) graphs in packs of (11, 17, 4): 3 packs, and only
+    # the LP bound proves it (the volume and large-items bounds say 2).
+    sizes = tmp_path / "toy.csv"
+    sizes.write_text("num_nodes,num_edges,count\n2,14,2\n5,2,3\n")
+    limits = ("--max-nodes", "11", "--max-edges", "17", "--max-graphs", "4", "--algorithm", "best")
+    plain = cli("pack", str(sizes), *limits)
+    assert plain.returncode == 0, plain.stderr
+    summary = json.loads(plain.stdout)
+    assert (summary["packs"], summary["lower_bound"], summary["bound"]) == (3, 2, "volume")
+    assert summary["bounds"]["lp"] is None
+    proved = cli("pack", str(sizes), *limits, "--prove", "--out", str(tmp_path / "plan.json"))
+    assert proved.returncode == 0, proved.stderr
+    assert "proving: 100% LP bound 3" in proved.stderr
+    config, plan = load_config(tmp_path / "plan.json")
+    assert (config["metrics"]["bound"], config["bounds"]["lp"], plan.gap) == ("lp", 3, 0)
+    summary = json.loads(cli("pack", str(sizes), *limits, "--prove").stdout)
+    assert (summary["lower_bound"], summary["gap"], summary["bound_label"]) == (3, 0, "LP bound (column generation)")
+
+
+def test_the_published_algorithm_from_the_command_line(molhiv_file, molhiv):
+    result = cli("pack", str(molhiv_file), "--algorithm", "published", "--heuristic", "paper_min")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["method"]["algorithm"] == "published" and summary["packs"] == 3800  # the paper's max row
+    sweep = cli("sweep", str(molhiv_file), "--algorithm", "published", "--nodes", "222", "--edges", "502",
+                "--workers", "1")
+    assert sweep.returncode == 0, sweep.stderr
+    assert json.loads(sweep.stdout)["best_harmonic_mean"]["packs"] == 3917  # product, the default heuristic

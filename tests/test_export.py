@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import data_loaders
-from packing import TUPLE_ALGORITHMS, PackLimits, PackMethod, SizeHistogram, pack
+from packing import TUPLE_ALGORITHMS, PackLimits, PackMethod, SizeHistogram, lower_bounds, pack
 from packing.export import (
     SCHEMA_VERSION,
     config_histogram,
@@ -35,7 +35,7 @@ def test_round_trip_through_a_file_gives_the_same_plan(molhiv, tmp_path):
     path = save_config(config, tmp_path / "config.json")
     loaded_config, loaded_plan = load_config(path)
     assert loaded_plan == plan
-    assert loaded_config["schema_version"] == SCHEMA_VERSION == 2
+    assert loaded_config["schema_version"] == SCHEMA_VERSION == 3
     assert loaded_config["dataset"]["provenance"] == info["provenance"]
     assert loaded_config["dataset"]["name"] == "ogbg-molhiv" and loaded_config["dataset"]["split"] == "train"
     assert config_histogram(loaded_config) == hist
@@ -79,8 +79,10 @@ def test_schema_fields(molhiv):
 def test_extra_sections_are_kept_and_may_not_replace_the_core(molhiv):
     hist, info = molhiv
     plan = pack(hist)
-    config, _ = load_config(config_json(export_config(plan, hist, info, {"batching": {"rows": [1, 2]}})))
-    assert config["batching"] == {"rows": [1, 2]}
+    config, _ = load_config(config_json(export_config(plan, hist, info, {"notes": {"rows": [1, 2]}})))
+    assert config["notes"] == {"rows": [1, 2]}
+    with pytest.raises(ValueError, match="batching"):  # a known section is checked on load
+        load_config(config_json(export_config(plan, hist, info, {"batching": {"rows": [1, 2]}})))
     with pytest.raises(ValueError, match="may not replace metrics"):
         export_config(plan, hist, info, {"metrics": {}})
 
@@ -205,3 +207,69 @@ def test_figures_export_to_png_and_html(molhiv):
     html = cache.figure_html(figures.histogram_figure(hist)[0])
     assert html.lower().startswith("<!doctype html>") and len(html) > 1_000_000  # plotly.js embedded
     assert '<script src="https://cdn.plot.ly' not in html and "Plotly.newPlot" in html
+
+
+def proven_toy_plan():
+    """A plan whose gap only the LP bound closes: two (2, 14) graphs cannot share a pack of
+    17 edges, three (5, 2) graphs need two packs of 11 nodes, and (2, 14) + 2 x (5, 2) is
+    12 nodes: 3 packs, where the volume and large-items bounds prove 2."""
+    hist = SizeHistogram.from_counts([2, 5], [14, 2], [2, 3])
+    limits = PackLimits(11, 17, 4)
+    plan = pack(hist, limits, PackMethod("best"))
+    return hist, plan.with_bounds(lower_bounds(hist, limits, prove=True))
+
+
+def test_an_lp_bound_travels_with_its_certificate_and_is_verified_on_load():
+    hist, plan = proven_toy_plan()
+    assert (plan.bounds.volume, plan.bounds.large_items, plan.bounds.lp) == (2, 2, 3)
+    assert plan.num_packs == 3 and plan.bound_name == "lp" and plan.gap == 0
+    config = json.loads(config_json(export_config(plan, hist, {"dataset": "toy"})))
+    assert config["metrics"]["bound"] == "lp" and config["metrics"]["lower_bound"] == 3
+    assert config["bounds"]["lp"] == 3 and config["bounds"]["name_of_best"] == "lp"
+    assert len(config["bounds"]["lp_certificate"]["duals"]) == hist.num_tuples
+    loaded_config, loaded = load_config(config)
+    assert loaded == plan and loaded.bounds.lp == 3 and loaded.bound_name == "lp" and loaded.gap == 0
+    again = json.loads(config_json(export_config(loaded, hist, {"dataset": "toy"})))
+    assert again["bounds"] == config["bounds"]
+    # A certificate proves the bound whatever claims it: it cannot be inflated ...
+    edited = json.loads(json.dumps(config))
+    edited["bounds"]["lp"] = edited["bounds"]["lp_certificate"]["bound"] = 4
+    with pytest.raises(ValueError, match="not what its certificate proves"):
+        load_config(edited)
+    # ... nor be kept without its duals, nor name a bound the file does not hold.
+    edited = json.loads(json.dumps(config))
+    edited["bounds"]["lp_certificate"]["duals"] = [0.0, 0.0]
+    with pytest.raises(ValueError, match="not what its certificate proves"):
+        load_config(edited)
+    edited = json.loads(json.dumps(config))
+    edited["bounds"]["lp"] = None
+    with pytest.raises(ValueError, match="name the best bound"):
+        load_config(edited)
+    edited = json.loads(json.dumps(config))
+    edited["bounds"]["large_items"] = 3
+    with pytest.raises(ValueError, match="bounds.large_items is 3"):
+        load_config(edited)
+
+
+def test_a_plan_without_a_proof_stores_the_cheap_bounds_only(molhiv):
+    hist, info = molhiv
+    plan = pack(hist, PackLimits(250, 520, 128))
+    config = json.loads(config_json(export_config(plan, hist, info)))
+    assert config["bounds"]["lp"] is None and config["bounds"]["lp_certificate"] is None
+    assert config["metrics"]["bound"] == plan.bound_name == config["bounds"]["name_of_best"]
+    assert load_config(config)[1].bounds == plan.bounds
+
+
+@pytest.mark.parametrize("name", ["best", "edge_only"])
+def test_schema_2_files_of_the_previous_release_still_load(name):
+    # Written by graph-packing 0.2.0, whose gap was against the volume bound: 4 packs over a
+    # bound of 3. The 9-node graphs and the 8-node one cannot share 16-node packs, which the
+    # large-items bound sees: the plan loads with the stronger bound and no gap.
+    config, plan = load_config(DATA / f"config_v2_{name}.json")
+    hist = config_histogram(config)
+    assert config["schema_version"] == 2 and plan.check(hist) and plan.limits == PackLimits(16, 32, 4)
+    if name == "best":
+        assert (config["metrics"]["lower_bound"], plan.num_packs, plan.lower_bound, plan.gap) == (3, 4, 4, 0)
+        assert plan.bound_name == "large_items"
+    else:
+        assert plan.method.unlimited == "nodes" and plan.lower_bound == config["metrics"]["lower_bound"]

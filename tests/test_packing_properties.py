@@ -120,6 +120,7 @@ def test_sweep_cells_equal_single_packs(case):
         plan = pack(hist, PackLimits(row.max_nodes, row.max_edges, limits.max_graphs))
         assert row.packs == plan.num_packs
         assert np.isclose(row.harmonic_mean, plan.harmonic_mean)
+        assert (row.lower_bound, row.bound) == (plan.lower_bound, plan.bound_name)
 
 
 @PROPERTY_SETTINGS

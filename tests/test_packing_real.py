@@ -102,19 +102,23 @@ def test_plan_metrics_on_molhiv(molhiv):
 
 def test_compare_table_has_every_method(molpcba):
     table = compare(molpcba)
-    assert len(table) == 6 * 3 + 1 + 3
+    assert len(table) == 6 * 3 + 7 + 1 + 3
     none = table[table["method"] == "none"].iloc[0]
     assert round(100 * none["node_efficiency"], 2) == 8.21
     row = table[table["method"] == "max / first_fit"].iloc[0]
     plan = pack(molpcba, heuristic="max", algorithm="first_fit")
-    assert (row["packs"], row["lower_bound"]) == (plan.num_packs, plan.lower_bound)
+    assert (row["packs"], row["lower_bound"], row["bound"]) == (plan.num_packs, plan.lower_bound, plan.bound_name)
     assert np.isclose(row["harmonic_mean"], plan.harmonic_mean) and np.isclose(row["gap"], plan.gap)
     tuple_rows = table.iloc[:18]
-    assert tuple_rows["harmonic_mean"].min() > table.iloc[19:]["harmonic_mean"].max()
-    best = table.iloc[18]
+    published = table.iloc[18:25]
+    assert (published["algorithm"] == "published").all()
+    assert published["heuristic"].tolist() == ["product", "sum", "max", "paper_min", "node", "edge", "min"]
+    assert published.iloc[0]["packs"] == pack(molpcba, algorithm="published", heuristic="product").num_packs
+    assert tuple_rows["harmonic_mean"].min() > table.iloc[26:]["harmonic_mean"].max()
+    best = table.iloc[25]
     assert best["method"].startswith("best of all: ") and best["packs"] == pack(molpcba, algorithm="best").num_packs
-    assert best["packs"] <= tuple_rows["packs"].min()
-    assert table["keeps_limits"].tolist() == [True] * 20 + [False, False]
+    assert best["packs"] <= table.iloc[:25]["packs"].min()
+    assert table["keeps_limits"].tolist() == [True] * 27 + [False, False]
 
 
 def test_sweep_finds_better_limits_than_the_dataset_max(molpcba):

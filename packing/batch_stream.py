@@ -1,0 +1,323 @@
+"""The stream of graphs a data loader yields, epoch after epoch, and the two ways of cutting
+it into batches: a fixed number of graphs per batch (static batching) and a greedy fill
+under node, edge and graph caps (dynamic batching, PyG's ``DynamicBatchSampler``).
+
+Graphs have ids ``0 .. n-1``. Epoch ``k`` visits them in one order: for a histogram, a
+random permutation drawn from ``numpy.random.default_rng([seed, k])`` (the same for every
+strategy, so two strategies see the same graphs in the same order and differ only in how
+they batch them); for an explicit size sequence, the order given, every epoch. The epochs
+follow each other as one stream with global positions ``k * n + i``.
+
+Every batcher here cuts the stream into consecutive runs: batch ``b`` holds the graphs at
+positions ``[start_b, start_b + graphs_b)``, so no graph is lost or seen twice within an
+epoch. The work is vectorised: numpy does the per-graph arithmetic and Python only walks
+from one batch start to the next.
+"""
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+import pandas as pd
+
+from .histogram import SizeHistogram
+
+#: Per-graph arrays are held in memory; beyond this many graphs, simulate a sample.
+MAX_STREAM_GRAPHS = 20_000_000
+
+
+def epoch_rng(seed: int, epoch: int) -> np.random.Generator:
+    """The random generator of one epoch (its order, and for packing its pack order)."""
+    return np.random.default_rng([seed, epoch])
+
+
+@dataclass(frozen=True, eq=False)
+class GraphSizes:
+    """Nodes and edges per graph id, and whether each epoch shuffles the graphs.
+
+    >>> sizes = GraphSizes.of(SizeHistogram.from_counts([3, 5], [4, 8], [2, 1]))
+    >>> sizes.nodes.tolist(), sizes.shuffled
+    ([3, 3, 5], True)
+    >>> GraphSizes.of(([5, 3], [8, 4])).order(epoch=1, seed=0).tolist()
+    [0, 1]
+    """
+
+    nodes: np.ndarray
+    edges: np.ndarray
+    shuffled: bool
+    histogram: SizeHistogram = field(repr=False)
+
+    @classmethod
+    def of(cls, hist_or_sizes: Any) -> "GraphSizes":
+        """A ``SizeHistogram`` (every epoch a random permutation of its graphs) or an
+        explicit per-graph sequence in loader order: a pair ``(nodes, edges)``, an array of
+        shape (n, 2), or a frame with ``num_nodes`` and ``num_edges`` columns."""
+        if isinstance(hist_or_sizes, SizeHistogram):
+            hist = hist_or_sizes
+            _check_stream_size(hist.num_graphs)
+            return cls(np.repeat(hist.num_nodes, hist.counts), np.repeat(hist.num_edges, hist.counts), True, hist)
+        nodes, edges = _sequence_columns(hist_or_sizes)
+        hist = SizeHistogram.from_sizes(nodes, edges)  # validates: whole, non-negative, edges need nodes
+        _check_stream_size(hist.num_graphs)
+        return cls(np.asarray(nodes, dtype=np.int64), np.asarray(edges, dtype=np.int64), False, hist)
+
+    @property
+    def num_graphs(self) -> int:
+        return int(self.nodes.size)
+
+    def order(self, epoch: int, seed: int) -> np.ndarray:
+        """Graph ids in the order epoch ``epoch`` visits them."""
+        if not self.shuffled:
+            return np.arange(self.num_graphs)
+        return epoch_rng(seed, epoch).permutation(self.num_graphs)
+
+
+def _check_stream_size(graphs: int) -> None:
+    if graphs > MAX_STREAM_GRAPHS:
+        raise ValueError(f"The batching simulator holds one entry per graph and accepts at most "
+                         f"{MAX_STREAM_GRAPHS:,} graphs; this dataset has {graphs:,}. Simulate a random "
+                         "subset of the graphs (the padding statistics of a large sample are the same).")
+
+
+def _sequence_columns(sizes: Any) -> tuple[Any, Any]:
+    """(nodes, edges) of an explicit size sequence in one of the accepted forms."""
+    if isinstance(sizes, pd.DataFrame):
+        missing = {"num_nodes", "num_edges"} - set(sizes.columns)
+        if missing:
+            raise ValueError(f"A size frame needs the columns num_nodes and num_edges; missing {sorted(missing)}.")
+        return sizes["num_nodes"].to_numpy(), sizes["num_edges"].to_numpy()
+    if isinstance(sizes, np.ndarray) and sizes.ndim == 2 and sizes.shape[1] == 2:
+        return sizes[:, 0], sizes[:, 1]
+    if isinstance(sizes, (tuple, list)) and len(sizes) == 2:
+        return sizes[0], sizes[1]
+    raise ValueError("Give a SizeHistogram, a pair (nodes, edges) of per-graph sequences, an array of shape "
+                     f"(graphs, 2) or a frame with num_nodes and num_edges; got {type(sizes).__name__}.")
+
+
+@dataclass(frozen=True)
+class Block:
+    """A stretch of the stream: the graphs from global position ``base`` to the end of one
+    epoch, with running sums of nodes and edges (``cum_nodes[i]`` = nodes before ``i``)."""
+
+    base: int
+    cum_nodes: np.ndarray
+    cum_edges: np.ndarray
+
+    @property
+    def length(self) -> int:
+        return self.cum_nodes.size - 1
+
+
+@dataclass
+class Batches:
+    """Batches cut from the stream so far: global start, graphs, real nodes and edges."""
+
+    parts: list[tuple[np.ndarray, ...]] = field(default_factory=list)
+    count: int = 0
+
+    def add(self, block: Block, starts: np.ndarray, ends: np.ndarray) -> None:
+        """Record the batches ``[starts, ends)`` (positions within ``block``)."""
+        self.parts.append((block.base + starts, ends - starts, block.cum_nodes[ends] - block.cum_nodes[starts],
+                           block.cum_edges[ends] - block.cum_edges[starts]))
+        self.count += starts.size
+
+    def arrays(self, wanted: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(start, graphs, nodes, edges) of the first ``wanted`` batches (all when None)."""
+        if not self.parts:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty, empty, empty
+        columns = tuple(np.concatenate([part[column] for part in self.parts]) for column in range(4))
+        return columns if wanted is None else tuple(column[:wanted] for column in columns)
+
+
+class Batcher(Protocol):
+    """Cuts batches from the blocks it is fed; ``pending`` is the first graph not batched."""
+
+    pending: int
+    done: bool
+
+    def feed(self, block: Block, last_epoch: bool) -> None: ...
+
+
+@dataclass
+class FixedCount:
+    """Static batching: ``size`` consecutive graphs per batch; where the stream stops (or, for
+    ``cross_epochs=False``, at every epoch end) the last batch holds what is left."""
+
+    size: int
+    wanted: int | None
+    cross_epochs: bool
+    pending: int = 0
+    done: bool = False
+    batches: Batches = field(default_factory=Batches)
+
+    def feed(self, block: Block, last_epoch: bool) -> None:
+        first = self.pending - block.base
+        final = last_epoch or not self.cross_epochs
+        remaining = block.length - first
+        count = -(-remaining // self.size) if final else remaining // self.size
+        starts = first + self.size * np.arange(count, dtype=np.int64)
+        ends = np.minimum(starts + self.size, block.length)
+        self.batches.add(block, starts, ends)
+        self.pending = block.base + (int(ends[-1]) if count else first)
+        self.done = self.wanted is not None and self.batches.count >= self.wanted
+
+
+@dataclass
+class GreedyFill:
+    """Dynamic batching: graphs are added in stream order while the batch stays within its
+    caps; the graph that would break a cap opens the next batch. Two forms: a node cap, an
+    edge cap and a graph cap (jraph's ``dynamically_batch``), or one budget of nodes or of
+    edges and no graph cap (PyG's ``DynamicBatchSampler``; a graph over the budget on its
+    own forms a batch alone)."""
+
+    node_cap: int | None
+    edge_cap: int | None
+    graph_cap: int | None
+    wanted: int | None
+    cross_epochs: bool
+    pending: int = 0
+    done: bool = False
+    batches: Batches = field(default_factory=Batches)
+
+    def __post_init__(self) -> None:
+        given = (self.node_cap is not None, self.edge_cap is not None, self.graph_cap is not None)
+        if given not in ((True, True, True), (True, False, False), (False, True, False)):
+            raise ValueError("GreedyFill takes a node, an edge and a graph cap, or a single node or edge budget.")
+
+    def feed(self, block: Block, last_epoch: bool) -> None:
+        first = self.pending - block.base
+        final = last_epoch or not self.cross_epochs
+        if self.graph_cap is not None:
+            ends = _fill_to_target(block, first, final, self.node_cap, self.edge_cap, self.graph_cap)
+        else:
+            sums, budget = ((block.cum_nodes, self.node_cap) if self.node_cap is not None
+                            else (block.cum_edges, self.edge_cap))
+            ends = _fill_to_budget(memoryview(sums), budget, first, block.length, final)
+        if ends.size:
+            self.batches.add(block, np.concatenate([[first], ends[:-1]]), ends)
+            self.pending = block.base + int(ends[-1])
+        self.done = self.wanted is not None and self.batches.count >= self.wanted
+
+
+# The walks below take one Python step per batch over memoryviews of the running sums
+# (about 0.5 us per batch; a numpy pass would have to look at every graph, not every
+# batch). A batch ends where the next graph would break a cap; unless ``final``, a batch
+# that reaches the end of the block is left for the next block (it may grow there). They
+# return the batch ends; each batch starts where the previous one ended.
+
+def _fill_to_budget(sums: memoryview, budget: int, first: int, length: int, final: bool) -> np.ndarray:
+    """Greedy batches under one budget and no graph cap (PyG). The search for a batch's end
+    starts at the mean batch length and moves a few graphs, as batch lengths vary little."""
+    total = sums[length] - sums[first]
+    typical = max(1, budget * (length - first) // total) if total else length
+    ends = array("q")
+    add = ends.append
+    position = first
+    while position < length - typical:  # the first guess lies inside the block: no clamping
+        top = sums[position] + budget
+        end = position + typical
+        if sums[end] > top:
+            end -= 1
+            while sums[end] > top:
+                end -= 1
+            if end == position:  # too big on its own: alone
+                end += 1
+        else:
+            while end < length and sums[end + 1] <= top:
+                end += 1
+            if end == length:
+                break  # the last batches, with the end of the block, below
+        add(end)
+        position = end
+    while position < length:
+        top = sums[position] + budget
+        end = position + 1
+        while end < length and sums[end + 1] <= top:
+            end += 1
+        if end == length and not final:
+            break
+        add(end)
+        position = end
+    return np.frombuffer(ends, dtype=np.int64) if ends else np.zeros(0, dtype=np.int64)
+
+
+def _fill_to_target(block: Block, first: int, final: bool, node_cap: int, edge_cap: int, graph_cap: int) -> np.ndarray:
+    """Greedy batches under a node cap, an edge cap and a graph cap (dynamic batching; every
+    graph fits the caps on its own): most batches stop at the graph cap, so the search for a
+    batch's end starts there and moves down while a cap is broken."""
+    node_sums, edge_sums, length = memoryview(block.cum_nodes), memoryview(block.cum_edges), block.length
+    ends = array("q")
+    add = ends.append
+    position = first
+    while position < length - graph_cap:  # a full batch would end inside the block
+        node_top = node_sums[position] + node_cap
+        edge_top = edge_sums[position] + edge_cap
+        end = position + graph_cap
+        if node_sums[end] > node_top or edge_sums[end] > edge_top:
+            end = _back_off(node_sums, edge_sums, node_top, edge_top, position, end)
+        add(end)
+        position = end
+    while position < length:
+        node_top = node_sums[position] + node_cap
+        edge_top = edge_sums[position] + edge_cap
+        end = min(position + graph_cap, length)
+        if node_sums[end] > node_top or edge_sums[end] > edge_top:
+            end = _back_off(node_sums, edge_sums, node_top, edge_top, position, end)
+        if end == length and not final:
+            break
+        add(end)
+        position = end
+    return np.frombuffer(ends, dtype=np.int64) if ends else np.zeros(0, dtype=np.int64)
+
+
+def _back_off(node_sums: memoryview, edge_sums: memoryview, node_top: int, edge_top: int, position: int,
+              end: int) -> int:
+    """The end below ``end`` where the batch from ``position`` keeps both caps."""
+    end -= 1
+    while node_sums[end] > node_top or edge_sums[end] > edge_top:
+        end -= 1
+    if end == position:
+        raise ValueError(f"The graph at stream position {position:,} is larger than the target on its own.")
+    return end
+
+
+def run_stream(sizes: GraphSizes, seed: int, batchers: list[Batcher], epochs: int | None) -> int:
+    """Feed the stream to every batcher until all are done (``epochs=None``: each stops at
+    its wanted count) or ``epochs`` epochs have passed; returns the epochs streamed.
+
+    Each block is the unbatched tail of the previous epoch followed by one whole epoch, so
+    a batch can span two epochs (for batchers with ``cross_epochs``).
+    """
+    n = sizes.num_graphs
+    tail_nodes = tail_edges = np.zeros(0, dtype=np.int64)
+    base = 0
+    epoch = 0
+    while True:
+        order = sizes.order(epoch, seed)
+        nodes, edges = (np.empty(tail_nodes.size + n, dtype=np.int64) for _ in range(2))
+        for out, tail, values in ((nodes, tail_nodes, sizes.nodes), (edges, tail_edges, sizes.edges)):
+            out[:tail.size] = tail
+            np.take(values, order, out=out[tail.size:], mode="clip")  # order is a permutation: always in range
+        block = Block(base, _running_sum(nodes), _running_sum(edges))
+        last = epochs is not None and epoch == epochs - 1
+        active = [batcher for batcher in batchers if not batcher.done]
+        for batcher in active:
+            batcher.feed(block, last)
+        epoch += 1
+        active = [batcher for batcher in active if not batcher.done]
+        if last or not active:
+            return epoch
+        keep = min(batcher.pending for batcher in active) - base
+        tail_nodes, tail_edges, base = nodes[keep:], edges[keep:], base + keep
+        if epoch * n - base > 64 * n + 1_000_000:
+            raise ValueError("A batch grew over many epochs without closing; check the caps of the strategy.")
+
+
+def _running_sum(values: np.ndarray) -> np.ndarray:
+    out = np.empty(values.size + 1, dtype=np.int64)
+    out[0] = 0
+    np.cumsum(values, out=out[1:])
+    return out

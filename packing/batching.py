@@ -1,0 +1,524 @@
+"""Batching strategies next to packing: what each one pads, how many batches it makes and
+how many shapes a JIT compiler sees, simulated exactly on a dataset's graph sizes.
+
+The strategies (Speckhard et al., "Training Speedups via Batching for Geometric Learning",
+seed 001, sections 3-4, Algorithms 1-5, appendices F and H; B is the batch size). A padded
+batch has one padding graph that takes the missing nodes and edges, and empty graphs up to
+the graph count (:mod:`packing.padding`):
+
+``static_constant``
+    B - 1 graphs per batch, padded to the constant target of seed 001 (section 4, appendix
+    H, TF-GNN's tutorial): B x the largest graph's nodes, B x the largest graph's edges, B
+    graphs. One shape for the whole run. (The published code also rounds this target up to
+    a multiple of 64 and adds a node; we follow the paper's definition.)
+``static_64``
+    B - 1 graphs per batch (Algorithm 5); nodes padded to the next multiple of 64 above the
+    real nodes (``64 * (v // 64 + 1)``: strictly up, which leaves a node for the padding
+    graph; the published code rounds this way), edges to the smallest multiple of 64 that
+    holds them (at least 64), B graphs. A new multiple means a new shape.
+``static_pow2``
+    as static_64 with powers of two: nodes to the smallest power of two above the real
+    nodes, edges to the smallest power of two that holds them (at least 2).
+``dynamic``
+    the padding target T = (T_v, T_e, B) is estimated once from a uniform sample of graphs
+    (Algorithm 1: ``sample_size`` graphs drawn with ``sample_seed``; the mean nodes and mean
+    edges times B, each rounded strictly up to the next multiple of 64), or given as
+    ``target=(T_v, T_e)``. Graphs are added in order while the batch keeps at most T_v - 1
+    real nodes, T_e real edges and B - 1 real graphs (Algorithm 3 as jraph's
+    ``dynamically_batch`` implements it, which the published code uses: one node and one
+    graph slot stay free for the padding graph; the printed Algorithm 3 allows T_v nodes,
+    leaving none); the graph that would break the target opens the next batch. Every batch
+    is padded to T: one shape. A graph larger than the target is refused before the run
+    (the published code stops there), naming the graph and a target that holds it.
+``pyg_dynamic``
+    PyG's ``DynamicBatchSampler`` (torch_geometric 2.8): a budget ``max_num`` of nodes
+    (``mode="node"``) or edges (``mode="edge"``) given by the user, no estimation, no graph
+    cap; graphs are added while the budget holds, a graph over the budget on its own forms
+    a batch alone (PyG warns and keeps it; ``over_budget_batches`` counts these). The
+    budgeted component is padded to the budget; the other component and the graph count
+    are not padded (PyG does not pad them), so they vary from batch to batch. PyG's sampler
+    starts every epoch afresh (``cross_epochs`` defaults to False here).
+``buckets``
+    static batches of B - 1 graphs, each padded to the cheapest of K fixed shapes
+    (nodes, edges) that holds it, B graphs; the K shapes are chosen to minimise the total
+    padding of this run's batches (:mod:`packing.bucket_shapes`; ``num_shapes`` K from 1 to
+    16, default 8: torch.compile's ``recompile_limit``), or given as ``shapes``. Asked for
+    by torch.compile and JAX users (PyTorch issue 94640, MACE issue 1590, nequix issue 22).
+``packing``
+    the packs of a plan (``plan``, or ``limits`` and ``method`` to pack with), every epoch
+    in a random order, ``packs_per_batch`` packs per batch (default 1), each batch padded
+    to that many times the pack capacity (the plan's limits; a 1D baseline's ignored
+    component: its largest pack). One shape. The batch size does not apply.
+
+Every graph is kept: the published static code drops the graph that triggers each yield
+(one graph per batch lost); we do not. A run covers ``epochs`` whole epochs or ``steps``
+optimizer steps of ``devices`` data-parallel batches each. An epoch of a histogram is a
+random permutation of its graphs (seeded: exact for shuffled training); an explicit
+per-graph size sequence is used in its order every epoch. By default the epochs form one
+stream and a batch may span two of them, as in the repeated, reshuffled data pipelines of
+jraph and TF-GNN that seed 001 used (``cross_epochs=False``: every epoch ends with its own
+last batch, as a PyTorch ``DataLoader`` does).
+
+>>> from packing import SizeHistogram
+>>> hist = SizeHistogram.from_counts([3, 8], [4, 14], [20, 4])
+>>> run = simulate(hist, "static_64", batch_size=4)
+>>> run.summary["batches"], run.summary["distinct_shapes"], run.batches.columns[:4].tolist()
+(8, 1, ['batch', 'step', 'device', 'epoch'])
+>>> table = compare_batching(hist, batch_size=4)
+>>> table["strategy"].tolist()
+['static_constant', 'static_64', 'static_pow2', 'dynamic', 'pyg_dynamic', 'buckets', 'packing']
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from .api import pack
+from .batch_stream import Batcher, FixedCount, GraphSizes, GreedyFill, run_stream
+from .batch_summary import PaddedBatches, summarize
+from .batching_report import STRATEGIES, batching_section, check_batching_section, comparison_table
+from .bucket_shapes import MAX_SHAPES, BucketFit, assign_shapes, fit_bucket_shapes, sort_by_cost
+from .histogram import SizeHistogram
+from .limits import PackLimits, whole_number
+from .method import PackMethod
+from .pack_stream import PackStream
+from .padding import (
+    constant_shape,
+    multiple_above,
+    multiple_at_least,
+    static_64_shape,
+    static_pow2_shape,
+    target_from_sample,
+)
+from .plan import PackingPlan
+
+__all__ = ["STRATEGIES", "BatchingResult", "RunSpec", "batching_section", "check_batching_section",
+           "compare_batching", "comparison_table", "default_requests", "dynamic_target", "estimate_target",
+           "run_strategies", "sample_graphs", "simulate"]
+
+#: Graphs sampled for the dynamic padding target (the published code uses 1,000).
+DEFAULT_SAMPLE_SIZE = 1000
+#: Default number of bucket shapes: torch._dynamo.config.recompile_limit (8 in torch 2.13),
+#: the recompilations of one function before torch.compile falls back to eager mode.
+DEFAULT_BUCKETS = 8
+MAX_BATCH_SIZE = 2**20
+MAX_STEPS = 20_000_000
+MAX_DEVICES = 4096
+_OPTIONS = {
+    "static_constant": (),
+    "static_64": (),
+    "static_pow2": (),
+    "dynamic": ("target", "sample_size", "sample_seed", "raise_to_fit"),
+    "pyg_dynamic": ("max_num", "mode"),
+    "buckets": ("num_shapes", "shapes"),
+    "packing": ("plan", "limits", "method", "packs_per_batch"),
+}
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """How long a run is and how it is laid out: ``steps`` optimizer steps of ``devices``
+    batches each, or (``steps=None``) ``epochs`` whole epochs; the seed of the epoch orders."""
+
+    batch_size: int
+    steps: int | None
+    epochs: int
+    seed: int
+    devices: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "batch_size", whole_number(self.batch_size, "batch_size", 2, MAX_BATCH_SIZE))
+        if self.steps is not None:
+            object.__setattr__(self, "steps", whole_number(self.steps, "steps", 1, MAX_STEPS))
+        object.__setattr__(self, "epochs", whole_number(self.epochs, "epochs", 1, 100_000))
+        object.__setattr__(self, "seed", whole_number(self.seed, "seed", 0, 2**63 - 1))
+        object.__setattr__(self, "devices", whole_number(self.devices, "devices", 1, MAX_DEVICES))
+
+    @property
+    def wanted(self) -> int | None:
+        """Batches wanted (None: as many as ``epochs`` epochs give)."""
+        return None if self.steps is None else self.steps * self.devices
+
+    @property
+    def stream_epochs(self) -> int | None:
+        return self.epochs if self.steps is None else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"batch_size": self.batch_size, "steps": self.steps, "epochs": None if self.steps else self.epochs,
+                "seed": self.seed, "devices": self.devices}
+
+
+@dataclass(frozen=True, eq=False)
+class BatchingResult:
+    """One simulated run: per-batch arrays, the settings that produced them, and
+    :attr:`summary` / :attr:`batches`. Batch ``b`` holds the graphs at global stream
+    positions ``[start[b], start[b] + graphs[b])``; position ``k * n + i`` is the ``i``-th
+    graph of epoch ``k`` (:meth:`epoch_order`)."""
+
+    strategy: str
+    run: RunSpec
+    settings: dict[str, Any]
+    num_graphs: int
+    start: np.ndarray
+    padded: PaddedBatches
+    order: Callable[[int], np.ndarray] = field(repr=False)
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def summary(self) -> dict[str, Any]:
+        """Padding, batches, shapes and their first steps, graphs per batch, largest shape,
+        multi-device numbers (:func:`packing.batch_summary.summarize`), plus the strategy,
+        its settings and the run (JSON-safe)."""
+        return {"strategy": self.strategy, "settings": self.settings, "run": self.run.to_dict(),
+                **summarize(self.padded, self.run.devices, self.num_graphs), **self.notes}
+
+    @property
+    def batches(self) -> pd.DataFrame:
+        """One row per batch: ``batch, step, device, epoch, start`` (position of its first
+        graph in that epoch's order), ``graphs, nodes, edges`` (real) and
+        ``padded_nodes, padded_edges, padded_graphs``."""
+        index = np.arange(self.padded.count)
+        p = self.padded
+        return pd.DataFrame({
+            "batch": index, "step": index // self.run.devices, "device": index % self.run.devices,
+            "epoch": self.start // self.num_graphs, "start": self.start % self.num_graphs,
+            "graphs": p.graphs, "nodes": p.nodes, "edges": p.edges,
+            "padded_nodes": p.padded_nodes, "padded_edges": p.padded_edges, "padded_graphs": p.padded_graphs,
+        })
+
+    def epoch_order(self, epoch: int) -> np.ndarray:
+        """Graph ids of epoch ``epoch`` in the order the run visits them."""
+        return self.order(whole_number(epoch, "epoch", 0, 2**40))
+
+
+@dataclass(frozen=True)
+class _Cut:
+    """A strategy that cuts the graph stream: its batcher and how it pads the batches."""
+
+    key: tuple
+    make: Callable[[int | None], Batcher]
+    pad: Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray, dict]]
+    settings: dict[str, Any]
+
+
+def _fixed(size: int, cross_epochs: bool) -> tuple[tuple, Callable[[int | None], Batcher]]:
+    return ("fixed", size, cross_epochs), lambda wanted: FixedCount(size, wanted, cross_epochs)
+
+
+def _greedy(caps: tuple[int | None, int | None, int | None], cross_epochs: bool) -> tuple[tuple, Callable]:
+    return ("greedy", caps, cross_epochs), lambda wanted: GreedyFill(*caps, wanted, cross_epochs)
+
+
+def _full(count: int, value: int) -> np.ndarray:
+    return np.full(count, value, dtype=np.int64)
+
+
+def _static(strategy: str, sizes: GraphSizes, run: RunSpec, cross: bool) -> _Cut:
+    """static_constant, static_64, static_pow2: B - 1 graphs per batch, padded by their rule."""
+    size = run.batch_size
+    key, make = _fixed(size - 1, cross)
+    settings: dict[str, Any] = {"graphs_per_batch": size - 1, "cross_epochs": cross}
+    if strategy == "static_constant":
+        shape = constant_shape(int(sizes.nodes.max()), int(sizes.edges.max()), size)
+        settings["shape"] = list(shape)
+
+        def pad(graphs, nodes, edges):
+            return _full(nodes.size, shape[0]), _full(nodes.size, shape[1]), _full(nodes.size, size), {}
+    else:
+        rule = static_64_shape if strategy == "static_64" else static_pow2_shape
+        settings["rounding"] = "multiple of 64" if strategy == "static_64" else "power of two"
+
+        def pad(graphs, nodes, edges):
+            padded_nodes, padded_edges = rule(nodes, edges)
+            return padded_nodes, padded_edges, _full(nodes.size, size), {}
+    return _Cut(key, make, pad, settings)
+
+
+def sample_graphs(hist_or_sizes: Any, sample_size: int = DEFAULT_SAMPLE_SIZE, seed: int = 0) -> np.ndarray:
+    """Ids of ``sample_size`` graphs drawn uniformly without replacement with
+    ``numpy.random.default_rng(seed)`` (every graph when the dataset is smaller): the sample
+    of Algorithm 1. Graph ids are positions in the size sequence, or for a histogram in its
+    rows expanded in order.
+
+    >>> sample_graphs(([3, 4, 5], [2, 3, 4]), sample_size=5).tolist()
+    [0, 1, 2]
+    """
+    sizes = hist_or_sizes if isinstance(hist_or_sizes, GraphSizes) else GraphSizes.of(hist_or_sizes)
+    count = whole_number(sample_size, "sample_size", 1, 2**40)
+    if count >= sizes.num_graphs:
+        return np.arange(sizes.num_graphs)
+    return np.sort(np.random.default_rng(whole_number(seed, "sample_seed", 0, 2**63 - 1)).choice(
+        sizes.num_graphs, size=count, replace=False))
+
+
+def estimate_target(hist_or_sizes: Any, batch_size: int, sample_size: int = DEFAULT_SAMPLE_SIZE,
+                    seed: int = 0) -> tuple[int, int, int]:
+    """Algorithm 1 of seed 001: the dynamic padding target (nodes, edges, graphs) from the
+    graphs of :func:`sample_graphs` (:func:`packing.padding.target_from_sample`).
+
+    >>> estimate_target(([18, 18], [306, 306]), batch_size=32)
+    (640, 9856, 32)
+    """
+    sizes = hist_or_sizes if isinstance(hist_or_sizes, GraphSizes) else GraphSizes.of(hist_or_sizes)
+    batch_size = whole_number(batch_size, "batch_size", 2, MAX_BATCH_SIZE)
+    ids = sample_graphs(sizes, sample_size, seed)
+    return target_from_sample(sizes.nodes[ids], sizes.edges[ids], batch_size)
+
+
+def _target_pair(value: Any) -> tuple[int, int]:
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise ValueError(f"target must be a pair (nodes, edges), got {value!r}.")
+    return whole_number(value[0], "target nodes", 2), whole_number(value[1], "target edges", 0)
+
+
+def dynamic_target(sizes: GraphSizes, batch_size: int, options: dict[str, Any], seed: int) -> dict[str, Any]:
+    """The resolved settings of the dynamic strategy: its ``target`` [nodes, edges, graphs]
+    and where it came from (given, or Algorithm 1 with its sample). With
+    ``raise_to_fit=True`` an estimate too small for the largest graph is raised to the
+    smallest multiples of 64 that hold it (``estimated`` keeps the estimate): seed 001
+    suggests finding the largest graph offline, the published code takes the largest
+    sampled graph. Otherwise such a target is refused, naming the graph and a target
+    that holds every graph."""
+    if "target" in options:
+        if {"sample_size", "sample_seed", "raise_to_fit"} & set(options):
+            raise ValueError("Give the dynamic target either as target=(nodes, edges) or estimate it with "
+                             "sample_size/sample_seed/raise_to_fit, not both.")
+        nodes, edges = _target_pair(options["target"])
+        settings: dict[str, Any] = {"given": True}
+    else:
+        sample_size = options.get("sample_size", DEFAULT_SAMPLE_SIZE)
+        sample_seed = options.get("sample_seed", seed)
+        nodes, edges, _ = estimate_target(sizes, batch_size, sample_size, sample_seed)
+        settings = {"sample_size": min(int(sample_size), sizes.num_graphs), "sample_seed": int(sample_seed)}
+    fits_all = (int(multiple_above(sizes.nodes.max())), int(multiple_at_least(sizes.edges.max())))
+    too_big = np.flatnonzero((sizes.nodes > nodes - 1) | (sizes.edges > edges))
+    if too_big.size and options.get("raise_to_fit", False) and "target" not in options:
+        settings["estimated"] = [nodes, edges]
+        nodes, edges = max(nodes, fits_all[0]), max(edges, fits_all[1])
+    elif too_big.size:
+        graph = int(too_big[0])
+        raise ValueError(
+            f"Graph {graph:,} ({int(sizes.nodes[graph]):,} nodes, {int(sizes.edges[graph]):,} edges) does not fit the "
+            f"dynamic padding target of {nodes:,} nodes and {edges:,} edges (a batch keeps one node for the padding "
+            f"graph); {too_big.size:,} graph(s) are too big. A target of ({fits_all[0]:,}, {fits_all[1]:,}) holds "
+            "every graph: pass target=(nodes, edges), raise_to_fit=True, or estimate from a larger sample "
+            "(sample_size).")
+    return {"target": [nodes, edges, batch_size], **settings}
+
+
+def _dynamic(sizes: GraphSizes, run: RunSpec, cross: bool, options: dict[str, Any]) -> _Cut:
+    size = run.batch_size
+    settings = {**dynamic_target(sizes, size, options, run.seed), "cross_epochs": cross}
+    target_nodes, target_edges, _ = settings["target"]
+    key, make = _greedy((target_nodes - 1, target_edges, size - 1), cross)
+
+    def pad(graphs, nodes, edges):
+        return _full(nodes.size, target_nodes), _full(nodes.size, target_edges), _full(nodes.size, size), {}
+    return _Cut(key, make, pad, settings)
+
+
+def _pyg_dynamic(cross: bool, options: dict[str, Any]) -> _Cut:
+    if "max_num" not in options:
+        raise ValueError("pyg_dynamic needs its budget: max_num=... nodes (mode='node') or edges (mode='edge'), "
+                         "as PyG's DynamicBatchSampler(dataset, max_num, mode).")
+    budget = whole_number(options["max_num"], "max_num", 1)
+    mode = options.get("mode", "node")
+    if mode not in ("node", "edge"):
+        raise ValueError(f"mode must be 'node' or 'edge' (PyG's DynamicBatchSampler), got {mode!r}.")
+    caps = (budget, None, None) if mode == "node" else (None, budget, None)
+    key, make = _greedy(caps, cross)
+
+    def pad(graphs, nodes, edges):
+        budgeted = nodes if mode == "node" else edges
+        padded = np.maximum(budgeted, budget)
+        over = budgeted > budget
+        notes = {"over_budget_batches": int(over.sum())}
+        if mode == "node":
+            return padded, edges.copy(), graphs.copy(), notes
+        return nodes.copy(), padded, graphs.copy(), notes
+    return _Cut(key, make, pad, {"max_num": budget, "mode": mode, "cross_epochs": cross})
+
+
+def _buckets(run: RunSpec, cross: bool, options: dict[str, Any]) -> _Cut:
+    size = run.batch_size
+    key, make = _fixed(size - 1, cross)
+    given = options.get("shapes")
+    count = whole_number(options.get("num_shapes", DEFAULT_BUCKETS), "num_shapes", 1, MAX_SHAPES)
+    if given is not None:
+        if "num_shapes" in options:
+            raise ValueError("Give either shapes=[(nodes, edges), ...] or num_shapes to fit them, not both.")
+        if not isinstance(given, (list, tuple)) or not given:
+            raise ValueError(f"shapes must be a non-empty list of (nodes, edges) pairs, got {given!r}.")
+        given = [_target_pair(shape) for shape in given]
+    settings: dict[str, Any] = {"graphs_per_batch": size - 1, "cross_epochs": cross}
+
+    def pad(graphs, nodes, edges):
+        weights = (1.0 / max(int(nodes.sum()), 1), 1.0 / max(int(edges.sum()), 1))
+        notes: dict[str, Any] = {}
+        if given is None:
+            fit = fit_bucket_shapes(nodes, edges, MAX_SHAPES)
+            shapes = fit.shapes[count - 1]
+            notes["bucket_curve"] = _curve(fit, nodes, edges)
+        else:
+            shapes = sort_by_cost(given, weights)
+        chosen = assign_shapes(nodes, edges, shapes)
+        table = np.array(shapes, dtype=np.int64)
+        notes["bucket_shapes"] = [list(shape) for shape in shapes]
+        return table[chosen, 0], table[chosen, 1], _full(nodes.size, size), notes
+    settings.update({"num_shapes": count, "fitted_to": "this run's batches"} if given is None
+                    else {"shapes": [list(shape) for shape in given]})
+    return _Cut(key, make, pad, settings)
+
+
+def _curve(fit: BucketFit, nodes: np.ndarray, edges: np.ndarray) -> list[dict[str, float]]:
+    """Efficiency for every K of a bucket fit."""
+    real_nodes, real_edges = int(nodes.sum()), int(edges.sum())
+    return [{"shapes": k + 1, "used_shapes": len(fit.shapes[k]),
+             "node_efficiency": real_nodes / fit.padded_nodes[k] if fit.padded_nodes[k] else 1.0,
+             "edge_efficiency": real_edges / fit.padded_edges[k] if fit.padded_edges[k] else 1.0}
+            for k in range(len(fit.shapes))]
+
+
+def _packing_plan(sizes: GraphSizes, options: dict[str, Any]) -> PackingPlan:
+    plan = options.get("plan")
+    if plan is not None:
+        if not isinstance(plan, PackingPlan):
+            raise ValueError(f"plan must be a PackingPlan (from packing.pack), got {type(plan).__name__}.")
+        if {"limits", "method"} & set(options):
+            raise ValueError("Give the packing either as plan=... or as limits=/method= to pack with, not both.")
+        return plan
+    limits = options.get("limits")
+    if limits is None:
+        raise ValueError("The packing strategy needs plan=PackingPlan or limits=PackLimits(...) (and optionally "
+                         "method=PackMethod(...)).")
+    if not isinstance(limits, PackLimits):
+        raise ValueError(f"limits must be a PackLimits, got {type(limits).__name__}.")
+    method = options.get("method")
+    if method is not None and not isinstance(method, PackMethod):
+        raise ValueError(f"method must be a PackMethod, got {type(method).__name__}.")
+    return pack(sizes.histogram, limits, method)
+
+
+def _simulate_packing(sizes: GraphSizes, run: RunSpec, cross: bool, options: dict[str, Any]) -> BatchingResult:
+    plan = _packing_plan(sizes, options)
+    packs = whole_number(options.get("packs_per_batch", 1), "packs_per_batch", 1, 1 << 16)
+    stream = PackStream(sizes, plan)
+    done = stream.run(packs, run.wanted, run.stream_epochs, run.seed, cross)
+    capacity = (plan.node_capacity, plan.edge_capacity, plan.limits.max_graphs)
+    count = done.start.size
+    padded = PaddedBatches(done.nodes, done.edges, done.graphs, *(_full(count, packs * c) for c in capacity))
+    settings = {"limits": plan.limits.to_dict(), "method": plan.method.to_dict(), "packs_per_batch": packs,
+                "plan_packs": plan.num_packs, "capacity": list(capacity), "broken_limits": plan.broken_limits(),
+                "cross_epochs": cross}
+    return BatchingResult("packing", run, settings, sizes.num_graphs, done.start, padded,
+                          lambda epoch: stream.order(epoch, run.seed))
+
+
+def _check_options(strategy: str, options: dict[str, Any]) -> None:
+    if strategy not in STRATEGIES:
+        raise ValueError(f"Unknown batching strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}.")
+    unknown = set(options) - set(_OPTIONS[strategy])
+    if unknown:
+        allowed = ", ".join(_OPTIONS[strategy]) or "none"
+        raise ValueError(f"{strategy} does not take {', '.join(sorted(unknown))} (its options: {allowed}).")
+
+
+def _cut(strategy: str, sizes: GraphSizes, run: RunSpec, cross: bool, options: dict[str, Any]) -> _Cut:
+    if strategy == "dynamic":
+        return _dynamic(sizes, run, cross, options)
+    if strategy == "pyg_dynamic":
+        return _pyg_dynamic(cross, options)
+    if strategy == "buckets":
+        return _buckets(run, cross, options)
+    return _static(strategy, sizes, run, cross)
+
+
+def run_strategies(hist_or_sizes: Any, run: RunSpec, requests: dict[str, dict[str, Any]],
+                   cross_epochs: bool | None = None) -> dict[str, BatchingResult]:
+    """Simulate several strategies on one stream of graphs (the same epochs, in the same
+    order, for all), each with its options; strategies that cut the stream alike (the
+    static ones and buckets) share one cut. ``cross_epochs=None``: each strategy's default."""
+    sizes = hist_or_sizes if isinstance(hist_or_sizes, GraphSizes) else GraphSizes.of(hist_or_sizes)
+    results: dict[str, BatchingResult] = {}
+    cuts: dict[str, _Cut] = {}
+    for strategy, options in requests.items():
+        _check_options(strategy, options)
+        cross = (strategy != "pyg_dynamic") if cross_epochs is None else bool(cross_epochs)
+        if strategy == "packing":
+            results[strategy] = _simulate_packing(sizes, run, cross, options)
+        else:
+            cuts[strategy] = _cut(strategy, sizes, run, cross, options)
+    batchers = {cut.key: cut.make(run.wanted) for cut in cuts.values()}
+    if batchers:
+        run_stream(sizes, run.seed, list(batchers.values()), run.stream_epochs)
+    cut_batches = {key: batcher.batches.arrays(run.wanted) for key, batcher in batchers.items()}
+    for strategy, cut in cuts.items():
+        start, graphs, nodes, edges = cut_batches[cut.key]
+        padded_nodes, padded_edges, padded_graphs, notes = cut.pad(graphs, nodes, edges)
+        padded = PaddedBatches(nodes, edges, graphs, padded_nodes, padded_edges, padded_graphs)
+        results[strategy] = BatchingResult(strategy, run, cut.settings, sizes.num_graphs, start, padded,
+                                           lambda epoch: sizes.order(epoch, run.seed), notes)
+    return {strategy: results[strategy] for strategy in requests}
+
+
+def simulate(hist_or_sizes: Any, strategy: str, batch_size: int, steps: int | None = None, epochs: int = 1,
+             seed: int = 0, *, devices: int = 1, cross_epochs: bool | None = None, **options: Any) -> BatchingResult:
+    """Simulate one batching strategy (see the module docstring) on a histogram or a
+    per-graph size sequence, for ``steps`` steps of ``devices`` batches each or ``epochs``
+    whole epochs. Strategy options: ``dynamic``: ``target``, ``sample_size``,
+    ``sample_seed``, ``raise_to_fit`` (:func:`dynamic_target`); ``pyg_dynamic``: ``max_num``, ``mode``; ``buckets``: ``num_shapes``,
+    ``shapes``; ``packing``: ``plan`` or ``limits`` (+ ``method``), ``packs_per_batch``.
+
+    >>> run = simulate(([5, 3, 4, 6, 2], [8, 4, 6, 10, 2]), "dynamic", batch_size=3, target=(10, 64))
+    >>> run.batches[["graphs", "nodes", "padded_nodes"]].values.tolist()
+    [[2, 8, 10], [1, 4, 10], [2, 8, 10]]
+    """
+    run = RunSpec(batch_size, steps, epochs, seed, devices)
+    return run_strategies(hist_or_sizes, run, {strategy: options}, cross_epochs)[strategy]
+
+
+def default_requests(hist: SizeHistogram, batch_size: int, plan: PackingPlan | None, seed: int,
+                     num_shapes: int = DEFAULT_BUCKETS) -> dict[str, dict[str, Any]]:
+    """The options :func:`compare_batching` gives each strategy: dynamic estimates its target
+    from 1,000 graphs (``sample_seed`` = ``seed``), raised to hold the largest graph when the
+    sample misses it; pyg_dynamic gets that node target as its node budget; buckets fit
+    ``num_shapes`` shapes; packing uses ``plan``, or without one packs with best fit
+    (product) into the dynamic target (T_v nodes, T_e edges, B graphs), the padded shape of
+    dynamic batching."""
+    dynamic = {"sample_size": DEFAULT_SAMPLE_SIZE, "sample_seed": seed, "raise_to_fit": True}
+    nodes, edges, _ = dynamic_target(GraphSizes.of(hist), batch_size, dynamic, seed)["target"]
+    return {
+        "static_constant": {}, "static_64": {}, "static_pow2": {},
+        "dynamic": dynamic,
+        "pyg_dynamic": {"max_num": nodes, "mode": "node"},
+        "buckets": {"num_shapes": num_shapes},
+        "packing": {"plan": plan} if plan is not None else {"limits": PackLimits(nodes, edges, batch_size)},
+    }
+
+
+def compare_batching(hist: SizeHistogram, batch_size: int, plan: PackingPlan | None = None, steps: int | None = None,
+                     seed: int = 0, *, epochs: int = 1, devices: int = 1, num_shapes: int = DEFAULT_BUCKETS,
+                     ) -> pd.DataFrame:
+    """One row per strategy (``STRATEGIES`` order) on the same stream of graphs, with the
+    options of :func:`default_requests`: batches, steps, node / edge / graph efficiency,
+    distinct padded shapes, the largest padded shape, batches per epoch, graphs per batch,
+    a ``settings`` column in words, and for ``devices > 1`` the multi-device columns.
+    ``table.attrs`` holds the run (``"run"``), each strategy's settings (``"settings"``) and
+    full summary (``"summaries"``); :func:`batching_section` turns the table into the
+    export's ``batching`` section.
+
+    >>> from packing import SizeHistogram
+    >>> table = compare_batching(SizeHistogram.from_counts([3, 8], [4, 14], [20, 4]), batch_size=4)
+    >>> row = table.set_index("strategy").loc["static_constant"]
+    >>> int(row["max_padded_nodes"]), int(row["distinct_shapes"])
+    (32, 1)
+    """
+    if not isinstance(hist, SizeHistogram):
+        raise ValueError(f"compare_batching needs a SizeHistogram, got {type(hist).__name__}.")
+    run = RunSpec(batch_size, steps, epochs, seed, devices)
+    results = run_strategies(hist, run, default_requests(hist, run.batch_size, plan, run.seed, num_shapes))
+    return comparison_table({name: result.summary for name, result in results.items()}, run.to_dict())

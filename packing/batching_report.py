@@ -1,0 +1,169 @@
+"""The batching comparison as a table and as the ``batching`` section of the exported
+configuration JSON (:func:`batching_section`, checked by :func:`check_batching_section`).
+
+The section (version 1)::
+
+    "batching": {
+      "version": 1,
+      "run": {"batch_size": 32, "steps": 2000000, "epochs": null, "seed": 0, "devices": 1},
+      "strategies": {"dynamic": {"target": [640, 10304, 32], "sample_size": 1000, ...}, ...},
+      "table": [{"strategy": "static_constant", "batches": 2000000, "node_efficiency": 0.60, ...}, ...]
+    }
+
+``run`` says what was simulated (``steps`` or whole ``epochs``), ``strategies`` each
+strategy's resolved settings (targets, budgets, shapes, pack limits and method), ``table``
+one row per strategy with the columns of :func:`packing.batching.compare_batching`.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+#: The strategies, in the order of the comparison table.
+STRATEGIES = ("static_constant", "static_64", "static_pow2", "dynamic", "pyg_dynamic", "buckets", "packing")
+TABLE_COLUMNS = ("strategy", "batches", "steps", "node_efficiency", "edge_efficiency", "graph_efficiency",
+                 "distinct_shapes", "max_padded_nodes", "max_padded_edges", "max_padded_graphs",
+                 "batches_per_epoch", "mean_graphs_per_batch")
+DEVICE_COLUMNS = ("mixed_shape_steps", "step_node_efficiency", "step_edge_efficiency", "step_distinct_shapes")
+SECTION_VERSION = 1
+_FRACTIONS = ("node_efficiency", "edge_efficiency", "graph_efficiency", "mixed_shape_steps", "step_node_efficiency",
+              "step_edge_efficiency")
+_COUNTS = ("batches", "steps", "distinct_shapes", "max_padded_nodes", "max_padded_edges", "max_padded_graphs",
+           "step_distinct_shapes")
+
+
+def describe_settings(strategy: str, settings: dict[str, Any]) -> str:
+    """A strategy's settings in words (the table's ``settings`` column).
+
+    >>> describe_settings("dynamic", {"target": [640, 10112, 32], "sample_size": 1000, "sample_seed": 0})
+    'target 640 nodes, 10,112 edges, 32 graphs (Algorithm 1: 1,000-graph sample, seed 0)'
+    """
+    if strategy == "static_constant":
+        nodes, edges, graphs = settings["shape"]
+        return (f"{settings['graphs_per_batch']:,} graphs per batch, padded to {nodes:,} nodes, {edges:,} edges, "
+                f"{graphs:,} graphs")
+    if strategy in ("static_64", "static_pow2"):
+        return f"{settings['graphs_per_batch']:,} graphs per batch, totals rounded up to a {settings['rounding']}"
+    if strategy == "dynamic":
+        nodes, edges, graphs = settings["target"]
+        where = ("given" if settings.get("given") else
+                 f"Algorithm 1: {settings['sample_size']:,}-graph sample, seed {settings['sample_seed']}")
+        if "estimated" in settings:
+            where += (f"; the estimate {settings['estimated'][0]:,} nodes, {settings['estimated'][1]:,} edges was "
+                      "raised to hold the largest graph")
+        return f"target {nodes:,} nodes, {edges:,} edges, {graphs:,} graphs ({where})"
+    if strategy == "pyg_dynamic":
+        return f"budget {settings['max_num']:,} {settings['mode']}s, no graph cap, other sizes unpadded"
+    if strategy == "buckets":
+        if "shapes" in settings:
+            return f"{len(settings['shapes'])} given shapes, {settings['graphs_per_batch']:,} graphs per batch"
+        return (f"{settings['num_shapes']} shapes fitted to this run's batches, {settings['graphs_per_batch']:,} "
+                "graphs per batch")
+    limits = settings["limits"]
+    broken = f" (breaks {', '.join(settings['broken_limits'])})" if settings.get("broken_limits") else ""
+    return (f"{settings['packs_per_batch']} pack(s) per batch, limits {limits['max_nodes']:,} nodes, "
+            f"{limits['max_edges']:,} edges, {limits['max_graphs']:,} graphs, {settings['method']['algorithm']}"
+            f"{broken}")
+
+
+def comparison_table(summaries: dict[str, dict[str, Any]], run: dict[str, Any]) -> pd.DataFrame:
+    """One row per strategy from run summaries (:attr:`BatchingResult.summary`); ``attrs``
+    keep ``run``, each strategy's ``settings`` and the full ``summaries``."""
+    columns = TABLE_COLUMNS + (DEVICE_COLUMNS if run["devices"] > 1 else ())
+    rows = [{**{column: summary[column] for column in columns[1:]}, "strategy": name,
+             "settings": describe_settings(name, summary["settings"])} for name, summary in summaries.items()]
+    table = pd.DataFrame(rows, columns=[*columns, "settings"])
+    table.attrs.update(run=dict(run), settings={name: s["settings"] for name, s in summaries.items()},
+                       summaries=summaries)
+    return table
+
+
+def _plain(value: Any) -> Any:
+    """A table cell as a JSON value (numpy numbers to Python numbers)."""
+    if hasattr(value, "item"):
+        value = value.item()
+    return value
+
+
+def batching_section(table: pd.DataFrame) -> dict[str, Any]:
+    """The export's ``batching`` section (module docstring) from a
+    :func:`packing.batching.compare_batching` table; give it to
+    ``packing.export.export_config(..., sections={"batching": ...})``.
+
+    >>> from packing import SizeHistogram
+    >>> from packing.batching import compare_batching
+    >>> section = batching_section(compare_batching(SizeHistogram.from_counts([3, 8], [4, 14], [20, 4]), 4))
+    >>> section["run"]["batch_size"], [row["strategy"] for row in section["table"]][:2]
+    (4, ['static_constant', 'static_64'])
+    >>> check_batching_section(section) is section
+    True
+    """
+    run, settings = table.attrs.get("run"), table.attrs.get("settings")
+    if run is None or settings is None:
+        raise ValueError("batching_section needs the table returned by compare_batching (its attrs hold the run "
+                         "and the strategies' settings).")
+    rows = [{column: _plain(value) for column, value in row.items()} for row in table.to_dict("records")]
+    return {"version": SECTION_VERSION, "run": dict(run),
+            "strategies": {row["strategy"]: settings[row["strategy"]] for row in rows}, "table": rows}
+
+
+def _whole(value: Any, where: str, low: int, allow_none: bool = False) -> None:
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"{where} must be a whole number of at least {low}, got {value!r}.")
+
+
+def check_batching_section(section: Any) -> dict[str, Any]:
+    """Check a ``batching`` section read from a configuration file; returns it, or raises
+    ``ValueError`` naming the first malformed field."""
+    if not isinstance(section, dict):
+        raise ValueError(f"batching must be an object, got {type(section).__name__}.")
+    if section.get("version") != SECTION_VERSION:
+        raise ValueError(f"batching.version must be {SECTION_VERSION}, got {section.get('version')!r}.")
+    run = section.get("run")
+    if not isinstance(run, dict):
+        raise ValueError("batching.run must be an object with batch_size, steps, epochs, seed and devices.")
+    _whole(run.get("batch_size"), "batching.run.batch_size", 2)
+    _whole(run.get("steps"), "batching.run.steps", 1, allow_none=True)
+    _whole(run.get("epochs"), "batching.run.epochs", 1, allow_none=True)
+    if (run.get("steps") is None) == (run.get("epochs") is None):
+        raise ValueError("batching.run must give either steps or epochs (the other null).")
+    _whole(run.get("seed"), "batching.run.seed", 0)
+    _whole(run.get("devices"), "batching.run.devices", 1)
+    strategies, rows = section.get("strategies"), section.get("table")
+    if not isinstance(strategies, dict) or not all(isinstance(s, dict) for s in strategies.values()):
+        raise ValueError("batching.strategies must map each strategy to an object of its settings.")
+    unknown = set(strategies) - set(STRATEGIES)
+    if unknown:
+        raise ValueError(f"batching.strategies names unknown strategies {sorted(unknown)}; known: {', '.join(STRATEGIES)}.")
+    if not isinstance(rows, list) or not rows:
+        raise ValueError("batching.table must be a non-empty list of rows.")
+    for index, row in enumerate(rows):
+        _check_row(row, f"batching.table[{index}]", strategies)
+    if [row["strategy"] for row in rows] != list(strategies):
+        raise ValueError("batching.table must have one row per strategy in batching.strategies, in the same order.")
+    return section
+
+
+def _check_row(row: Any, where: str, strategies: dict[str, Any]) -> None:
+    if not isinstance(row, dict):
+        raise ValueError(f"{where} must be an object.")
+    missing = [column for column in TABLE_COLUMNS if column not in row]
+    if missing:
+        raise ValueError(f"{where} lacks {', '.join(missing)}.")
+    if row["strategy"] not in strategies:
+        raise ValueError(f"{where}.strategy {row['strategy']!r} has no settings in batching.strategies.")
+    for column in _COUNTS:
+        if column in row:
+            _whole(row[column], f"{where}.{column}", 0)
+    for column in _FRACTIONS:
+        value = row.get(column, 0.0)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+            raise ValueError(f"{where}.{column} must be a fraction between 0 and 1, got {value!r}.")
+    for column in ("batches_per_epoch", "mean_graphs_per_batch"):
+        value = row[column]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+            raise ValueError(f"{where}.{column} must be a finite number, got {value!r}.")

@@ -1,0 +1,399 @@
+"""The LP bound: the linear relaxation of the pattern formulation, by column generation.
+
+Method: Gilmore and Gomory, "A linear programming approach to the cutting-stock problem"
+(Operations Research 9, 1961). Every pack a plan can use is a *pattern* ``a`` (copies
+``a_i`` of histogram row ``i``, within the node, edge and graph limits); a plan chooses
+``x_a`` packs of each pattern so that ``sum_a a_i x_a >= count_i``. Its linear relaxation
+``min sum_a x_a`` is solved over a growing set of patterns (the restricted master, by
+HiGHS through ``scipy.optimize.linprog``); the master's duals ``y`` price new patterns with
+a bounded 2D knapsack (:mod:`packing.pattern_pricing`), and a pattern worth more than 1 is
+added.
+
+The bound is valid whenever the run stops, converged or not: for any ``y >= 0`` and any
+``z`` at least the most a pattern is worth under ``y``, ``y / z`` is feasible for the dual
+LP, so ``sum_i count_i y_i / z`` is at most the LP optimum and so at most the packs of any
+plan (Farley, "A note on bounding a class of linear programming problems, including
+cutting stock problems", Operations Research 38, 1990; the Lagrangian bound of the master).
+The best such value over the run is kept with its duals, and rounded down by a relative
+``1e-9`` before taking the ceiling, so floating-point error never overstates it. The duals
+are the bound's certificate: :func:`verify_certificate` recomputes ``z`` (with one
+knapsack at most) and gets at least the same bound back.
+
+Runs respect a time budget, report progress and are cached per (histogram, limits); a
+later call with a larger budget resumes from the cached patterns.
+"""
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
+
+import numpy as np
+from scipy.optimize import linprog
+from scipy.sparse import csc_matrix
+
+from .histogram import SizeHistogram
+from .limits import PackLimits
+from .pattern_pricing import DeadlineReached, PackPricer, Pattern
+
+DEFAULT_TIME_BUDGET = 60.0  # seconds
+MAX_TIME_BUDGET = 3600.0
+CACHE_SIZE = 16
+SAFETY = 1e-9  # relative amount a real-valued bound is lowered before its ceiling is taken
+_IMPROVING = 1 + 1e-7  # a pattern worth more than this is a new column
+_COLUMNS_PER_ROUND = 12  # heuristic columns tried per round besides the knapsack's
+_TABLE_COLUMNS = 16  # further columns read from each knapsack table
+_SOLVER_TOLERANCE = 1e-7  # relative accuracy assumed of the master's value, to stop a run
+
+Progress = Callable[[float, str], None]
+
+if TYPE_CHECKING:
+    from .plan import PackingPlan
+
+
+def proven_ceiling(value: float) -> int:
+    """The smallest whole number of packs a real-valued lower bound proves, after lowering
+    it by a relative ``SAFETY`` against floating-point error.
+
+    >>> proven_ceiling(3743.0000000001), proven_ceiling(3743.2)
+    (3743, 3744)
+    """
+    return max(0, math.ceil(value * (1 - SAFETY) - SAFETY))
+
+
+def farley_bound(counts: np.ndarray, duals: np.ndarray, most_worth: float) -> float:
+    """``sum_i count_i y_i / z``: a lower bound on the LP optimum when ``z`` is at least the
+    most any pattern is worth under the duals ``y >= 0`` (Farley 1990).
+
+    >>> farley_bound(np.array([4, 2]), np.array([0.5, 0.5]), 1.0)
+    3.0
+    """
+    total = math.fsum(float(c) * float(y) for c, y in zip(counts.tolist(), duals.tolist()))
+    return total / most_worth if most_worth > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class LPBound:
+    """The outcome of one column-generation run (all bounds proven, see the module).
+
+    ``bound`` packs at least, from ``farley`` (a lower bound on the LP optimum) with the
+    certificate ``duals`` and ``pricing_bound``; ``lp_value`` is the last master's value
+    (an upper bound on the LP optimum; ``converged`` when the two met); ``stopped`` says
+    why the run ended; ``solution`` is the last master's solution (patterns, fractional
+    number of packs), which :mod:`packing.lp_rounding` turns into a plan.
+    """
+
+    bound: int
+    farley: float
+    lp_value: float
+    converged: bool
+    stopped: str
+    iterations: int
+    columns: int
+    seconds: float
+    time_budget: float
+    duals: tuple[float, ...] = field(repr=False)
+    pricing_bound: float = field(repr=False)
+    solution: tuple[tuple[Pattern, float], ...] = field(default=(), repr=False, compare=False)
+
+    def certificate(self) -> dict[str, object]:
+        """The JSON-safe certificate: the duals per histogram row (they prove the bound, see
+        :func:`lp_bound_from_certificate`), the most a pack is worth under them, the bound,
+        whether the run converged and why it stopped."""
+        return {"duals": list(self.duals), "pricing_bound": self.pricing_bound, "bound": self.bound,
+                "converged": self.converged, "stopped": self.stopped}
+
+
+@dataclass
+class _Run:
+    """What a run keeps between calls: the patterns, the best certificate, the packs of the
+    best plan known (``upper_bound``), the last result."""
+
+    patterns: list[Pattern]
+    keys: set[tuple[tuple[int, int], ...]]
+    duals: np.ndarray
+    pricing_bound: float
+    farley: float
+    upper_bound: int = 0
+    lp_value: float = math.inf
+    solution: tuple[tuple[Pattern, float], ...] = ()
+    iterations: int = 0
+    seconds: float = 0.0
+    result: LPBound | None = None
+
+    def add(self, pattern: Pattern) -> bool:
+        key = tuple(sorted(pattern.items()))
+        if not pattern or key in self.keys:
+            return False
+        self.keys.add(key)
+        self.patterns.append(pattern)
+        return True
+
+
+_CACHE: "OrderedDict[tuple[str, PackLimits], _Slot]" = OrderedDict()
+_CACHE_LOCK = threading.Lock()
+
+
+def clear_cache() -> None:
+    """Forget every cached LP run."""
+    with _CACHE_LOCK:
+        _CACHE.clear()
+
+
+def _plan_patterns(hist: SizeHistogram, limits: PackLimits, plan: "PackingPlan | None") -> tuple[list[Pattern], int]:
+    """Starting patterns, the packs of ``plan`` (default: best fit improved by exact fill),
+    and that plan's packs, an upper bound on the optimum."""
+    from .api import pack
+    from .method import PackMethod
+
+    if plan is None:
+        plan = pack(hist, limits, PackMethod("best_fit", "product", improve=True))
+    elif plan.limits != limits or not plan.method.keeps_limits:
+        raise ValueError(f"The plan given to the LP bound must keep the limits {limits}; it has "
+                         f"{plan.limits} and {plan.method.label}.")
+    row = {(int(n), int(e)): index for index, (n, e) in enumerate(zip(hist.num_nodes, hist.num_edges))}
+    patterns = [{row[n, e]: copies for n, e, copies in items} for items, _ in plan.packs]
+    return patterns, plan.num_packs
+
+
+def _greedy_columns(pricer: PackPricer, values: np.ndarray, order: np.ndarray, tries: int) -> list[Pattern]:
+    """Cheap columns: packs filled in order of worth per share of the limits, each started
+    from one of the ``tries`` most valuable rows."""
+    limits = pricer.limits
+    columns = []
+    for first in order[:tries].tolist():
+        room_n, room_e, room_g = limits.max_nodes, limits.max_edges, limits.max_graphs
+        pattern: Pattern = {}
+        for row in [first, *order.tolist()]:
+            if values[row] <= 0 or room_g == 0:
+                break
+            n, e = int(pricer.nodes[row]), int(pricer.edges[row])
+            fit = min(int(pricer.copies[row]) - pattern.get(row, 0), room_g,
+                      room_n // n if n else room_g, room_e // e if e else room_g)
+            if fit > 0:
+                pattern[row] = pattern.get(row, 0) + fit
+                room_n, room_e, room_g = room_n - fit * n, room_e - fit * e, room_g - fit
+        if pricer.worth(pattern, values) > _IMPROVING:
+            columns.append(pattern)
+    return columns
+
+
+def _solve_master(patterns: list[Pattern], counts: np.ndarray, seconds: float):
+    """The restricted master LP: its value, the duals of the covering rows (>= 0) and the
+    patterns used with their fractional numbers of packs (None if HiGHS failed)."""
+    data, rows, starts = [], [], [0]
+    for pattern in patterns:
+        rows.extend(pattern.keys())
+        data.extend(-float(copies) for copies in pattern.values())
+        starts.append(len(rows))
+    matrix = csc_matrix((data, rows, starts), shape=(counts.size, len(patterns)))
+    result = linprog(np.ones(len(patterns)), A_ub=matrix, b_ub=-counts.astype(np.float64), bounds=(0, None),
+                     method="highs", options={"time_limit": max(seconds, 0.05)})
+    if result.status != 0:
+        return None
+    used = tuple((patterns[i], float(result.x[i])) for i in np.flatnonzero(result.x > 1e-9).tolist())
+    return float(result.fun), np.maximum(-np.asarray(result.ineqlin.marginals, dtype=np.float64), 0.0), used
+
+
+def _start(hist: SizeHistogram, limits: PackLimits, pricer: PackPricer, plan: "PackingPlan | None") -> _Run:
+    """A fresh run: starting patterns and the certificate of the volume bound: duals
+    n_i / N, e_i / E or 1 / G, whichever proves most; no pack is worth more than 1 under
+    them, because no pack exceeds the limit (:meth:`PackPricer.linear_bound`)."""
+    patterns, packs = _plan_patterns(hist, limits, plan)
+    run = _Run([], set(), np.zeros(hist.num_tuples), 1.0, 0.0, upper_bound=packs)
+    for pattern in patterns:
+        run.add(pattern)
+    for row, copies in enumerate(pricer.copies.tolist()):
+        run.add({row: copies})
+    shares = [hist.num_nodes / limits.max_nodes, hist.num_edges / limits.max_edges,
+              np.full(hist.num_tuples, 1 / limits.max_graphs)]
+    run.duals = max(shares, key=lambda duals: farley_bound(hist.counts, duals, 1.0)).astype(np.float64)
+    run.pricing_bound = pricer.linear_bound(run.duals)
+    run.farley = farley_bound(hist.counts, run.duals, run.pricing_bound)
+    return run
+
+
+def _price_round(run: _Run, pricer: PackPricer, counts: np.ndarray, duals: np.ndarray,
+                 deadline: float) -> list[Pattern] | None:
+    """New columns for the master's ``duals`` (the knapsack's best pack and others from
+    its table); None when nothing is worth more than 1 (exactly): the LP optimum."""
+    priced = pricer.price(duals, deadline, extra=_TABLE_COLUMNS)
+    bound = farley_bound(counts, duals, priced.upper_bound)
+    if bound > run.farley:
+        run.duals, run.pricing_bound, run.farley = duals, priced.upper_bound, bound
+    if priced.upper_bound <= _IMPROVING and priced.exact:
+        return None
+    return [pattern for pattern in [priced.pattern, *priced.more]
+            if pattern is not None and pricer.worth(pattern, duals) > _IMPROVING]
+
+
+def _rounds(run: _Run, hist: SizeHistogram, pricer: PackPricer, deadline: float, progress: Progress | None,
+            report: Callable[[], float]) -> tuple[str, bool]:
+    """Column-generation rounds until a stop; why it stopped and whether it converged."""
+    limits, counts = pricer.limits, hist.counts
+    share = pricer.nodes / limits.max_nodes + pricer.edges / limits.max_edges + 1 / limits.max_graphs
+    try:
+        while time.perf_counter() < deadline:
+            if proven_ceiling(run.farley) >= run.upper_bound:
+                return "plan proven optimal", False
+            solved = _solve_master(run.patterns, counts, deadline - time.perf_counter())
+            if solved is None:
+                return ("time budget" if time.perf_counter() >= deadline else "master LP failed"), False
+            run.lp_value, duals, run.solution = solved
+            run.iterations += 1
+            if proven_ceiling(run.farley) >= math.ceil(run.lp_value * (1 - _SOLVER_TOLERANCE)):
+                return "bound meets the LP value", False
+            columns = _price_round(run, pricer, counts, duals, deadline)
+            if columns is None:
+                return "converged", True
+            order = np.argsort(-duals / share, kind="stable")
+            added = False
+            for pattern in columns + _greedy_columns(pricer, duals, order, _COLUMNS_PER_ROUND):
+                added = run.add(pattern) or added
+            if not added:
+                return "no improving pack found", False
+            if progress:
+                progress(min(report(), 0.99), f"round {run.iterations}: LP bound {proven_ceiling(run.farley):,}, "
+                                              f"LP value at most {run.lp_value:,.2f}")
+    except DeadlineReached:
+        pass
+    return "time budget", False
+
+
+@dataclass
+class _Slot:
+    """One cache entry: its run (None until started) and the lock that one caller holds
+    while it works on it (dashboard sessions run in threads)."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    run: _Run | None = None
+
+
+def _slot(key: tuple[str, PackLimits]) -> _Slot:
+    with _CACHE_LOCK:
+        slot = _CACHE.get(key)
+        if slot is None:
+            slot = _CACHE[key] = _Slot()
+            while len(_CACHE) > CACHE_SIZE:
+                _CACHE.popitem(last=False)
+        _CACHE.move_to_end(key)
+        return slot
+
+
+def lp_bound(
+    hist: SizeHistogram,
+    limits: PackLimits,
+    time_budget: float = DEFAULT_TIME_BUDGET,
+    progress: Progress | None = None,
+    plan: "PackingPlan | None" = None,
+) -> LPBound:
+    """The LP bound of ``hist`` within ``limits`` by column generation (see the module).
+
+    ``plan`` (a plan within ``limits``; default: best fit improved by exact fill) gives
+    starting patterns. Stops when the LP optimum is reached, when the bound can no longer
+    rise (its ceiling meets the master's value), when it reaches the packs of the best plan
+    known (that plan is then optimal), or after ``time_budget`` seconds; the bound is valid
+    at any stop. ``progress(fraction, message)`` is called after every round. Cached per
+    histogram and limits: a finished run, or one that had at least this budget, is returned
+    at once; otherwise the run resumes from its cached patterns. Safe to call from several
+    threads (a second caller for the same histogram and limits waits for the first).
+
+    >>> result = lp_bound(SizeHistogram.from_counts([15, 3], [20, 2], [7, 20]), PackLimits(29, 100, 256))
+    >>> result.bound, result.stopped
+    (7, 'converged')
+    """
+    if isinstance(time_budget, bool) or not isinstance(time_budget, (int, float)) or \
+            not 0 < time_budget <= MAX_TIME_BUDGET:
+        raise ValueError(f"time_budget must be a number of seconds in (0, {MAX_TIME_BUDGET:g}], got {time_budget!r}.")
+    limits.check_fits(hist)
+    slot = _slot((hist.fingerprint(), limits))
+    with slot.lock:
+        pricer = PackPricer(hist, limits)
+        run = slot.run
+        if run is not None and plan is not None and plan.num_packs < run.upper_bound:
+            run.upper_bound = plan.num_packs
+            for pattern in _plan_patterns(hist, limits, plan)[0]:
+                run.add(pattern)
+        done = None if run is None else run.result
+        if done is not None and (done.stopped != "time budget" or done.time_budget >= time_budget
+                                 or done.bound >= run.upper_bound):
+            if progress:
+                progress(1.0, f"LP bound {done.bound:,} (cached)")
+            return done
+        started = time.perf_counter()
+        if run is None:
+            if progress:
+                progress(0.0, "packing a first plan for the starting patterns")
+            run = slot.run = _start(hist, limits, pricer, plan)
+        spent = run.seconds
+        stopped, converged = _rounds(run, hist, pricer, started + time_budget - spent, progress,
+                                     lambda: (spent + time.perf_counter() - started) / time_budget)
+        run.seconds += time.perf_counter() - started
+        run.result = LPBound(
+            bound=proven_ceiling(run.farley), farley=run.farley, lp_value=run.lp_value, converged=converged,
+            stopped=stopped, iterations=run.iterations, columns=len(run.patterns), seconds=run.seconds,
+            time_budget=time_budget, duals=tuple(run.duals.tolist()), pricing_bound=run.pricing_bound,
+            solution=run.solution,
+        )
+    if progress:
+        progress(1.0, f"LP bound {run.result.bound:,} ({stopped})")
+    return run.result
+
+
+def _duals(hist: SizeHistogram, duals: object) -> np.ndarray:
+    """A certificate's duals, checked: one finite number >= 0 per histogram row."""
+    if not isinstance(duals, (list, tuple)) or len(duals) != hist.num_tuples or \
+            not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in duals):
+        raise ValueError(f"An LP certificate needs {hist.num_tuples:,} duals, one number per histogram row.")
+    values = np.asarray(duals, dtype=np.float64)
+    if not np.isfinite(values).all() or (values < 0).any():
+        raise ValueError("An LP certificate's duals must be finite numbers >= 0.")
+    return values
+
+
+def verify_certificate(hist: SizeHistogram, limits: PackLimits, duals: list[float], claimed: int | None = None) -> int:
+    """The bound that ``duals`` (one value >= 0 per histogram row, from
+    :meth:`LPBound.certificate`) prove, recomputed: first with the bound that needs no
+    table (:meth:`PackPricer.linear_bound`), then, unless that already proves ``claimed``,
+    with one knapsack.
+
+    >>> hist = SizeHistogram.from_counts([15, 3], [20, 2], [7, 20])
+    >>> verify_certificate(hist, PackLimits(29, 100, 256), [0.0, 1.0])  # one per (15, 20): 7 of them
+    7
+    """
+    values = _duals(hist, duals)
+    pricer = PackPricer(hist, limits)
+    proven = proven_ceiling(farley_bound(hist.counts, values, pricer.linear_bound(values)))
+    if claimed is not None and proven >= claimed:
+        return proven
+    return proven_ceiling(farley_bound(hist.counts, values, pricer.price(values).upper_bound))
+
+
+def lp_bound_from_certificate(hist: SizeHistogram, limits: PackLimits, data: object) -> LPBound:
+    """An :class:`LPBound` read back from :meth:`LPBound.certificate` output, its bound
+    checked against the duals (:func:`verify_certificate`); a ``ValueError`` when the
+    certificate does not prove the bound it claims.
+
+    >>> hist, limits = SizeHistogram.from_counts([15, 3], [20, 2], [7, 20]), PackLimits(29, 100, 256)
+    >>> lp_bound_from_certificate(hist, limits, lp_bound(hist, limits).certificate()).bound
+    7
+    """
+    if not isinstance(data, dict):
+        raise ValueError("bounds.lp_certificate must be an object with duals, bound, converged and stopped.")
+    claimed, converged, stopped = data.get("bound"), data.get("converged"), data.get("stopped")
+    if isinstance(claimed, bool) or not isinstance(claimed, int) or not isinstance(converged, bool) \
+            or not isinstance(stopped, str):
+        raise ValueError("bounds.lp_certificate needs bound (an integer), converged (true or false) "
+                         "and stopped (text).")
+    proven = verify_certificate(hist, limits, data.get("duals"), claimed)
+    if proven < claimed:
+        raise ValueError(f"The stored LP bound {claimed:,} is not what its certificate proves ({proven:,}).")
+    values = _duals(hist, data["duals"])
+    most = data.get("pricing_bound")
+    if isinstance(most, bool) or not isinstance(most, (int, float)) or not math.isfinite(most) or most <= 0:
+        raise ValueError("bounds.lp_certificate.pricing_bound must be a positive number.")
+    return LPBound(claimed, farley_bound(hist.counts, values, most), math.nan, converged, stopped, 0, 0, 0.0, 0.0,
+                   tuple(values.tolist()), float(most))

@@ -1,0 +1,150 @@
+"""Plotly figures of the batching comparison: pure functions of the
+:func:`packing.batching.compare_batching` table and its run summaries, no Streamlit.
+
+Every figure shows each strategy in the same colour and under the same name.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+LABELS = {
+    "static_constant": "static-constant",
+    "static_64": "static-64",
+    "static_pow2": "static-2^N",
+    "dynamic": "dynamic (jraph)",
+    "pyg_dynamic": "PyG DynamicBatchSampler",
+    "buckets": "shape buckets",
+    "packing": "packing",
+}
+COLORS = {
+    "static_constant": "#8c564b",
+    "static_64": "#1f77b4",
+    "static_pow2": "#17becf",
+    "dynamic": "#ff7f0e",
+    "pyg_dynamic": "#9467bd",
+    "buckets": "#2ca02c",
+    "packing": "#d62728",
+}
+_LAYOUT = dict(margin=dict(l=60, r=20, t=50, b=50), template="plotly_white")
+_LEGEND = dict(orientation="h", y=-0.22)
+
+
+def label(strategy: str) -> str:
+    """The name a strategy is shown under."""
+    return LABELS.get(strategy, strategy)
+
+
+def padding_figure(table: pd.DataFrame) -> go.Figure:
+    """Node, edge and graph efficiency per strategy (real share of the padded batch), as
+    grouped horizontal bars; the hover adds the padded fraction and the shapes."""
+    names = [label(s) for s in table["strategy"]]
+    fig = go.Figure()
+    for column, word, color in (("node_efficiency", "nodes", "#1f77b4"), ("edge_efficiency", "edges", "#ff7f0e"),
+                                ("graph_efficiency", "graphs", "#7f7f7f")):
+        values = 100 * table[column].to_numpy(dtype=float)
+        fig.add_bar(
+            y=names, x=values, orientation="h", name=f"real {word}", marker_color=color,
+            text=[f"{v:.1f} %" for v in values], textposition="outside",
+            customdata=np.stack([100 - values, table["distinct_shapes"]], axis=1),
+            hovertemplate=(f"%{{y}}<br>real {word}: %{{x:.2f}} %<br>padding: %{{customdata[0]:.2f}} %"
+                           "<br>distinct shapes: %{customdata[1]:,}<extra></extra>"),
+        )
+    fig.update_layout(title="Real share of every padded batch (the rest is padding)", barmode="group",
+                      xaxis=dict(title="real share (%)", range=[0, 112]), yaxis=dict(autorange="reversed"),
+                      height=160 + 62 * len(names), legend=_LEGEND, **_LAYOUT)
+    return fig
+
+
+def shapes_figure(summaries: dict[str, dict[str, Any]]) -> go.Figure:
+    """Distinct padded shapes seen by each training step (log x): every new shape is a
+    compilation for JAX's jit or torch.compile."""
+    fig = go.Figure()
+    for strategy, summary in summaries.items():
+        curve = summary["shape_first_steps"]
+        steps = np.array(curve["step"]) + 1  # step 0 is the first step: plot from 1 on a log axis
+        counts = list(curve["distinct_shapes"])
+        last = summary["steps"]
+        if steps.size and steps[-1] < last:  # hold the count to the end of the run
+            steps, counts = np.append(steps, last), [*counts, counts[-1]]
+        fig.add_scatter(x=steps, y=counts, mode="lines+markers", line_shape="hv", name=label(strategy),
+                        line_color=COLORS.get(strategy), marker=dict(size=4),
+                        hovertemplate=f"{label(strategy)}<br>step %{{x:,}}: %{{y:,}} shapes<extra></extra>")
+    fig.update_layout(title="Distinct padded shapes over training steps (each one a compilation)",
+                      xaxis=dict(title="training step", type="log"), yaxis=dict(title="distinct shapes", type="log"),
+                      height=420, legend=_LEGEND, **_LAYOUT)
+    return fig
+
+
+def graphs_per_batch_figure(summaries: dict[str, dict[str, Any]]) -> go.Figure:
+    """Share of batches holding k real graphs, per strategy."""
+    fig = go.Figure()
+    for strategy, summary in summaries.items():
+        counts = summary["graphs_per_batch"]
+        graphs = np.array([int(k) for k in counts])
+        batches = np.array(list(counts.values()), dtype=float)
+        fig.add_scatter(x=graphs, y=100 * batches / batches.sum(), name=label(strategy), mode="lines+markers",
+                        line_color=COLORS.get(strategy),
+                        hovertemplate=f"{label(strategy)}<br>%{{x}} graphs: %{{y:.2f}} % of batches<extra></extra>")
+    fig.update_layout(title="Real graphs per batch", xaxis_title="real graphs in the batch",
+                      yaxis_title="share of batches (%)", height=380, legend=_LEGEND, **_LAYOUT)
+    return fig
+
+
+def weighted_quantiles(counts: dict[str, list[int]], shares: tuple[float, ...]) -> list[float]:
+    """Quantiles of a distribution given as ``{"values": [...], "counts": [...]}``.
+
+    >>> weighted_quantiles({"values": [1, 2, 3], "counts": [1, 1, 2]}, (0.0, 0.5, 1.0))
+    [1.0, 2.0, 3.0]
+    """
+    values = np.asarray(counts["values"], dtype=float)
+    cumulative = np.cumsum(counts["counts"]) / np.sum(counts["counts"])
+    return [float(values[min(np.searchsorted(cumulative, share - 1e-12), values.size - 1)]) for share in shares]
+
+
+def batch_sizes_figure(summaries: dict[str, dict[str, Any]]) -> go.Figure:
+    """Real and padded nodes and edges per batch, as boxes (whiskers: smallest and largest,
+    box: quartiles) per strategy: the gap between the two is the padding."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("nodes per batch", "edges per batch"),
+                        horizontal_spacing=0.14)
+    names = [label(s) for s in summaries]
+    for column, component in enumerate(("nodes", "edges"), start=1):
+        for kind, color in (("real", "#7f7f7f"), ("padded", "#d62728")):
+            stats = np.array([weighted_quantiles(summary[f"{kind}_{component}"], (0.0, 0.25, 0.5, 0.75, 1.0))
+                              for summary in summaries.values()])
+            fig.add_trace(go.Box(
+                y=names, lowerfence=stats[:, 0], q1=stats[:, 1], median=stats[:, 2], q3=stats[:, 3],
+                upperfence=stats[:, 4], orientation="h", name=kind, marker_color=color, legendgroup=kind,
+                showlegend=column == 1, offsetgroup=kind,
+            ), row=1, col=column)
+    fig.update_layout(title="Nodes and edges per batch, real and padded", boxmode="group", height=170 + 55 * len(names),
+                      legend=_LEGEND, **_LAYOUT)
+    fig.update_yaxes(autorange="reversed")
+    return fig
+
+
+def bucket_curve_figure(curve: list[dict[str, float]], packing: dict[str, float] | None, chosen: int) -> go.Figure:
+    """Node and edge efficiency of shape buckets for K = 1 .. 16 shapes on this run's
+    batches, the chosen K marked, with packing (one shape) as a point at K = 1."""
+    shapes = [point["shapes"] for point in curve]
+    fig = go.Figure()
+    for column, word, color in (("node_efficiency", "nodes", "#1f77b4"), ("edge_efficiency", "edges", "#ff7f0e")):
+        values = [100 * point[column] for point in curve]
+        fig.add_scatter(x=shapes, y=values, mode="lines+markers", name=f"buckets: real {word}", line_color=color,
+                        customdata=[point["used_shapes"] for point in curve],
+                        hovertemplate=(f"%{{x}} shapes allowed (%{{customdata}} used)<br>real {word}: "
+                                       "%{y:.2f} %<extra></extra>"))
+        if packing is not None:
+            fig.add_scatter(x=[1], y=[100 * packing[column]], mode="markers", name=f"packing: real {word}",
+                            marker=dict(symbol="star", size=16, color=color, line=dict(color="black", width=1)),
+                            hovertemplate=f"packing, one shape<br>real {word}: %{{y:.2f}} %<extra></extra>")
+    fig.add_vline(x=chosen, line_dash="dot", line_color="#2ca02c",
+                  annotation_text=f"K = {chosen}", annotation_position="top")
+    fig.update_layout(title="Padding against the number of shapes: shape buckets and packing",
+                      xaxis=dict(title="shapes (compilations) K", dtick=1), yaxis_title="real share (%)",
+                      height=400, legend=_LEGEND, **_LAYOUT)
+    return fig

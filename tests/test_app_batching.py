@@ -1,0 +1,141 @@
+"""The Batching page rendered headless with Streamlit's AppTest on the bundled data, and its
+figure builders on a real comparison."""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app_helpers import chosen
+
+import data_loaders
+from packing import PackLimits
+from packing.batching import STRATEGIES, compare_batching
+from pages import batching_figures
+
+PAGE = "pages/batching_page.py"
+TABS = ("Padding", "Shapes over steps", "Graphs per batch", "Nodes and edges per batch", "Buckets vs packing")
+
+
+@pytest.fixture
+def app() -> AppTest:
+    at = AppTest.from_file("../app.py", default_timeout=120)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def open_batching(at: AppTest) -> AppTest:
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def charts(at: AppTest) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def test_table_and_padding_chart_on_the_default_dataset(app):
+    open_batching(app)
+    assert app.title[0].value == "Batching"
+    table = app.dataframe[0].value
+    assert table["strategy"].tolist() == [batching_figures.label(s) for s in STRATEGIES]
+    assert (table["batches"] == 100_000).all()  # the default run: 100,000 steps, batch size 32
+    rows = table.set_index("strategy")
+    assert rows.loc["static-constant", "distinct_shapes"] == 1 and rows.loc["static-64", "distinct_shapes"] > 1
+    assert rows.loc["packing", "max_padded_nodes"] == chosen(app).limits.max_nodes  # the limits chosen elsewhere
+    (padding,) = charts(app)  # only the open tab runs
+    assert padding["layout"]["title"]["text"].startswith("Real share of every padded batch")
+    assert [trace["name"] for trace in padding["data"]] == ["real nodes", "real edges", "real graphs"]
+    assert any(c.value.startswith("Packing row: limits 29 nodes") for c in app.caption)
+    assert app.session_state["batching"] == {"batch_size": 32, "steps": 100_000, "seed": 0, "devices": 1,
+                                             "num_shapes": 8}
+
+
+def test_every_tab_draws_its_figure(app):
+    open_batching(app)
+    titles = []
+    for tab in TABS[1:]:
+        app.session_state["bt_view"] = tab
+        app.run()
+        assert not app.exception
+        titles.append(charts(app)[0]["layout"]["title"]["text"])
+    assert titles == ["Distinct padded shapes over training steps (each one a compilation)", "Real graphs per batch",
+                      "Nodes and edges per batch, real and padded",
+                      "Padding against the number of shapes: shape buckets and packing"]
+    curve = charts(app)[0]
+    assert curve["data"][0]["x"] == list(range(1, 17)) and curve["layout"]["shapes"][0]["x0"] == 8
+
+
+def test_packing_row_follows_limits_chosen_on_the_packing_page_and_the_target_button(app):
+    app.switch_page("pages/packing_page.py").run()
+    app.number_input(key="pk_max_nodes").set_value(120).run()
+    app.number_input(key="pk_max_edges").set_value(240).run()
+    open_batching(app)
+    rows = app.dataframe[0].value.set_index("strategy")
+    assert (rows.loc["packing", "max_padded_nodes"], rows.loc["packing", "max_padded_edges"]) == (120, 240)
+    assert any("limits 120 nodes, 240 edges, 256 graphs from your input on the Packing page" in c.value
+               for c in app.caption)
+    button = next(b for b in app.button if b.label.startswith("Use the dynamic target as pack limits"))
+    button.click().run()
+    rows = app.dataframe[0].value.set_index("strategy")
+    dynamic = rows.loc["dynamic (jraph)"]
+    target = PackLimits(int(dynamic["max_padded_nodes"]), int(dynamic["max_padded_edges"]), 32)
+    assert chosen(app).limits == target and chosen(app).source == "the dynamic batching target on the Batching page"
+    assert rows.loc["packing", "max_padded_nodes"] == target.max_nodes
+    assert not any(b.label.startswith("Use the dynamic target") for b in app.button)
+
+
+def test_devices_and_buckets_change_the_comparison(app):
+    open_batching(app)
+    app.number_input(key="bt_devices").set_value(4).run()
+    table = app.dataframe[0].value.set_index("strategy")
+    assert table.loc["static-64", "mixed_shape_steps"] > 0.5 and table.loc["dynamic (jraph)", "mixed_shape_steps"] == 0
+    assert any("On 4 devices" in c.value for c in app.caption)
+    app.slider(key="bt_shapes").set_value(2).run()
+    table = app.dataframe[0].value.set_index("strategy")
+    assert table.loc["shape buckets", "distinct_shapes"] <= 2
+    app.selectbox(key="bt_steps").set_value("one epoch").run()
+    table = app.dataframe[0].value.set_index("strategy")
+    assert table.loc["static-64", "batches"] == -(-130_831 // 31)
+
+
+def test_first_render_is_fast_when_warm(app):
+    open_batching(app)  # warm the cache
+    start = time.perf_counter()
+    open_batching(app)
+    assert time.perf_counter() - start < 3.0
+
+
+def test_figures_from_a_real_comparison():
+    hist, _ = data_loaders.load_histogram("ogbg-molhiv", "train")
+    table = compare_batching(hist, 16, steps=2000, devices=2)
+    summaries = table.attrs["summaries"]
+    padding = batching_figures.padding_figure(table)
+    assert list(padding.data[0].y) == [batching_figures.label(s) for s in STRATEGIES]
+    assert padding.data[0].x[0] == pytest.approx(100 * table["node_efficiency"][0])
+    shapes = batching_figures.shapes_figure(summaries)
+    static64 = next(trace for trace in shapes.data if trace.name == "static-64")
+    assert static64.y[-1] == table.set_index("strategy").loc["static_64", "distinct_shapes"] and static64.x[-1] == 2000
+    sizes = batching_figures.batch_sizes_figure(summaries)
+    real_nodes = sizes.data[0]
+    dynamic = list(STRATEGIES).index("dynamic")
+    assert real_nodes.upperfence[dynamic] <= table.set_index("strategy").loc["dynamic", "max_padded_nodes"] - 1
+    curve = batching_figures.bucket_curve_figure(summaries["buckets"]["bucket_curve"],
+                                                 table.set_index("strategy").loc["packing"], 8)
+    assert [trace.name for trace in curve.data][:2] == ["buckets: real nodes", "packing: real nodes"]
+    assert batching_figures.weighted_quantiles({"values": [1, 2, 3], "counts": [1, 1, 2]}, (0.0, 0.5, 1.0)) == [
+        1.0, 2.0, 3.0]
+
+
+def test_limits_that_do_not_hold_every_graph_fall_back_to_the_dynamic_target(app):
+    app.switch_page("pages/packing_page.py").run()
+    app.number_input(key="pk_max_nodes").set_value(5).run()
+    open_batching(app)
+    assert any("The chosen limits do not hold every graph" in c.value and "uses the dynamic target" in c.value
+               for c in app.caption)
+    rows = app.dataframe[0].value.set_index("strategy")
+    assert rows.loc["packing", "max_padded_nodes"] == rows.loc["dynamic (jraph)", "max_padded_nodes"]

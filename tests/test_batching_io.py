@@ -1,0 +1,116 @@
+"""The batching comparison on the command line (``python -m packing batching``, run as a
+user would) and as the ``batching`` section of the exported configuration."""
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from packing import PackLimits, SizeHistogram, pack
+from packing.batching import STRATEGIES, batching_section, check_batching_section, compare_batching
+from packing.export import config_json, export_config, load_config
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = SizeHistogram.from_counts([3, 8, 12, 20], [4, 14, 30, 60], [50, 30, 15, 5])
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "packing", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.fixture(scope="module")
+def molhiv_file(tmp_path_factory, molhiv):
+    return molhiv.save(tmp_path_factory.mktemp("batching_cli") / "molhiv.csv")
+
+
+def test_cli_writes_the_comparison_table(tmp_path, molhiv_file, molhiv):
+    out = tmp_path / "table.csv"
+    result = cli("batching", str(molhiv_file), "--batch-size", "32", "--steps", "3000", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    table = pd.read_csv(out)
+    assert table["strategy"].tolist() == list(STRATEGIES) and (table.batches == 3000).all()
+    assert {"node_efficiency", "edge_efficiency", "graph_efficiency", "distinct_shapes", "max_padded_nodes",
+            "max_padded_edges", "settings"} <= set(table.columns)
+    assert "static_pow2" in result.stdout and "dynamic" in result.stdout
+    expected = compare_batching(molhiv, 32, steps=3000).drop(columns="settings")
+    pd.testing.assert_frame_equal(table.drop(columns=["settings"]), expected, check_dtype=False)
+
+
+def test_cli_packing_limits_and_json_section(tmp_path, molhiv_file, molhiv):
+    out = tmp_path / "batching.json"
+    result = cli("batching", str(molhiv_file), "--batch-size", "16", "--epochs", "2", "--devices", "2",
+                 "--max-nodes", "222", "--max-edges", "502", "--max-graphs", "256", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    section = check_batching_section(json.loads(out.read_text()))
+    assert section["run"] == {"batch_size": 16, "steps": None, "epochs": 2, "seed": 0, "devices": 2}
+    assert section["strategies"]["packing"]["limits"] == {"max_nodes": 222, "max_edges": 502, "max_graphs": 256}
+    packing = next(row for row in section["table"] if row["strategy"] == "packing")
+    plan = pack(molhiv, PackLimits(222, 502, 256))
+    assert packing["batches"] == 2 * plan.num_packs and packing["node_efficiency"] == plan.node_efficiency
+    assert "mixed_shape_steps" in packing
+
+
+def test_cli_bad_input_gets_a_message(tmp_path, molhiv_file):
+    for args, message in ((("--batch-size", "1"), "batch_size must lie between 2"),
+                          (("--batch-size", "8", "--steps", "0"), "steps must lie between 1"),
+                          (("--batch-size", "8", "--buckets", "40"), "num_shapes must lie between 1"),
+                          (("--batch-size", "8", "--max-nodes", "50"), "do not fit into one pack")):
+        result = cli("batching", str(molhiv_file), *args)
+        assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
+    missing = cli("batching", str(tmp_path / "none.csv"), "--batch-size", "8")
+    assert missing.returncode == 2 and "No file at" in missing.stderr
+
+
+def test_the_section_travels_in_the_exported_configuration():
+    plan = pack(SMALL, PackLimits(40, 120, 8))
+    table = compare_batching(SMALL, 8, plan=plan, steps=40, seed=3)
+    section = batching_section(table)
+    config = export_config(plan, SMALL, {"dataset": "toy"}, sections={"batching": section})
+    loaded, again = load_config(config_json(config))
+    assert again == plan
+    assert check_batching_section(loaded["batching"]) == json.loads(json.dumps(section))
+    assert loaded["batching"]["run"]["steps"] == 40 and loaded["batching"]["run"]["seed"] == 3
+    assert loaded["batching"]["strategies"]["dynamic"]["sample_size"] == 100  # every graph of the toy data
+    assert [row["strategy"] for row in loaded["batching"]["table"]] == list(STRATEGIES)
+
+
+def broken(section, path, value):
+    copied = copy.deepcopy(section)
+    target = copied
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return copied
+
+
+@pytest.mark.parametrize("path, value, message", [
+    (("version",), 2, "batching.version must be 1"),
+    (("run",), [], "batching.run must be an object"),
+    (("run", "batch_size"), 1, "batching.run.batch_size must be a whole number of at least 2"),
+    (("run", "steps"), None, "either steps or epochs"),
+    (("run", "seed"), -1, "batching.run.seed"),
+    (("strategies", "static_64"), "x", "batching.strategies must map"),
+    (("table",), [], "batching.table must be a non-empty list"),
+    (("table", 0, "node_efficiency"), 1.5, r"batching.table\[0\].node_efficiency must be a fraction"),
+    (("table", 1, "batches"), "many", r"batching.table\[1\].batches must be a whole number"),
+    (("table", 2, "strategy"), "static_9", r"batching.table\[2\].strategy 'static_9' has no settings"),
+    (("table", 3, "batches_per_epoch"), float("nan"), r"batches_per_epoch must be a finite number"),
+])
+def test_every_malformed_field_is_named(path, value, message):
+    section = batching_section(compare_batching(SMALL, 8, steps=10))
+    assert check_batching_section(section) is section
+    with pytest.raises(ValueError, match=message):
+        check_batching_section(broken(section, path, value))
+
+
+def test_section_needs_the_compare_table():
+    with pytest.raises(ValueError, match="needs the table returned by compare_batching"):
+        batching_section(pd.DataFrame({"strategy": ["static_64"]}))
+    unknown = batching_section(compare_batching(SMALL, 8, steps=10))
+    unknown["strategies"]["static_9"] = {}
+    with pytest.raises(ValueError, match="unknown strategies"):
+        check_batching_section(unknown)

@@ -1,0 +1,79 @@
+"""The Batching page in a real browser (Debian chromium driven by playwright-python): the
+comparison table and charts on the default data, tabs, a bigger batch size, hovering the
+shapes chart, and the button that makes the dynamic target the pack limits (seen on the
+Packing page). Fixtures and helpers: ``conftest.py`` and ``browser_helpers.py``."""
+from __future__ import annotations
+
+import re
+
+from browser_helpers import go_to, new_page, screenshot, settle
+
+
+def open_tab(page, name: str) -> None:
+    page.get_by_role("tab", name=name).click()
+    settle(page)
+
+
+def test_batching_page_compares_and_sets_pack_limits(server, browser):
+    page = new_page(browser, server)
+    page.get_by_role("heading", name="Graph packing dashboard").wait_for()
+    settle(page)
+    assert page.get_by_role("link", name="Batching").first.is_visible()
+
+    go_to(page, "Batching")
+    main = page.get_by_test_id("stMainBlockContainer")
+    table = main.get_by_test_id("stDataFrame").first
+    table.wait_for()
+    page.locator(".js-plotly-plot").first.wait_for()
+    assert main.get_by_text(re.compile(r"^Packing row: limits 29 nodes")).is_visible()
+    # the padding chart names every strategy
+    chart_text = page.locator(".js-plotly-plot").first.inner_text()
+    for name in ("static-constant", "static-64", "static-2^N", "dynamic (jraph)", "shape buckets", "packing"):
+        assert name in chart_text
+    screenshot(page, "batching")
+
+    # distinct shapes over steps: a log axis, and a hover label on the static-64 line
+    open_tab(page, "Shapes over steps")
+    chart = page.locator(".js-plotly-plot").first
+    chart.wait_for()
+    chart.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    assert chart.evaluate("gd => gd._fullLayout.xaxis.type") == "log"
+    point = chart.evaluate(
+        """gd => {
+            const layout = gd._fullLayout;
+            const index = gd._fullData.findIndex(t => t.name === 'static-64');
+            const trace = gd._fullData[index];
+            const last = trace.x.length - 2;
+            const box = gd.getBoundingClientRect();
+            return {x: box.left + layout._size.l + layout.xaxis.d2p(trace.x[last]),
+                    y: box.top + layout._size.t + layout.yaxis.d2p(trace.y[last])};
+        }""")
+    page.mouse.move(point["x"] - 5, point["y"])
+    page.mouse.move(point["x"], point["y"])
+    page.locator(".hoverlayer .hovertext").first.wait_for()
+    assert "shapes" in page.locator(".hoverlayer .hovertext").first.text_content()
+
+    # a bigger batch size recomputes the table
+    size = page.get_by_role("spinbutton", name="Batch size (graphs)")
+    size.fill("64")
+    size.press("Enter")
+    settle(page)
+    assert main.get_by_role("button", name=re.compile(r"Use the dynamic target as pack limits \(.*64 graphs\)")).is_visible()
+
+    open_tab(page, "Buckets vs packing")
+    page.locator(".js-plotly-plot").first.wait_for()
+    assert "packing: real nodes" in page.locator(".js-plotly-plot").first.inner_text()
+
+    # the dynamic target becomes the pack limits, seen on the Packing page
+    button = main.get_by_role("button", name=re.compile(r"^Use the dynamic target as pack limits"))
+    label = button.inner_text()
+    nodes, edges = (int(v.replace(",", "")) for v in re.search(r"\(([\d,]+) nodes, ([\d,]+) edges", label).groups())
+    button.click()
+    settle(page)
+    assert main.get_by_text(re.compile(r"from the dynamic batching target on the Batching page")).is_visible()
+    go_to(page, "Packing")
+    assert page.get_by_label("Max nodes per pack").input_value() == str(nodes)
+    assert page.get_by_label("Max edges per pack").input_value() == str(edges)
+    assert page.get_by_label("Max graphs per pack").input_value() == "64"
+    page.close()
