@@ -50,10 +50,12 @@ def test_throughput_page_estimates_and_takes_an_uploaded_calibration(server, bro
     # the speed-up follows the batching chosen as current
     page.get_by_role("combobox", name="Your current batching").click()
     page.get_by_role("option", name="static-64").click()
+    page.wait_for_function(
+        """() => {
+            const trace = document.querySelector('.js-plotly-plot')._fullData[0];
+            return trace.text[trace.y.indexOf('static-64')].endsWith(', 1.00x');
+        }""")
     settle(page)
-    speedups = page.locator(".js-plotly-plot").first.evaluate("gd => gd._fullData[0].text")
-    labels = page.locator(".js-plotly-plot").first.evaluate("gd => gd._fullData[0].y")
-    assert speedups[labels.index("static-64")].endswith("1.00x")
 
     # a broken file is refused with a message, a real calibration file is taken and chosen
     broken = tmp_path / "broken.json"
