@@ -12,6 +12,7 @@ import streamlit as st
 from packing import PackLimits, PackMethod, SizeHistogram
 from pages import state, throughput_figures
 from pages.cache import plan_for
+from pages.packing_row import packing_limits
 from pages.widgets import current_dataset, mirrored, mirrored_choice, run_page, show_error
 from throughput import (ROWS, Calibration, calibrate, default_calibration, estimate, load_calibration,
                         shipped_calibrations)
@@ -147,17 +148,6 @@ def controls() -> tuple[Calibration, dict]:
                          help="The speed-up compares every strategy with this one.")
     return cal, {"batch_size": int(saved["batch_size"]), "devices": int(saved["devices"]),
                  "baseline": saved["baseline"], "seed": int(batching.get("seed", 0))}
-
-
-def packing_limits(hist: SizeHistogram) -> tuple[PackLimits | None, str]:
-    """The limits of the packing row: the chosen ones when every graph fits them (the Export
-    page's plan), else None (the dynamic target) with the reason."""
-    chosen = state.choice()
-    try:
-        chosen.limits.check_fits(hist)
-    except ValueError as error:
-        return None, f"The chosen limits do not hold every graph ({error}) The packing row uses the dynamic target."
-    return chosen.limits, f"Packing row: limits {chosen.limits} from {chosen.source}; {state.method().label}."
 
 
 def calibrate_here() -> None:
