@@ -20,7 +20,8 @@ def label(strategy: str) -> str:
 
 def epoch_figure(table: pd.DataFrame) -> go.Figure:
     """Time per epoch per strategy as horizontal bars with the fit's error band as error
-    bars; each bar says its graphs per second and speed-up over the baseline."""
+    bars; past each error bar, the epoch time, graphs per second and speed-up over the
+    baseline (also the bar's ``text``)."""
     names = [label(s) for s in table["strategy"]]
     epoch = table["epoch_seconds"].to_numpy(dtype=float)
     high, low = table["epoch_high"].to_numpy(dtype=float), table["epoch_low"].to_numpy(dtype=float)
@@ -34,17 +35,20 @@ def epoch_figure(table: pd.DataFrame) -> go.Figure:
                      color="#444"),
         text=[f"{e:.3g} s, {g:,.0f} graphs/s, {s:.2f}x" for e, g, s in
               zip(epoch, table["graphs_per_second"], table["speedup"])],
-        textposition="auto", insidetextanchor="start", constraintext="none", cliponaxis=False,
+        textposition="none",
         customdata=np.stack([table["step_ms"], table["steps_per_epoch"], table["compile_seconds_per_epoch"],
                              table["epoch_low"], table["epoch_high"]], axis=1),
         hovertemplate=("%{y}<br>epoch: %{x:.3g} s (%{customdata[3]:.3g} to %{customdata[4]:.3g} s)"
                        "<br>step: %{customdata[0]:.2f} ms x %{customdata[1]:,.1f} steps"
                        "<br>compilations: %{customdata[2]:.3g} s per epoch<extra></extra>"),
     ))
+    for name, right, text in zip(names, high, fig.data[0].text):  # each bar's numbers past its error bar
+        fig.add_annotation(x=right, y=name, text=text, xanchor="left", xshift=6, showarrow=False,
+                           font=dict(size=12, color="#333"))
     device = calibration.get("device", {}).get("name", "?")
     fig.update_layout(
         title=f"Time per epoch on {device} (bars: error band of the cost model; hatched: your current batching)",
-        xaxis=dict(title="seconds per epoch", range=[0, 1.05 * float(high.max())]),
+        xaxis=dict(title="seconds per epoch", range=[0, 1.4 * float(high.max())]),
         yaxis=dict(autorange="reversed"), height=160 + 50 * len(names), showlegend=False,
         margin=dict(l=60, r=20, t=50, b=50), template="plotly_white")
     return fig

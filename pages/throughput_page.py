@@ -41,7 +41,7 @@ COLUMNS = {
     "epoch_low": st.column_config.NumberColumn("Epoch, low (s)", format="%.3g", help="error band of the cost model"),
     "epoch_high": st.column_config.NumberColumn("Epoch, high (s)", format="%.3g"),
     "compile_seconds_per_epoch": st.column_config.NumberColumn("Compilation (s per epoch)", format="%.3g"),
-    "graphs_per_second": st.column_config.NumberColumn("Graphs/s", format="localized"),
+    "graphs_per_second": st.column_config.NumberColumn("Graphs/s", format="%.0f"),
     "speedup": st.column_config.NumberColumn("Speed-up", format="%.2fx", help="over your current batching"),
     "wait_share": st.column_config.NumberColumn("Waiting", format="percent",
                                                 help="device time spent waiting for the step's largest batch"),

@@ -167,3 +167,14 @@ def test_shipped_calibrations_load_and_name_their_device():
         assert path.name == cal.filename
         assert cal.device_info["name"] and cal.versions["torch"] and cal.created
         assert cal.device == "cpu"  # no GPU calibration is shipped without a measurement on a GPU
+
+
+def test_compiled_mode_times_a_shape_and_the_cost_of_its_compilation():
+    """torch.compile(dynamic=False) on this CPU: one real compilation of a tiny GIN step."""
+    from throughput.measure import ShapeTimer, TimingPlan
+
+    timer = ShapeTimer(model_spec("gin", 2, 1), "cpu", "compile", TimingPlan(warmup=1, repeats=3))
+    timing = timer.time((12, 24, 2))
+    assert timing.compile_seconds > 10 * timing.median  # compiling costs far more than a step
+    assert timing.eager_median > 0 and timing.repeats == 3
+    assert timer.recompile_limit == torch._dynamo.config.recompile_limit
