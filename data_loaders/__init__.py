@@ -1,4 +1,5 @@
-"""Data sets to size histograms: OGB, PCQM4Mv2, QM9 (four graph types), AFLOW, user files.
+"""Data sets to size histograms: OGB, PCQM4Mv2, QM9 (four graph types), AFLOW, user files,
+and sharded collections too large for one machine (on a Dask cluster: ``sharded_histogram``).
 
 Packing needs only the (nodes, edges) of every graph, so every loader returns a
 :class:`packing.SizeHistogram` plus an ``info`` dict saying where the numbers came from.
@@ -15,6 +16,8 @@ from importlib import import_module
 from typing import Any
 
 from .api import load_histogram
+from .dask_cluster import dask_client
+from .dask_histogram import ShardError, sharded_histogram
 from .errors import DatasetUnavailableError
 from .packed_shape import BatchShape
 from .pyg_sizes import dataset_sizes, load_pyg_dataset
@@ -35,6 +38,8 @@ __all__ = [
     "BatchShape",
     "DatasetSpec",
     "DatasetUnavailableError",
+    "ShardError",
+    "dask_client",
     "dataset_sizes",
     "get_spec",
     "list_datasets",
@@ -44,4 +49,5 @@ __all__ = [
     "PackedBatchSampler",
     "PackedLoader",
     "random_mol_dataset",
+    "sharded_histogram",
 ]

@@ -1,10 +1,13 @@
-"""Command line: ``python -m data_loaders list | histogram NAME ... | file PATH ...``.
+"""Command line: ``python -m data_loaders list | histogram NAME ... | histogram --input GLOB ... | file PATH ...``.
 
 Examples::
 
     python -m data_loaders list
     python -m data_loaders histogram ogbg-molhiv --split train --out molhiv_train.csv
     python -m data_loaders histogram qm9 --option graph=radius --option cutoff=4 --out qm9.parquet
+    python -m data_loaders histogram --input 'shards/*.parquet' --out hist.parquet
+    python -m data_loaders histogram --input 'mols/*.csv' --column smiles --workers 2 --out hist.parquet
+    python -m data_loaders histogram --input '/shared/shards/*.parquet' --scheduler tcp://host:8786 --out hist.parquet
     python -m data_loaders file my_molecules.smi --out mine.csv
     python -m data_loaders file /data/my_pyg_root --pyg --out mine.csv
 """
@@ -12,12 +15,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import Any, TextIO
+
+import pandas as pd
 
 from .api import load_histogram
+from .dask_cluster import dask_client
+from .dask_histogram import sharded_histogram
 from .errors import DatasetUnavailableError
 from .pyg_sizes import load_pyg_dataset
 from .registry import list_datasets
+from .shards import ShardFormat
 from .user_files import load_user_file
 
 
@@ -48,6 +56,63 @@ def _report(hist: Any, info: dict[str, Any], out: str) -> None:
     print(info["provenance"])
 
 
+_SHARD_LINES = 20  # shards with unparsable SMILES listed on the terminal
+_NAME_ONLY = {"split": "--split", "option": "--option", "no_bundled": "--no-bundled", "no_cache": "--no-cache",
+              "no_download": "--no-download"}
+_INPUT_ONLY = {"column": "--column", "hydrogens": "--hydrogens", "scheduler": "--scheduler", "workers": "--workers",
+               "shard_report": "--shard-report"}
+
+
+def _check_histogram_args(args: argparse.Namespace) -> None:
+    """``histogram`` takes a data set NAME or ``--input``, each with its own options."""
+    if args.name and args.input:
+        raise ValueError(f"give a data set NAME or --input GLOB, not both (got {args.name!r} and --input).")
+    if not args.name and not args.input:
+        raise ValueError("give a data set NAME (see 'python -m data_loaders list') or sharded files with "
+                         "--input 'shards/*.parquet'.")
+    wrong = _INPUT_ONLY if args.name else _NAME_ONLY
+    given = [flag for field, flag in wrong.items() if getattr(args, field) not in (None, False, [])]
+    if given:
+        owner = "--input" if args.name else "a data set NAME"
+        raise ValueError(f"{', '.join(given)} only {'applies' if len(given) == 1 else 'apply'} to {owner}.")
+    outputs = ((args.out, "--out", (".csv", ".parquet")), (args.shard_report, "--shard-report", (".csv",)))
+    for path, flag, suffixes in outputs:
+        if path is not None and not path.endswith(suffixes):
+            raise ValueError(f"{flag} must end with {' or '.join(suffixes)}.")
+
+
+def _progress_printer(stream: TextIO):
+    """``progress(done, total)`` for the terminal: one updating line, or ten lines in a log."""
+    def report(done: int, total: int) -> None:
+        if stream.isatty():
+            print(f"\r{done:,} of {total:,} shards read", end="\n" if done == total else "", file=stream, flush=True)
+        elif done == total or done * 10 // total != (done - 1) * 10 // total:
+            print(f"{done:,} of {total:,} shards read", file=stream, flush=True)
+    return report
+
+
+def _sharded(args: argparse.Namespace) -> None:
+    """``histogram --input``: the histogram of the shards, computed on a Dask cluster."""
+    ShardFormat(args.column, args.hydrogens)  # refuse bad options before a cluster starts
+    with dask_client(args.scheduler, args.workers) as client:
+        print(f"Dask dashboard: {client.dashboard_link}", file=sys.stderr, flush=True)
+        hist, info = sharded_histogram(args.input, column=args.column, hydrogens=args.hydrogens, client=client,
+                                       progress=_progress_printer(sys.stderr))
+    _report(hist, info, args.out)
+    with_invalid = [shard for shard in info["shards"] if shard["invalid"]]
+    for shard in with_invalid[:_SHARD_LINES]:
+        print(f"  {shard['shard']}: {shard['invalid']:,} of {shard['rows']:,} SMILES could not be parsed "
+              f"({'; '.join(shard['invalid_examples'])})")
+    if len(with_invalid) > _SHARD_LINES:
+        print(f"  ... and {len(with_invalid) - _SHARD_LINES:,} more shards with unparsable SMILES"
+              + ("" if args.shard_report else " (--shard-report lists them all)"))
+    if args.shard_report:
+        frame = pd.DataFrame(info["shards"])
+        frame["invalid_examples"] = frame["invalid_examples"].map("; ".join)
+        frame.to_csv(args.shard_report, index=False)
+        print(f"report per shard -> {args.shard_report}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``python -m data_loaders``."""
     parser = argparse.ArgumentParser(
@@ -55,15 +120,27 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("list", help="list the data sets, their splits and options")
-    hist = commands.add_parser("histogram", help="write the size histogram of a data set")
-    hist.add_argument("name", help="data set name (see 'list')")
-    hist.add_argument("--split", default="train", help="split (default: train, or 'all')")
+    hist = commands.add_parser("histogram", help="write the size histogram of a data set, or of sharded files "
+                               "computed on a Dask cluster (--input)")
+    hist.add_argument("name", nargs="?", help="data set name (see 'list'); or give --input instead")
+    hist.add_argument("--split", help="split (default: train, or 'all')")
     hist.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                       help="data set option, repeatable (e.g. graph=radius, cutoff=4.0, k=12)")
     hist.add_argument("--out", required=True, help="output file, .csv or .parquet")
     hist.add_argument("--no-bundled", action="store_true", help="ignore shipped profiles")
     hist.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     hist.add_argument("--no-download", action="store_true", help="fail instead of downloading")
+    shards = hist.add_argument_group("sharded files on a Dask cluster (instead of NAME)")
+    shards.add_argument("--input", metavar="GLOB", nargs="+", help="shard files, e.g. 'shards/*.parquet' (quoted, the "
+                        "glob is expanded where the workers run; paths the shell expanded are taken too): CSV, TSV "
+                        "or Parquet (.gz allowed) with num_nodes,num_edges[,count], or SMILES with --column")
+    shards.add_argument("--column", help="the column holding SMILES; sizes are computed per shard with RDKit")
+    shards.add_argument("--hydrogens", action="store_true", help="count hydrogens of SMILES molecules as nodes")
+    shards.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler, e.g. tcp://host:8786 "
+                        "(default: a local cluster on this machine)")
+    shards.add_argument("--workers", type=int, help="workers of the local cluster (default: one per core)")
+    shards.add_argument("--shard-report", metavar="CSV", help="also write one row per shard: rows, graphs, "
+                        "unparsable SMILES and examples")
     user = commands.add_parser("file", help="histogram of a local file (sizes, SMILES, AFLOW, PyG)")
     user.add_argument("path", help="CSV/TSV/Parquet/SMILES/JSON file, or a saved PyG data set with --pyg")
     user.add_argument("--pyg", action="store_true", help="PATH is a saved PyG InMemoryDataset (.pt or root)")
@@ -81,12 +158,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "list":
             _print_list()
         elif args.command == "histogram":
-            if not args.out.endswith((".csv", ".parquet")):
-                raise ValueError("--out must end with .csv or .parquet.")
-            hist, info = load_histogram(
-                args.name, args.split, use_bundled=not args.no_bundled, use_cache=not args.no_cache,
-                allow_download=not args.no_download, **_parse_options(args.option))
-            _report(hist, info, args.out)
+            _check_histogram_args(args)
+            if args.input:
+                _sharded(args)
+            else:
+                hist, info = load_histogram(
+                    args.name, args.split or "train", use_bundled=not args.no_bundled, use_cache=not args.no_cache,
+                    allow_download=not args.no_download, **_parse_options(args.option))
+                _report(hist, info, args.out)
         else:
             if not args.out.endswith((".csv", ".parquet")):
                 raise ValueError("--out must end with .csv or .parquet.")

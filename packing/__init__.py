@@ -14,7 +14,7 @@ from .histogram import SizeHistogram
 from .limits import DEFAULT_MAX_GRAPHS, PackLimits
 from .column_generation import DEFAULT_TIME_BUDGET, LPBound, lp_bound
 from .method import (
-    ALL_ALGORITHMS, BASELINES, BEST, LP_ROUNDING, ONE_DIM_ALGORITHMS, PUBLISHED, TUPLE_ALGORITHMS, PackMethod,
+    ALL_ALGORITHMS, BALANCED, BASELINES, BEST, LP_ROUNDING, ONE_DIM_ALGORITHMS, PUBLISHED, TUPLE_ALGORITHMS, PackMethod,
 )
 from .plan import PackingPlan
 from .published import PAPER_MIN, PAPER_TABLE2, PUBLISHED_HEURISTICS
@@ -24,6 +24,7 @@ __version__ = "0.3.0"
 
 __all__ = [
     "ALL_ALGORITHMS",
+    "BALANCED",
     "BASELINES",
     "BEST",
     "BOUND_LABELS",

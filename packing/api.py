@@ -8,10 +8,12 @@ from .greedy import Strategy, count_packs, greedy_pack
 from .histogram import SizeHistogram
 from .limits import DEFAULT_MAX_GRAPHS, PackLimits
 from .bounds import lower_bounds
-from .method import BEST, LP_ROUNDING, PUBLISHED, PackMethod, candidate_methods
+from .balanced import balanced_pack
+from .method import BALANCED, BEST, LP_ROUNDING, PUBLISHED, PackMethod, candidate_methods
 from .one_dim import pack_one_dim
 from .plan import PackingPlan
 from .published import count_published, published_pack
+from .search import fewest_packs
 
 
 def as_limits(
@@ -109,6 +111,12 @@ def pack(
         strategies, _ = lp_rounded_strategies(hist, limits)
         plan = plan_from_strategies(hist, strategies, limits, method)
         return plan.with_bounds(lower_bounds(hist, limits, prove=True))  # the run just made, from the cache
+    if method.algorithm == BALANCED:
+        strategies = balanced_pack(hist, limits)
+        if strategies is None:
+            raise ValueError("Balanced fill is for limits where the graph slots bind (graphs / max_graphs is the "
+                             "largest volume bound); these limits are bound by nodes or edges: use best_fit.")
+        return plan_from_strategies(hist, strategies, limits, method)
     if method.algorithm == "none":
         return plan_from_strategies(hist, [((i,), int(c)) for i, c in enumerate(hist.counts)], limits, method)
     if method.unlimited is not None:
@@ -149,8 +157,9 @@ def best_plan(hist: SizeHistogram, limits: PackLimits | None = None, improve: bo
     """The plan with the fewest packs over every heuristic x tuple algorithm and the
     published algorithm with each of its heuristics (ties: the first in
     :func:`packing.method.candidate_methods` order), then improved by exact fill where that
-    saves packs, so it never uses more packs than any of them. The plan's ``method`` names
-    the winner, ``requested`` is ``best``.
+    saves packs, so it never uses more packs than any of them; where the graph slots bind,
+    the balanced fill when it needs fewer packs still. The plan's ``method`` names the
+    winner, ``requested`` is ``best``.
 
     >>> plan = best_plan(SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2]), PackLimits(5, 6, 4))
     >>> plan.num_packs, plan.method.label, plan.requested.algorithm
@@ -158,15 +167,9 @@ def best_plan(hist: SizeHistogram, limits: PackLimits | None = None, improve: bo
     """
     limits = as_limits(hist, limits)
     bound = lower_bounds(hist, limits).best
-    winner, fewest = None, None
-    for candidate in candidate_methods():
-        # A candidate is dropped as soon as it needs as many packs as the best so far, so on
-        # ties the first in order wins (equal pack counts mean equal efficiencies); a
-        # candidate at the lower bound cannot be beaten.
-        count = count_tuple_packs(hist, limits, candidate, give_up_above=None if fewest is None else fewest - 1)
-        if count is not None:
-            winner, fewest = candidate, count
-            if count == bound:
-                break
+    winner, _ = fewest_packs(hist, limits, candidate_methods(), bound, count_tuple_packs)
     plan = pack(hist, limits, PackMethod(winner.algorithm, winner.heuristic, improve=improve))
+    balanced = balanced_pack(hist, limits) if plan.num_packs > bound else None
+    if balanced is not None and sum(count for _, count in balanced) < plan.num_packs:
+        plan = plan_from_strategies(hist, balanced, limits, PackMethod(BALANCED))
     return PackingPlan(plan.packs, limits, plan.method, plan.improved, requested=PackMethod(BEST, improve=improve))

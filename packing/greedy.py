@@ -146,18 +146,22 @@ class _OpenGroups:
             return [int(fits[self.rank[fits].argmin()])]
         return fits[np.argsort(self.rank[fits], kind="stable")].tolist()
 
-    def close_below(self, min_nodes: int, min_edges: int) -> list[tuple[int, int]]:
-        """Close every group that no remaining bin can fit into; return its packs."""
+    def close_below(self, min_nodes: int, min_edges: int) -> tuple[list[tuple[int, int]], int, int]:
+        """Close every group that no remaining bin can fit into; return its packs and the
+        node and edge room they leave unused."""
         live = self.rem_nodes >= 0
-        dead_end = live & ((self.rem_nodes < min_nodes) | (self.rem_edges < min_edges))
+        dead_end = np.flatnonzero(live & ((self.rem_nodes < min_nodes) | (self.rem_edges < min_edges)))
+        packs = np.array([self.total[slot] for slot in dead_end.tolist()], dtype=np.int64)
+        wasted_nodes = int(np.dot(self.rem_nodes[dead_end], packs)) if dead_end.size else 0
+        wasted_edges = int(np.dot(self.rem_edges[dead_end], packs)) if dead_end.size else 0
         closed: list[tuple[int, int]] = []
-        for slot in np.flatnonzero(dead_end):
+        for slot in dead_end.tolist():
             closed.extend((node, count) for node, count in self.members[slot])
-            self._release(int(slot))
-        return closed
+            self._release(slot)
+        return closed, wasted_nodes, wasted_edges
 
     def drain(self) -> list[tuple[int, int]]:
-        return self.close_below(np.iinfo(np.int64).max, np.iinfo(np.int64).max)
+        return self.close_below(np.iinfo(np.int64).max, np.iinfo(np.int64).max)[0]
 
 
 def _copies_that_fit(nodes: int, edges: int, room_nodes: int, room_edges: int, room_graphs: int) -> int:
@@ -200,9 +204,9 @@ def _run(
     give_up_above: int | None = None,
 ) -> list[tuple[int, int]] | None:
     """The greedy pass; returns the closed (content node, count) pairs. Pack contents are
-    recorded in ``tree`` when one is given (counting packs needs none). Packs are never
-    removed once opened, so the pass gives up (returns None) as soon as it has opened more
-    than ``give_up_above`` packs."""
+    recorded in ``tree`` when one is given (counting packs needs none). The pass gives up
+    (returns None) as soon as it is sure to need more than ``give_up_above`` packs: it has
+    opened more, or the room its closed packs left unused proves it will."""
     if fit not in FITS:
         raise ValueError(f"Unknown algorithm {fit!r}; choose one of {', '.join(FITS)}.")
     max_nodes, max_edges, max_graphs = limits.max_nodes, limits.max_edges, limits.max_graphs
@@ -219,12 +223,24 @@ def _run(
     closed: list[tuple[int, int]] = []
     floor = (-1, -1)
     opened = 0
+    # Room left unused in closed packs is lost for good, so no pass can end with fewer than
+    # (all nodes + that room) / max_nodes packs, and the same for edges: a pass that will
+    # need more packs than it may use gives up early.
+    volume = (int(np.dot(nodes.astype(np.int64), counts)), int(np.dot(edges.astype(np.int64), counts)))
+    wasted = [0, 0]
 
     def place(room_nodes: int, room_edges: int, graphs: int, node: int, count: int) -> None:
         if graphs >= max_graphs or room_nodes < floor[0] or room_edges < floor[1]:
             closed.append((node, count))
+            wasted[0] += room_nodes * count
+            wasted[1] += room_edges * count
         else:
             groups.add((room_nodes, room_edges, graphs if graphs_can_bind else 0), node, count)
+
+    def beaten() -> bool:
+        return give_up_above is not None and (
+            opened > give_up_above or -(-(volume[0] + wasted[0]) // max_nodes) > give_up_above
+            or -(-(volume[1] + wasted[1]) // max_edges) > give_up_above)
 
     for position, item in enumerate(order.tolist()):
         size_n, size_e = order_nodes[position], order_edges[position]
@@ -232,7 +248,12 @@ def _run(
         new_floor = (rest_min_nodes[position], rest_min_edges[position])
         if new_floor != floor:
             floor = new_floor
-            closed.extend(groups.close_below(*floor))
+            dead, wasted_nodes, wasted_edges = groups.close_below(*floor)
+            closed.extend(dead)
+            wasted[0] += wasted_nodes
+            wasted[1] += wasted_edges
+        if beaten():
+            return None
         # Best and first fit fill each chosen pack with as many copies as fit, so a pack
         # that took the bin cannot take it again: one ranked query of all fitting groups
         # serves the bin (just the top one for a single graph). Worst fit adds one copy
@@ -264,7 +285,7 @@ def _run(
                 per_pack = _copies_that_fit(size_n, size_e, max_nodes, max_edges, max_graphs)
                 full, rest = divmod(remaining, per_pack)
                 opened += full + (1 if rest else 0)
-                if give_up_above is not None and opened > give_up_above:
+                if beaten():
                     return None
                 for copies, packs in ((per_pack, full), (rest, 1 if rest else 0)):
                     if packs:

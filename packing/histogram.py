@@ -212,6 +212,27 @@ class SizeHistogram:
         keys = list(mapping)
         return cls.from_counts([k[0] for k in keys], [k[1] for k in keys], [mapping[k] for k in keys])
 
+    @classmethod
+    def merge(cls, histograms: Iterable["SizeHistogram"]) -> "SizeHistogram":
+        """One histogram of all graphs of ``histograms``: counts of equal size tuples are
+        added exactly (how partial histograms of the shards of a collection combine; the
+        order does not matter).
+
+        >>> a, b = SizeHistogram.from_sizes([3, 5], [4, 8]), SizeHistogram.from_sizes([3], [4])
+        >>> SizeHistogram.merge([a, b]).to_frame().values.tolist()
+        [[3, 4, 2], [5, 8, 1]]
+        """
+        parts = list(histograms)
+        if not parts:
+            raise ValueError("Nothing to merge: give at least one histogram.")
+        strangers = [type(part).__name__ for part in parts if not isinstance(part, SizeHistogram)]
+        if strangers:
+            raise ValueError(f"Only size histograms can be merged; got {strangers[0]}.")
+        if len(parts) == 1:
+            return parts[0]
+        return cls.from_counts(*(np.concatenate([getattr(part, name) for part in parts])
+                                 for name in ("num_nodes", "num_edges", "counts")))
+
     # ----------------------------------------------------------------- statistics
     @cached_property
     def num_graphs(self) -> int:

@@ -23,7 +23,10 @@ ONE_DIM_BASELINES: tuple[str, ...] = ("node_only", "edge_only")
 BEST = "best"
 PUBLISHED = "published"
 LP_ROUNDING = "lp_rounding"
-ALL_ALGORITHMS: tuple[str, ...] = (*TUPLE_ALGORITHMS, PUBLISHED, BEST, LP_ROUNDING, *BASELINES)
+BALANCED = "balanced"
+#: Algorithms that take no settings at all.
+PLAIN_ALGORITHMS: tuple[str, ...] = (LP_ROUNDING, BALANCED)
+ALL_ALGORITHMS: tuple[str, ...] = (*TUPLE_ALGORITHMS, PUBLISHED, BEST, BALANCED, LP_ROUNDING, *BASELINES)
 DEFAULT_HEURISTIC = "product"
 DEFAULT_ONE_DIM = "lpfhp"
 _FIELDS = ("algorithm", "heuristic", "one_dim", "weights", "improve")
@@ -53,6 +56,8 @@ class PackMethod:
       Minimum row); ``improve`` as above;
     * ``best``: every heuristic x tuple algorithm and the published algorithm, fewest packs
       wins; ``improve`` defaults to True;
+    * ``balanced``: graphs dealt to packs in serpentine order of size, for limits where the
+      graph slots bind (:mod:`packing.balanced`); no settings;
     * ``lp_rounding``: the LP relaxation solved by column generation (seconds, cached),
       rounded down, the rest packed by ``best``; no settings;
     * baselines ``none``, ``node_only``, ``edge_only``: ``one_dim`` (``lpfhp`` by default)
@@ -80,7 +85,7 @@ class PackMethod:
             raise ValueError(f"Unknown algorithm {algorithm!r}; choose one of: {', '.join(ALL_ALGORITHMS)}.")
         if self.improve is not None and not isinstance(self.improve, bool):
             raise ValueError(f"improve must be True or False, got {self.improve!r}.")
-        if algorithm in BASELINES or algorithm == LP_ROUNDING:
+        if algorithm in BASELINES or algorithm in PLAIN_ALGORITHMS:
             self._check_baseline()
             return
         if self.one_dim is not None:
@@ -113,7 +118,7 @@ class PackMethod:
         object.__setattr__(self, "improve", bool(self.improve))
 
     def _check_baseline(self) -> None:
-        kind = "algorithm" if self.algorithm == LP_ROUNDING else "baseline"
+        kind = "algorithm" if self.algorithm in PLAIN_ALGORITHMS else "baseline"
         for name in ("heuristic", "weights"):
             value = getattr(self, name)
             if value is not None:
@@ -177,6 +182,8 @@ class PackMethod:
             return "best of all" + ("" if self.improve else " (no exact fill)")
         if self.algorithm == LP_ROUNDING:
             return "LP rounding (column generation, the rest by best of all)"
+        if self.algorithm == BALANCED:
+            return "balanced fill (graphs dealt in serpentine order of size)"
         if self.algorithm == PUBLISHED:
             heuristic = "min heuristic as published (computes max)" if self.heuristic == PAPER_MIN \
                 else f"{self.heuristic} heuristic"

@@ -6,7 +6,8 @@ takes milliseconds, try every limit pair and choose on a harmonic-mean heatmap.
 from __future__ import annotations
 
 import os
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import nullcontext
 from typing import Callable, Sequence
 
 import numpy as np
@@ -90,6 +91,7 @@ def sweep(
     method: PackMethod | None = None,
     workers: int | None = None,
     progress: Progress | None = None,
+    executor: Executor | None = None,
 ) -> pd.DataFrame:
     """Pack with ``method`` (tuple packing; default best fit, product) for every
     (max_nodes, max_edges) pair; one row per pair, in grid order.
@@ -97,6 +99,9 @@ def sweep(
     Pairs below the largest graph are kept with ``feasible=False`` and empty metrics.
     ``workers`` processes share the grid (default: up to 4 cores for large grids);
     ``progress(done, total)`` is called as chunks finish. At most ``MAX_CELLS`` pairs.
+    ``executor`` (any ``concurrent.futures.Executor``, e.g. a Dask client's
+    ``get_executor()``) runs the chunks instead of local processes and is left open;
+    ``workers`` then only sizes the chunks (default: as for ``MAX_WORKERS``).
 
     >>> frame = sweep(SizeHistogram.from_sizes([2, 3, 5], [2, 4, 8]), [5, 10], [8, 16], workers=1)
     >>> frame[["max_nodes", "max_edges", "packs"]].values.tolist()
@@ -112,18 +117,18 @@ def sweep(
                          f"{MAX_CELLS:,}; use larger steps or narrower ranges.")
     cells = [PackLimits(n, e, max_graphs) for n in nodes for e in edges]
     if workers is None:
-        workers = min(os.cpu_count() or 1, 4) if len(cells) >= 64 else 1
+        workers = MAX_WORKERS if executor is not None else min(os.cpu_count() or 1, 4) if len(cells) >= 64 else 1
     workers = min(whole_number(workers, "workers", 1, MAX_WORKERS), len(cells))
     chunk = max(1, min(64, len(cells) // (4 * workers) or 1))
     jobs = [(hist, cells[i:i + chunk], method) for i in range(0, len(cells), chunk)]
     rows: list[dict] = []
-    if workers <= 1:
+    if workers <= 1 and executor is None:
         for job in jobs:
             rows.extend(_cells(job))
             if progress:
                 progress(len(rows), len(cells))
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with nullcontext(executor) if executor is not None else ProcessPoolExecutor(max_workers=workers) as pool:
             for result in pool.map(_cells, jobs):
                 rows.extend(result)
                 if progress:

@@ -5,6 +5,7 @@ import streamlit as st
 
 import data_loaders
 from pages import cache, figures, state
+from pages.cluster_section import cluster_section
 from pages.widgets import current_dataset, load_selection, progress_shown, provenance_caption, run_page, selection_of
 
 UPLOAD_KEY = "upload_file"
@@ -140,6 +141,7 @@ def main() -> None:
     loaded = current_dataset()
     if loaded is None:
         upload_section()
+        cluster_section()
         return
     selection, hist, info = loaded
     spec = cache.spec_for(selection.name)
@@ -153,6 +155,7 @@ def main() -> None:
     histogram_section(hist, f"Graphs per (nodes, edges): {selection.label}")
     compare_section(selection, hist)
     upload_section()
+    cluster_section()
 
 
 run_page(main)

@@ -11,7 +11,7 @@ from packing.batching_report import batching_section
 from packing.export import SCHEMA_VERSION, config_histogram, config_json, export_config, load_config
 from pages import cache, figures, state
 from pages.sweeps import grid, sweep_method
-from pages.widgets import current_dataset, run_page, selection_of, show_error
+from pages.widgets import current_dataset, run_page, selection_of, show_error, with_proof
 
 LOAD_KEY = "ex_load_file"
 BATCHING = "batching"  # the Batching page's last settings (pages/batching_page.py), if it was opened
@@ -121,7 +121,7 @@ def main() -> None:
     chosen, method = state.choice(), state.method()
     limits = chosen.limits
     try:
-        plan = cache.plan_for(hist, limits, method)
+        plan = with_proof(hist, cache.plan_for(hist, limits, method))
     except ValueError as error:
         show_error(error, "These limits do not work")
         st.info("Fix the limits on the Packing page or choose a cell on the Limit sweep page.")
@@ -138,7 +138,8 @@ def main() -> None:
     st.markdown(
         f"**{selection.label}**: max nodes {limits.max_nodes:,}, max edges {limits.max_edges:,}, max graphs "
         f"{limits.max_graphs:,}; {plan.label}. Node efficiency {plan.node_efficiency:.2%}, edge efficiency "
-        f"{plan.edge_efficiency:.2%}, {plan.num_packs:,} packs (lower bound {plan.lower_bound:,}, gap {plan.gap:.2%})."
+        f"{plan.edge_efficiency:.2%}, {plan.num_packs:,} packs ({plan.bounds.label}: {plan.lower_bound:,}, "
+        f"gap {plan.gap:.2%})."
     )
     st.caption(f"Limits from {chosen.source}." + (
         f" The file includes the batching comparison of the Batching page (batch size {batching['batch_size']:,})."

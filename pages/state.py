@@ -30,6 +30,7 @@ SETTINGS = "dataset_settings"  # dataset name -> DatasetSettings chosen for it t
 LIMITS = "limits"          # selection key -> Choice: the limits chosen for each dataset this session
 REQUESTED_LIMITS = "requested_limits"  # limits from a link, for the dataset opened next
 PLAN_WORDS = "plan_words"  # (selection key, limits, method) -> the plan's method in words
+PROVED = "proved"          # (histogram fingerprint, limits) the user asked to prove a bound for
 METHOD = "method"          # PackMethod
 UPLOADS = "uploads"        # label -> (SizeHistogram, info)
 UPLOAD_ERROR = "upload_error"
@@ -183,6 +184,11 @@ def plan_words() -> dict[tuple, str]:
     """What each packed (selection key, limits, method) turned out to be, in words (best of
     all names its winner), for the sidebar summary."""
     return st.session_state.setdefault(PLAN_WORDS, {})
+
+
+def proved() -> set[tuple[str, PackLimits]]:
+    """The (histogram fingerprint, limits) for which this session asked for the LP bound."""
+    return st.session_state.setdefault(PROVED, set())
 
 
 def method() -> PackMethod:

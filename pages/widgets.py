@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterator
 import streamlit as st
 
 import data_loaders
-from packing import BEST, HEURISTICS, SizeHistogram
+from packing import BEST, HEURISTICS, SizeHistogram, lower_bounds
 
 from . import cache, state
 
@@ -21,7 +21,13 @@ ALGORITHM_LABELS = {
     "node_only": "baseline: node-only 1D packing (ignores the edge limit)",
     "edge_only": "baseline: edge-only 1D packing (ignores the node limit)",
     BEST: "best of all (every heuristic x algorithm)",
+    "published": "published algorithm (Krell et al. 2022, as printed)",
+    "balanced": "balanced fill (when graph slots bind)",
+    "lp_rounding": "LP rounding (slow: up to a minute)",
 }
+
+#: Seconds the LP bound may take when the user asks to prove a bound.
+PROVE_SECONDS = 60
 
 #: The heuristics offered, in words (``weighted`` asks for two weights).
 HEURISTIC_LABELS = {**{name: name for name in HEURISTICS}, "weighted": "weighted sum (set the weights)"}
@@ -161,6 +167,18 @@ def progress_shown(title: str) -> Iterator[Callable[[str, float], None]]:
         yield report
     finally:
         holder.empty()
+
+
+def with_proof(hist: SizeHistogram, plan):
+    """``plan`` measured against the LP bound when this session asked to prove its histogram
+    and limits (the engine caches the LP, so this is instant after the first time; progress
+    is shown while it runs), else ``plan`` as it is."""
+    if (hist.fingerprint(), plan.limits) not in state.proved() or not plan.method.keeps_limits:
+        return plan
+    with progress_shown("Proving a lower bound (LP relaxation by column generation)") as progress:
+        bounds = lower_bounds(hist, plan.limits, prove=True, time_budget=PROVE_SECONDS, plan=plan,
+                              progress=lambda fraction, message: progress(message, fraction))
+    return plan.with_bounds(bounds)
 
 
 def load_selection(selection: state.Selection) -> tuple[SizeHistogram, dict] | None:

@@ -1,0 +1,193 @@
+"""A Dask client: to a running scheduler given by address, or to a fresh local cluster.
+
+A local cluster is a ``distributed.LocalCluster`` of one single-threaded worker process per
+core (RDKit holds the GIL while it parses, so processes, not threads, run SMILES in
+parallel). It lives in a child Python process for the ``with`` block: worker processes
+are started with multiprocessing's *spawn*, which re-runs the parent's ``__main__`` script
+in every worker, and in the dashboard ``__main__`` is the Streamlit app script itself (no
+``__main__`` guard possible). The child is started with ``python -c``, which has no main
+script to re-run, so workers start cleanly whatever program asked for the cluster. Its workers log
+nothing: a task that fails comes back through its future with the error (a dead worker is
+replaced and its tasks rerun by Dask), so the caller reports it once, without tracebacks.
+
+A scheduler address connects to a cluster started elsewhere with Dask's own commands
+(``dask scheduler``, ``dask worker``); an address nobody answers at gives a ``ValueError``
+within ``timeout`` seconds. Dask is imported only when a client is made.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import subprocess
+import sys
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterator
+
+from packing.limits import whole_number
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+CONNECT_TIMEOUT = 5.0  # seconds to reach a scheduler, and to wait for its first worker
+LOCAL_START_TIMEOUT = 120.0  # seconds for a local cluster to start (a busy machine is slow)
+MAX_LOCAL_WORKERS = 512
+_READY = "local Dask scheduler at "  # the child's line announcing its scheduler
+_ROOT = Path(__file__).resolve().parents[1]
+
+
+def default_workers() -> int:
+    """Workers of a local cluster when none is asked for: one per core this process may use.
+
+    >>> default_workers() >= 1
+    True
+    """
+    from dask.system import CPU_COUNT
+
+    return CPU_COUNT
+
+
+def scheduler_address(text: str) -> str:
+    """A scheduler address as Dask expects it (``tcp://host:port``), or a ``ValueError``
+    saying what a scheduler address looks like.
+
+    >>> scheduler_address(" 10.0.0.5:8786 ")
+    'tcp://10.0.0.5:8786'
+    >>> scheduler_address("http://10.0.0.5:8787/status")
+    Traceback (most recent call last):
+    ...
+    ValueError: http://10.0.0.5:8787/status is a web address (Dask's dashboard?); the scheduler's address looks like tcp://host:8786.
+    """
+    from distributed.comm import parse_address
+
+    address = text.strip() if isinstance(text, str) else ""
+    if not address:
+        raise ValueError(f"The scheduler address must look like tcp://host:8786, got {text!r}.")
+    if address.startswith(("http://", "https://")):
+        raise ValueError(f"{address} is a web address (Dask's dashboard?); the scheduler's address looks like "
+                         "tcp://host:8786.")
+    if "://" not in address:
+        address = "tcp://" + address
+    try:
+        scheme, location = parse_address(address)
+        host, _, port = location.rpartition(":")
+        if scheme in ("tcp", "tls") and not (host and port.isdigit()):
+            raise ValueError("it needs a host and a port")
+    except ValueError as error:
+        raise ValueError(f"{text!r} is not a Dask scheduler address ({error}); it looks like tcp://host:8786.") from None
+    return address
+
+
+def _connect(address: str, timeout: float) -> "Client":
+    """A client of the scheduler at ``address``, or a ``ValueError`` within ``timeout`` s."""
+    from distributed import Client
+
+    advice = (f"Start a scheduler there with `dask scheduler` and workers with `dask worker {address}`, check "
+              "the address and the firewall, or leave the scheduler out to use a local cluster.")
+    try:
+        return Client(address, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError) as error:
+        raise ValueError(f"Could not reach a Dask scheduler at {address} within {timeout:g} s ({error}). "
+                         f"{advice}") from None
+    except Exception as error:  # something answered, but not as a Dask scheduler (e.g. garbage framing)
+        raise ValueError(f"Something answers at {address}, but not as a Dask scheduler "
+                         f"({type(error).__name__}: {str(error)[:200]}). {advice}") from None
+
+
+@contextmanager
+def _client(address: str, timeout: float) -> Iterator["Client"]:
+    """A client of the scheduler at ``address`` once it has a worker, closed at the end."""
+    client = _connect(address, timeout)
+    try:
+        try:
+            client.wait_for_workers(1, timeout=timeout)
+        except TimeoutError:
+            raise ValueError(f"The Dask scheduler at {address} has no workers (waited {timeout:g} s); start some "
+                             f"with `dask worker {address}`.") from None
+        yield client
+    finally:
+        client.close()
+
+
+def _ready_address(process: subprocess.Popen, timeout: float) -> str:
+    """The scheduler address the child prints when its cluster is up, or a ``ValueError``."""
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:  # reads to the end, so that nothing the child prints can fill the pipe
+        for line in process.stdout:
+            if line.startswith(_READY):
+                lines.put(line[len(_READY):].strip())
+        lines.put("")
+
+    threading.Thread(target=read, daemon=True, name="local-dask-cluster-ready").start()
+    try:
+        address = lines.get(timeout=timeout)
+    except queue.Empty:
+        raise ValueError(f"The local Dask cluster did not start within {timeout:g} s; the machine may be "
+                         "overloaded, or ask for fewer workers.") from None
+    if not address:
+        raise ValueError(f"The local Dask cluster stopped before it was ready (exit status {process.wait()}); "
+                         "its messages are above, on the standard error of this program.")
+    return address
+
+
+def serve_local_cluster(workers: int) -> None:
+    """Run a ``LocalCluster`` of ``workers`` single-threaded processes, print its scheduler's
+    address and keep it up until standard input closes (the parent is done, or gone): the
+    child process of :func:`local_cluster`."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+                      silence_logs=logging.CRITICAL) as cluster:
+        print(_READY + cluster.scheduler_address, flush=True)
+        sys.stdin.read()
+
+
+@contextmanager
+def local_cluster(workers: int) -> Iterator[str]:
+    """A ``LocalCluster`` of ``workers`` single-threaded processes, hosted by a child Python
+    process, for the ``with`` block; yields its scheduler address."""
+    path = os.pathsep.join([str(_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+    code = f"from data_loaders.dask_cluster import serve_local_cluster; serve_local_cluster({int(workers)})"
+    process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONPATH": path})
+    try:
+        yield _ready_address(process, LOCAL_START_TIMEOUT)
+    finally:
+        process.stdin.close()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@contextmanager
+def dask_client(scheduler: str | None = None, workers: int | None = None,
+                timeout: float = CONNECT_TIMEOUT) -> Iterator["Client"]:
+    """A Dask client for the ``with`` block: of the scheduler at ``scheduler``
+    (``tcp://host:8786``), or of a new local cluster of ``workers`` processes (default: one
+    per core), closed at the end.
+
+    A cluster must have a worker within ``timeout`` seconds; ``workers`` is refused with a
+    scheduler (its workers are the ones started there).
+
+    >>> with dask_client("tcp://localhost:8786", workers=2):
+    ...     pass
+    Traceback (most recent call last):
+    ...
+    ValueError: workers sets the size of a local cluster; a running scheduler uses its own workers (start more with `dask worker tcp://localhost:8786`).
+    """
+    if scheduler is None:
+        count = default_workers() if workers is None else whole_number(workers, "workers", 1, MAX_LOCAL_WORKERS)
+        with local_cluster(count) as address, _client(address, timeout) as client:
+            yield client
+        return
+    address = scheduler_address(scheduler)
+    if workers is not None:
+        raise ValueError("workers sets the size of a local cluster; a running scheduler uses its own workers "
+                         f"(start more with `dask worker {address}`).")
+    with _client(address, timeout) as client:
+        yield client

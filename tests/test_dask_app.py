@@ -1,0 +1,98 @@
+"""The Datasets page's cluster section in AppTest, next to the real sidebar: shards computed
+on a real Dask cluster become the current dataset like an upload; errors stay inline."""
+import doctest
+import time
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from data_loaders.dask_cluster import local_cluster
+from data_loaders.smiles import smiles_sizes
+from packing import SizeHistogram
+from pages import cluster_section
+
+
+def section_script() -> None:
+    """The sidebar as app.py draws it, then the cluster section as the Datasets page draws it."""
+    import streamlit as st
+
+    from pages import state
+    from pages.cluster_section import cluster_section
+    from pages.widgets import dataset_sidebar
+
+    st.session_state[state.SELECTION] = dataset_sidebar()
+    cluster_section()
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """A LocalCluster of two worker processes in a child process (see tests/test_dask_cluster.py)."""
+    with local_cluster(2) as address:
+        yield address
+
+
+@pytest.fixture()
+def smiles_shards(tmp_path):
+    parts = [["CCO", "c1ccccc1", "C1CC"], ["N#N", "CC(=O)O"], ["not-a-smiles", "CCN", "O"]]
+    for index, part in enumerate(parts):
+        pd.DataFrame({"smiles": part}).to_csv(tmp_path / f"m{index}.csv", index=False)
+    nodes, edges, _ = smiles_sizes([text for part in parts for text in part])
+    return str(tmp_path / "m*.csv"), SizeHistogram.from_sizes(nodes, edges)
+
+
+def compute(at: AppTest, **fields) -> AppTest:
+    for key, value in fields.items():
+        widget = {"cl_input": at.text_input, "cl_column": at.text_input, "cl_scheduler": at.text_input,
+                  "cl_workers": at.number_input, "cl_hydrogens": at.checkbox}[key](key=key)
+        widget.set_value(value)
+    at.button[0].click()
+    return at.run(timeout=120)
+
+
+def test_shards_on_a_running_scheduler_become_the_current_dataset(scheduler, smiles_shards):
+    pattern, expected = smiles_shards
+    at = AppTest.from_function(section_script, default_timeout=60).run()
+    assert not at.exception
+    compute(at, cl_input=pattern, cl_column=" smiles ", cl_scheduler=scheduler)
+    assert not at.exception and not at.error
+    label = f"upload:{pattern} [smiles]"
+    hist, info = at.session_state["uploads"][label]
+    assert hist == expected and info["invalid"] == 2
+    assert at.session_state["selection"].name == label  # the sidebar now shows it
+    assert at.selectbox(key="ds_name").value == label
+    assert "6 graphs" in at.success[0].value and "current dataset" in at.success[0].value
+    assert "2 SMILES in 2 of 3 shards could not be parsed" in at.warning[0].value
+    table = at.dataframe[0].value
+    assert table["invalid"].tolist() == [1, 0, 1] and table["invalid_examples"][2] == "row 1: 'not-a-smiles'"
+    assert any(info["dashboard"] in block.value for block in at.markdown)
+
+
+def test_a_local_cluster_by_default(smiles_shards):
+    pattern, expected = smiles_shards
+    at = AppTest.from_function(section_script, default_timeout=60).run()
+    compute(at, cl_input=pattern, cl_column="smiles", cl_hydrogens=True, cl_workers=1)
+    assert not at.exception and not at.error
+    hist, info = at.session_state["uploads"][f"upload:{pattern} [smiles, with hydrogens]"]
+    assert info["workers"] == 1 and hist.num_graphs == 6 and hist.max_nodes == 12  # benzene with hydrogens
+    assert "local cluster was closed" in at.caption[-1].value
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"cl_input": "  "}, "Name the shard files"),
+    ({"cl_input": "/nowhere/*.parquet", "cl_scheduler": "tcp://127.0.0.1:9"}, "Could not reach a Dask scheduler"),
+    ({"cl_input": "/nowhere/*.parquet", "cl_scheduler": "SCHEDULER"}, "No files match '/nowhere/*.parquet'"),
+])
+def test_errors_are_shown_inline_and_the_dataset_stays(fields, message, scheduler):
+    fields = {key: scheduler if value == "SCHEDULER" else value for key, value in fields.items()}
+    at = AppTest.from_function(section_script, default_timeout=60).run()
+    before = at.session_state["selection"]
+    start = time.perf_counter()
+    compute(at, **fields)
+    assert time.perf_counter() - start < 10
+    assert not at.exception and message in at.error[0].value
+    assert at.session_state["selection"] == before
+
+
+def test_dataset_name_examples():
+    assert doctest.testmod(cluster_section).failed == 0

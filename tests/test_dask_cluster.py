@@ -1,0 +1,287 @@
+"""Sharded histograms on a real Dask LocalCluster of two worker processes: equal to the
+single-process result (real molhiv sizes, QM9 SMILES), bad rows counted per shard, failing
+shards named, dead workers survived or reported, unreachable schedulers refused in time,
+sweeps on the cluster's executor and the command line."""
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from distributed import Client, LocalCluster
+
+from data_loaders import ShardError, dask_client, sharded_histogram
+from data_loaders.__main__ import main
+from data_loaders.dask_cluster import default_workers, local_cluster
+from data_loaders.ogb_layout import read_raw_sizes
+from data_loaders.paths import shared_data_root
+from data_loaders.qm9 import read_qm9
+from data_loaders.smiles import smiles_sizes
+from packing import SizeHistogram, sweep
+from packing.size_table import load_size_table
+
+ROOT = Path(__file__).resolve().parents[1]
+BAD_ROWS = {0: [5, 17], 2: [0], 3: [1499]}  # QM9 shard -> rows replaced by unparsable SMILES
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """A LocalCluster of two single-threaded worker processes, shared by the tests of this
+    module. It runs in a child process as the product's local clusters do: AppTest leaves
+    its script as ``__main__``, which workers spawned from this process would re-run."""
+    with local_cluster(2) as address:
+        yield address
+
+
+@pytest.fixture(scope="module")
+def client(scheduler):
+    with Client(scheduler, set_as_default=False) as connected:
+        yield connected
+
+
+@pytest.fixture(scope="module")
+def molhiv_shards(tmp_path_factory):
+    """All 41,127 real ogbg-molhiv graph sizes in 8 shards of three formats, and their histogram."""
+    root = shared_data_root() / "ogbg_molhiv"
+    if not root.exists():
+        pytest.skip(f"real data folder {root} is absent")
+    nodes, edges = read_raw_sizes(root, edge_factor=2)
+    folder = tmp_path_factory.mktemp("molhiv_shards")
+    for index, (part_nodes, part_edges) in enumerate(zip(np.array_split(nodes, 8), np.array_split(edges, 8))):
+        frame = pd.DataFrame({"num_nodes": part_nodes, "num_edges": part_edges})
+        if index < 5:
+            frame.to_parquet(folder / f"part-{index}.parquet", index=False)
+        else:
+            frame.to_csv(folder / f"part-{index}.csv{'.gz' if index == 7 else ''}", index=False)
+    return folder, SizeHistogram.from_sizes(nodes, edges)
+
+
+@pytest.fixture(scope="module")
+def qm9_shards(tmp_path_factory):
+    """8,000 real QM9 SMILES in 4 CSV shards, with unparsable SMILES at known rows."""
+    smiles = read_qm9()["SMILES"].tolist()[:8000]
+    folder = tmp_path_factory.mktemp("qm9_shards")
+    shards = []
+    for index, part in enumerate(np.array_split(np.array(smiles, dtype=object), 4)):
+        part = part.tolist()
+        for row in BAD_ROWS.get(index, []):
+            part[row] = f"C1CC(bad{row}"
+        pd.DataFrame({"SMILES": part}).to_csv(folder / f"mols-{index}.csv", index=False)
+        shards.append(part)
+    return folder, shards
+
+
+def single_process_smiles(shards: list[list[str]], hydrogens: bool) -> SizeHistogram:
+    nodes, edges, _ = smiles_sizes([text for part in shards for text in part], hydrogens=hydrogens)
+    return SizeHistogram.from_sizes(nodes, edges)
+
+
+def test_size_shards_on_two_workers_equal_the_single_process_histogram(client, molhiv_shards):
+    folder, expected = molhiv_shards
+    calls = []
+    hist, info = sharded_histogram(str(folder / "part-*"), client=client,
+                                   progress=lambda done, total: calls.append((done, total)))
+    assert hist == expected and hist.num_graphs == 41127
+    assert hist == SizeHistogram.merge([load_size_table(path) for path in sorted(folder.iterdir())])
+    assert calls == [(done, 8) for done in range(1, 9)]
+    assert [Path(shard["shard"]).name for shard in info["shards"]] == \
+        [f"part-{i}.parquet" for i in range(5)] + ["part-5.csv", "part-6.csv", "part-7.csv.gz"]
+    assert sum(shard["graphs"] for shard in info["shards"]) == 41127 and info["invalid"] == 0
+    assert info["workers"] == 2 and info["dashboard"].startswith("http")
+
+
+@pytest.mark.parametrize("hydrogens", [False, True])
+def test_smiles_shards_equal_the_single_process_histogram_and_count_bad_rows(client, qm9_shards, hydrogens):
+    folder, shards = qm9_shards
+    hist, info = sharded_histogram(str(folder / "*.csv"), column="smiles", hydrogens=hydrogens, client=client)
+    assert hist == single_process_smiles(shards, hydrogens)
+    assert hist.num_graphs == 8000 - 4
+    reports = {Path(shard["shard"]).name: shard for shard in info["shards"]}
+    for index, part in enumerate(shards):
+        report = reports[f"mols-{index}.csv"]
+        bad = BAD_ROWS.get(index, [])
+        assert (report["rows"], report["graphs"], report["invalid"]) == (len(part), len(part) - len(bad), len(bad))
+        assert report["invalid_examples"] == [f"row {row + 1}: 'C1CC(bad{row}'" for row in bad]
+    assert info["invalid"] == 4 and "4 SMILES in 3 shards could not be parsed" in info["provenance"]
+    if hydrogens:  # nodes are all atoms: QM9's own atom counts of the parsable rows
+        atoms = read_qm9()["N_atoms"].to_numpy()[:8000].reshape(4, 2000)
+        kept = np.concatenate([np.delete(atoms[index], BAD_ROWS.get(index, [])) for index in range(4)])
+        assert np.array_equal(hist.marginal("nodes")[0], np.unique(kept))
+        assert hist.total_nodes == int(kept.sum())
+
+
+def test_a_failing_shard_is_named_and_nothing_is_returned(client, molhiv_shards, tmp_path):
+    folder, _ = molhiv_shards
+    for path in folder.iterdir():
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    broken = tmp_path / "part-6.csv"
+    broken.write_text("num_nodes,num_edges\n3,4\n5,\n")
+    with pytest.raises(ShardError, match=r"row 2 has no value for num_edges") as error:
+        sharded_histogram(str(tmp_path / "part-*"), client=client)
+    assert error.value.shard == str(broken) and str(error.value).startswith(f"Shard {broken} failed: ")
+    assert sharded_histogram(str(folder / "part-*"), client=client)[0].num_graphs == 41127  # cluster still fine
+
+
+def test_missing_files_and_all_bad_smiles_are_refused(client, tmp_path):
+    with pytest.raises(ValueError, match="No files match"):
+        sharded_histogram(str(tmp_path / "*.parquet"), client=client)
+    (tmp_path / "bad.csv").write_text("smiles\nC1CC\nQQ\n")
+    with pytest.raises(ValueError, match="none of the 2 SMILES in 1 shard"):
+        sharded_histogram(str(tmp_path / "bad.csv"), column="smiles", client=client)
+
+
+def test_without_a_client_a_local_cluster_of_one_worker_per_core_is_made(molhiv_shards):
+    folder, expected = molhiv_shards
+    hist, info = sharded_histogram(str(folder / "part-*"))
+    assert hist == expected and info["workers"] == default_workers()
+
+
+def test_a_client_by_scheduler_address(scheduler, molhiv_shards):
+    folder, expected = molhiv_shards
+    with dask_client(scheduler) as connected:
+        hist, info = sharded_histogram([str(folder / "part-[0-4].parquet"), str(folder / "part-*.csv*")],
+                                       client=connected)
+    assert hist == expected and info["source"] == f"Dask cluster of 2 workers at {scheduler}"
+
+
+def test_an_unreachable_scheduler_fails_clearly_within_10_seconds():
+    start = time.perf_counter()  # 192.0.2.1 is reserved for documentation: packets to it go nowhere
+    with pytest.raises(ValueError, match="Could not reach a Dask scheduler at tcp://192.0.2.1:8786 within 5 s"):
+        with dask_client("192.0.2.1:8786"):
+            pass
+    assert time.perf_counter() - start < 10
+
+
+def test_a_scheduler_without_workers_is_refused():
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as empty:
+        start = time.perf_counter()
+        with pytest.raises(ValueError, match=r"has no workers \(waited 1 s\); start some with `dask worker"):
+            with dask_client(empty.scheduler_address, timeout=1):
+                pass
+        assert time.perf_counter() - start < 10
+
+
+def test_a_sweep_on_the_cluster_equals_the_local_sweep(client, molhiv_shards):
+    _, hist = molhiv_shards
+    grid = ([222, 300, 400, 500], [502, 700, 1000])
+    on_cluster = sweep(hist, *grid, executor=client.get_executor(), workers=2)
+    pd.testing.assert_frame_equal(on_cluster, sweep(hist, *grid, workers=1))
+    assert on_cluster["feasible"].all() and on_cluster["packs"].min() > 0
+
+
+def _kill_all_workers(client: Client) -> list[int]:
+    pids = list(client.run(os.getpid).values())
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+    return pids
+
+
+def test_a_worker_killed_mid_run_does_not_change_the_result(client, qm9_shards):
+    folder, shards = qm9_shards
+    before = client.run(os.getpid)
+    killed = []
+
+    def kill_once(done: int, total: int) -> None:
+        if not killed:  # after the first shard, while the others are being read
+            victim = sorted(before)[0]
+            os.kill(before[victim], signal.SIGKILL)
+            killed.append(before[victim])
+
+    hist, info = sharded_histogram(str(folder / "*.csv"), column="smiles", client=client, progress=kill_once)
+    assert killed and hist == single_process_smiles(shards, hydrogens=False) and info["invalid"] == 4
+    client.wait_for_workers(2, timeout=30)
+    assert killed[0] not in client.run(os.getpid).values()  # the nanny started a new worker
+
+
+def test_workers_that_keep_dying_give_a_clear_error_never_a_smaller_histogram(qm9_shards, monkeypatch):
+    folder, _ = qm9_shards
+    monkeypatch.setenv("DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES", "0")  # read by the child's scheduler
+    with local_cluster(2) as fragile, Client(fragile, set_as_default=False) as client:
+        killed = []
+
+        def kill_at_first_shard(done: int, total: int) -> None:
+            if not killed:
+                killed.extend(_kill_all_workers(client))
+
+        with pytest.raises(ShardError, match=r"died each time it was tried \(KilledWorker\)") as error:
+            sharded_histogram(str(folder / "*.csv"), column="smiles", client=client, progress=kill_at_first_shard)
+        assert killed and Path(error.value.shard).parent == folder
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "data_loaders", "histogram", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=180)
+
+
+@pytest.fixture()
+def dask_commands(tmp_path):
+    """A scheduler and two workers started with Dask's own commands, as on a real cluster
+    (README: the project importable through PYTHONPATH on the scheduler and the workers)."""
+    bin_dir, scheduler_file = Path(sys.executable).parent, tmp_path / "scheduler.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    started = [subprocess.Popen([bin_dir / "dask", "scheduler", "--port", "0", "--dashboard-address", ":0",
+                                 "--scheduler-file", scheduler_file], env=env, stderr=subprocess.DEVNULL)]
+    try:
+        started.append(subprocess.Popen([bin_dir / "dask", "worker", "--scheduler-file", scheduler_file,
+                                         "--nworkers", "2", "--nthreads", "1"], env=env, stderr=subprocess.DEVNULL))
+        with Client(scheduler_file=str(scheduler_file), timeout=60, set_as_default=False) as client:
+            client.wait_for_workers(2, timeout=60)
+            yield client.scheduler.address
+    finally:
+        for process in reversed(started):
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def test_cli_on_dask_scheduler_and_worker_commands_with_a_shard_report(dask_commands, qm9_shards, tmp_path):
+    folder, shards = qm9_shards
+    out, report = tmp_path / "hist.parquet", tmp_path / "shards.csv"
+    result = cli("--input", str(folder / "*.csv"), "--column", "smiles", "--scheduler", dask_commands,
+                 "--out", str(out), "--shard-report", str(report))
+    assert result.returncode == 0, result.stderr
+    assert SizeHistogram.load(out) == single_process_smiles(shards, hydrogens=False)
+    assert "Dask dashboard: http" in result.stderr and "4 of 4 shards read" in result.stderr
+    assert f"{folder / 'mols-0.csv'}: 2 of 2,000 SMILES could not be parsed (row 6: 'C1CC(bad5'" in result.stdout
+    table = pd.read_csv(report)
+    assert table["invalid"].tolist() == [2, 0, 1, 1] and table["rows"].sum() == 8000
+
+
+def test_cli_on_a_local_cluster_of_two_workers(molhiv_shards, tmp_path):
+    folder, expected = molhiv_shards
+    out = tmp_path / "hist.csv"
+    result = cli("--input", str(folder / "part-*"), "--workers", "2", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert SizeHistogram.load(out) == expected
+    assert "from Dask cluster of 2 workers" in result.stdout and "Traceback" not in result.stderr
+
+
+def test_cli_with_an_unreachable_scheduler_fails_clearly_within_10_seconds(tmp_path, capsys):
+    start = time.perf_counter()  # nothing listens on port 9 (discard) here: connections are refused
+    assert main(["histogram", "--input", "x/*.csv", "--scheduler", "tcp://127.0.0.1:9",
+                 "--out", str(tmp_path / "h.csv")]) == 2
+    assert time.perf_counter() - start < 10
+    assert capsys.readouterr().err.startswith("error: Could not reach a Dask scheduler at tcp://127.0.0.1:9 within 5 s")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--input", "x/*.csv", "--scheduler", "tcp://127.0.0.1:9", "--workers", "2"], "workers sets the size of a local"),
+    (["--input", "x/*.csv", "--scheduler", "http://127.0.0.1:8787"], "is a web address (Dask's dashboard?)"),
+    (["qm9", "--input", "x/*.csv"], "not both"),
+    ([], "give a data set NAME"),
+    (["--input", "x/*.csv", "--split", "train"], "--split only applies to a data set NAME"),
+    (["qm9", "--column", "smiles", "--scheduler", "tcp://h:1"], "--column, --scheduler only apply to --input"),
+    (["--input", "x/*.csv", "--hydrogens"], "hydrogens applies to SMILES"),
+    (["--input", "x/*.csv", "--shard-report", "r.txt"], "--shard-report must end with .csv"),
+])
+def test_cli_refuses_bad_arguments_before_starting_a_cluster(args, message, tmp_path, capsys):
+    assert main(["histogram", *args, "--out", str(tmp_path / "h.csv")]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("error: ") and message in error and "Dask dashboard" not in error
