@@ -17,6 +17,7 @@ DATASETS = st.Page("pages/datasets_page.py", title="Datasets", icon=":material/b
 PACKING = st.Page("pages/packing_page.py", title="Packing", icon=":material/inventory_2:", url_path="packing")
 SWEEP = st.Page("pages/sweep_page.py", title="Limit sweep", icon=":material/grid_on:", url_path="sweep")
 BATCHING = st.Page("pages/batching_page.py", title="Batching", icon=":material/stacked_bar_chart:", url_path="batching")
+THROUGHPUT = st.Page("pages/throughput_page.py", title="Throughput", icon=":material/speed:", url_path="throughput")
 EXPORT = st.Page("pages/export_page.py", title="Export", icon=":material/download:", url_path="export")
 
 
@@ -41,15 +42,17 @@ def overview() -> None:
         "choose those limits.\n"
         "4. **Batching**: compare the batching you use today (static, dynamic, PyG's sampler, shape "
         "buckets) with packing: padding, batches per epoch and distinct shapes (compilations).\n"
-        "5. **Export**: download the configuration as JSON (with the plan), the strategies as CSV and "
+        "5. **Throughput**: time per epoch and graphs per second of every strategy, priced by a "
+        "calibration of a real PyG model on a named device (shipped, uploaded, or measured here).\n"
+        "6. **Export**: download the configuration as JSON (with the plan), the strategies as CSV and "
         "the figures as PNG or interactive HTML."
     )
-    columns = st.columns(5)
+    columns = st.columns(6)
     for column, page, text in zip(
-        columns, (DATASETS, PACKING, SWEEP, BATCHING, EXPORT),
+        columns, (DATASETS, PACKING, SWEEP, BATCHING, THROUGHPUT, EXPORT),
         ("Sizes, histogram, marginals, comparison, upload", "Limits, efficiencies, Table 2 comparison",
          "Harmonic-mean heatmap, smallest good limits", "Static, dynamic, buckets vs packing",
-         "JSON, CSV, PNG and HTML"),
+         "Time per epoch on a calibrated device", "JSON, CSV, PNG and HTML"),
     ):
         with column:
             st.page_link(page, label=f"**{page.title}**", icon=page.icon)
@@ -80,7 +83,7 @@ def overview() -> None:
 
 
 HOME = st.Page(overview, title="Overview", icon=":material/home:", default=True)
-navigation = st.navigation([HOME, DATASETS, PACKING, SWEEP, BATCHING, EXPORT])
+navigation = st.navigation([HOME, DATASETS, PACKING, SWEEP, BATCHING, THROUGHPUT, EXPORT])
 try:
     links.read_link()
     st.session_state[state.SELECTION] = dataset_sidebar()

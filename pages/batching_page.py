@@ -6,10 +6,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from packing import PackLimits, SizeHistogram
+from packing import PackLimits
 from packing.batching import DEFAULT_BUCKETS
 from packing.bucket_shapes import MAX_SHAPES
 from pages import batching_figures, cache, state
+from pages.packing_row import packing_limits
 from pages.widgets import current_dataset, mirrored, mirrored_choice, run_page
 
 #: Session key owned by no widget: the comparison last shown (batch size, steps, seed,
@@ -78,17 +79,6 @@ def controls() -> dict:
                       help=f"Fixed shapes of the buckets strategy; {DEFAULT_BUCKETS} is torch.compile's "
                            "recompile_limit.")
     return dict(chosen)
-
-
-def packing_limits(hist: SizeHistogram) -> tuple[PackLimits | None, str]:
-    """The limits of the packing row: those chosen on the other pages when every graph fits
-    them, else None (the default: the dynamic target) with the reason."""
-    chosen = state.choice()
-    try:
-        chosen.limits.check_fits(hist)
-    except ValueError as error:
-        return None, f"The chosen limits do not hold every graph ({error}) The packing row uses the dynamic target."
-    return chosen.limits, f"Packing row: limits {chosen.limits} from {chosen.source}; {state.method().label}."
 
 
 def use_target_as_limits(target: list[int]) -> None:

@@ -1,0 +1,159 @@
+"""Predicted against measured epochs: does a calibration's estimate hold for real training?
+
+For QM9 (bond graphs, 130,831 molecules) and ogbg-molhiv's training split (32,901
+graphs), a dataset with the real graph sizes and random features of OGB's widths
+(``data_loaders.random_mol_dataset``) is trained for whole epochs with the calibration's
+own model (GIN, hidden 64, 3 layers by default: forward, mean squared error, backward,
+Adam) through
+
+* PyG's ``DataLoader(batch_size=128, shuffle=True)``, and
+* the packed loader (``data_loaders.PackedLoader``) with the plan ``throughput.estimate``
+  uses when given none: best fit into the dynamic padding target of batch size 128.
+
+Measured: the training time of the epoch (every step timed on its own, as the calibration
+times steps; the loader's work between steps is not part of it) and the wall time of the
+epoch (loader included). Predicted: ``throughput.estimate`` on the dataset's histogram
+(simulated batches, no training data needed), and the calibration applied to the padded
+shapes the measured epoch really had. The loaders take turns epoch by epoch so that load
+from other work hits them alike; medians over ``--epochs`` epochs.
+
+    .venv/bin/python -m benchmarks.bench_throughput [--calibration FILE] [--epochs 1]
+
+Prints the table and writes benchmarks/results/throughput.csv.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+from torch_geometric.loader import DataLoader
+
+from benchmarks.timing import save_results
+from data_loaders import PackedLoader, load_histogram, random_mol_dataset
+from packing import PackingPlan, SizeHistogram, pack
+from packing.batching import default_requests
+from throughput import Calibration, estimate, load_calibration, shipped_calibrations
+from throughput.calibration import cpu_name, slug
+from throughput.measure import TrainStep
+from throughput.models import model_spec
+
+BATCH_SIZE = 128
+DATASETS = {"QM9 (bonds)": ("qm9", {"graph": "bonds"}), "ogbg-molhiv train": ("ogbg-molhiv", {})}
+WARMUP_STEPS = 10
+TOLERANCE = 0.15
+
+
+def this_cpu_calibration() -> Path:
+    """The shipped GIN calibration of this machine's CPU (named by its model string)."""
+    prefix = f"{slug(cpu_name())}__gin-h64-l3__eager"
+    found = [path for path in shipped_calibrations() if path.name.startswith(prefix)]
+    if not found:
+        raise SystemExit(f"No shipped calibration for this CPU ({prefix}*.json); run "
+                         "python -m throughput calibrate --out throughput/calibrations/ first, or pass --calibration.")
+    return found[0]
+
+
+def packed_plan(hist: SizeHistogram) -> PackingPlan:
+    """The plan ``throughput.estimate`` packs when given none (best fit into the dynamic target)."""
+    return pack(hist, default_requests(hist, BATCH_SIZE, None, 0)["packing"]["limits"])
+
+
+class Trainer:
+    """The calibration's model, optimiser and step, fed by a loader's batches."""
+
+    def __init__(self, cal: Calibration) -> None:
+        torch.manual_seed(0)
+        self.spec = model_spec(cal.model, cal.hidden, cal.layers, cal.model_info["in_channels"])
+        self.module = self.spec.build()
+        self.step = TrainStep(self.module, "cpu")
+
+    def run(self, batch: Any) -> float:
+        inputs = self.spec.batch_inputs(batch, "cpu")
+        return self.step.timed(self.module, inputs, batch.y.float().view(-1, 1))
+
+    def epoch(self, loader: Any, epoch: int) -> dict[str, Any]:
+        """One whole epoch: training seconds, wall seconds and the padded shape of every step."""
+        if hasattr(loader, "set_epoch"):
+            loader.set_epoch(epoch)
+        shapes, train = [], 0.0
+        start = time.perf_counter()
+        for batch in loader:
+            train += self.run(batch)
+            shapes.append((batch.num_nodes, batch.num_edges, batch.num_graphs))
+        return {"train": train, "wall": time.perf_counter() - start, "shapes": np.array(shapes)}
+
+    def warm_up(self, loader: Any) -> None:
+        for step, batch in enumerate(loader):
+            if step == WARMUP_STEPS:
+                break
+            self.run(batch)
+
+
+def measure(dataset_name: str, name: str, options: dict[str, Any], cal: Calibration, epochs: int) -> list[dict]:
+    hist, _ = load_histogram(name, **options)
+    dataset = random_mol_dataset(hist)
+    plan = packed_plan(hist)
+    table = estimate(hist, BATCH_SIZE, cal, plan).set_index("strategy")
+    loaders = {"PyG DataLoader (batch_size=128)": ("pyg_dataloader", DataLoader(dataset, BATCH_SIZE, shuffle=True)),
+               f"packed loader ({plan.limits.max_nodes} nodes, {plan.limits.max_edges} edges, "
+               f"{plan.limits.max_graphs} graphs)": ("packing", PackedLoader(dataset, plan))}
+    trainers = {label: Trainer(cal) for label in loaders}
+    for label, (_, loader) in loaders.items():
+        trainers[label].warm_up(loader)
+    runs: dict[str, list[dict[str, Any]]] = {label: [] for label in loaders}
+    for epoch in range(epochs):
+        for label, (_, loader) in loaders.items():
+            runs[label].append(trainers[label].epoch(loader, epoch))
+    rows = []
+    for label, (strategy, _) in loaders.items():
+        row = table.loc[strategy]
+        measured = statistics.median(run["train"] for run in runs[label])
+        wall = statistics.median(run["wall"] for run in runs[label])
+        shapes = runs[label][0]["shapes"]
+        on_real_shapes = float(np.sum(cal.predict_step(shapes[:, 0], shapes[:, 1], shapes[:, 2])))
+        predicted = float(row["epoch_seconds"])
+        rows.append({
+            "dataset": dataset_name, "loader": label, "steps": len(shapes),
+            "predicted_steps": round(float(row["steps_per_epoch"]), 1),
+            "predicted_s": round(predicted, 2),
+            "band_s": f"{row['epoch_low']:.2f}-{row['epoch_high']:.2f}",
+            "predicted_on_real_shapes_s": round(on_real_shapes, 2),
+            "measured_train_s": round(measured, 2),
+            "error_pct": round(100 * (predicted / measured - 1), 1),
+            "within_15pct": abs(predicted / measured - 1) <= TOLERANCE,
+            "measured_epoch_wall_s": round(wall, 2),
+            "loading_s": round(wall - measured, 2),
+        })
+        print(f"{dataset_name:<18} {label:<52} predicted {predicted:7.2f} s, measured {measured:7.2f} s "
+              f"({rows[-1]['error_pct']:+.1f} %), wall {wall:7.2f} s", flush=True)
+    return rows
+
+
+def main() -> pd.DataFrame:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--calibration", type=Path, help="calibration JSON (default: this CPU's shipped one)")
+    parser.add_argument("--epochs", type=int, default=1, help="measured epochs per loader (default 1)")
+    args = parser.parse_args()
+    cal = load_calibration(args.calibration or this_cpu_calibration())
+    torch.set_num_threads(int(cal.device_info["threads"]))
+    print(f"calibration: {cal.label}; {cal.fit.describe()}; held-out error p90 {100 * cal.error_band:.1f} %")
+    print(f"torch threads {torch.get_num_threads()}, load average {os.getloadavg()[0]:.2f} at start")
+    rows = []
+    for dataset_name, (name, options) in DATASETS.items():
+        rows.extend(measure(dataset_name, name, options, cal, args.epochs))
+    table = pd.DataFrame(rows).assign(calibration=cal.source, load_average_end=round(os.getloadavg()[0], 2))
+    with pd.option_context("display.width", 250, "display.max_columns", 20):
+        print(table.drop(columns=["calibration"]).to_string(index=False))
+    save_results(table, "throughput")
+    return table
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+"""``python -m throughput calibrate|estimate`` as users run them: real processes, real files."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from packing import PackLimits, SizeHistogram, pack
+from packing.export import export_config, save_config
+from throughput import load_calibration, shipped_calibrations
+from throughput.cli import run
+
+ROOT = Path(__file__).absolute().parents[1]
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "throughput", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_calibrate_shows_progress_and_writes_a_verified_file(tmp_path):
+    out = tmp_path / "cpu.json"
+    done = run_cli("calibrate", "--hidden", "4", "--layers", "1", "--shapes", "6", "--max-nodes", "64",
+                   "--max-edges", "128", "--max-graphs", "4", "--threads", "1", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "[  1/6]" in done.stderr and "[  6/6]" in done.stderr
+    assert "held-out error" in done.stdout and str(out) in done.stdout
+    cal = load_calibration(out)
+    assert cal.device_info["threads"] == 1 and len(cal.timings) == 6 and max(t.shape[0] for t in cal.timings) <= 64
+
+
+def test_estimate_prints_every_strategy_and_writes_the_section(tmp_path):
+    hist = SizeHistogram.from_counts([4, 6, 10], [8, 12, 22], [50, 30, 20])
+    plan = pack(hist, PackLimits(40, 80, 8))
+    config = save_config(export_config(plan, hist, {"dataset": "toy"}), tmp_path / "config.json")
+    calibration = shipped_calibrations()[0]
+    done = run_cli("estimate", str(config), "--calibration", str(calibration), "--batch-size", "8",
+                   "--out", str(tmp_path / "estimate.json"))
+    assert done.returncode == 0, done.stderr
+    for name in ("static_constant", "static_64", "dynamic", "buckets", "packing", "pyg_dataloader"):
+        assert name in done.stdout
+    assert load_calibration(calibration).label in done.stdout
+    section = json.loads((tmp_path / "estimate.json").read_text())
+    assert section["run"]["batch_size"] == 8 and len(section["table"]) == 8
+
+
+def test_errors_end_with_a_message_and_status_2(tmp_path, capsys):
+    hist = SizeHistogram.from_counts([4], [8], [10])
+    config = save_config(export_config(pack(hist, PackLimits(8, 16, 2)), hist, {}), tmp_path / "config.json")
+    broken = tmp_path / "broken.json"
+    broken.write_text("{ not json")
+    cases = [
+        (("estimate", str(config), "--calibration", str(broken), "--batch-size", "4"), "not a calibration file"),
+        (("estimate", str(config), "--calibration", str(shipped_calibrations()[0])), "give --batch-size"),
+        (("estimate", str(tmp_path / "none.json"), "--calibration", str(broken)), "No configuration file"),
+        (("calibrate", "--device", "cuda:7", "--shapes", "6"), "error:"),
+        (("calibrate", "--shapes", "2"), "count must lie"),
+    ]
+    for args, message in cases:
+        assert run(list(args)) == 2, args
+        stderr = capsys.readouterr().err
+        assert stderr.splitlines()[-1].startswith("error: ") and message in stderr, (args, stderr)

@@ -1,0 +1,191 @@
+"""Estimates: hand-worked epochs under a known cost model, scaling, multi-device waits,
+compilation pricing, the speed-up baseline, the export section and bad input."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from packing import PackLimits, SizeHistogram, pack
+from packing.export import export_config, load_config
+from throughput import ROWS, Calibration, estimate, load_calibration, shipped_calibrations, throughput_section
+from throughput.estimate import price_batches, pyg_dataloader_batches
+from throughput.records import ShapeTiming
+from throughput.shapes import default_shapes
+
+GRID = default_shapes(12, max_nodes=4096, max_edges=16384, max_graphs=256)
+
+
+def synthetic(intercept: float, per_node: float, per_edge: float = 0.0, per_graph: float = 0.0, *,
+              compile_seconds: tuple[float, float] | None = None, eager_factor: float = 3.0,
+              recompile_limit: int = 8) -> Calibration:
+    """A calibration whose timings follow a known linear law exactly (compile mode: every
+    compilation after the first costs compile_seconds[1], the first compile_seconds[0],
+    eager steps take eager_factor times as long)."""
+    timings = []
+    for index, (nodes, edges, graphs) in enumerate(GRID):
+        seconds = intercept + per_node * nodes + per_edge * edges + per_graph * graphs
+        extra = {} if compile_seconds is None else {
+            "compile_seconds": compile_seconds[0] if index == 0 else compile_seconds[1],
+            "eager_median": eager_factor * seconds}
+        timings.append(ShapeTiming((nodes, edges, graphs), seconds, seconds, seconds, seconds, 3, **extra))
+    mode = "eager" if compile_seconds is None else "compile"
+    return Calibration.from_timings(
+        "gin", 64, 3, "cpu", mode, timings, device_info={"device": "cpu", "type": "cpu", "name": "test CPU"},
+        versions={"torch": "test"}, model_info={"name": "gin", "hidden": 64, "layers": 3, "in_channels": 9},
+        timing={}, created="2026-01-01T00:00:00Z", recompile_limit=None if compile_seconds is None else recompile_limit)
+
+
+HIST = SizeHistogram.from_counts([4, 6, 10], [8, 12, 22], [5, 3, 2])  # 10 graphs, 58 nodes
+
+
+def test_pyg_dataloader_epoch_is_the_hand_worked_sum():
+    cal = synthetic(1e-3, 1e-5)
+    row = estimate(HIST, 4, cal).set_index("strategy").loc["pyg_dataloader"]
+    # batches of 4, 4 and 2 graphs: 3 steps of 1 ms plus 10 us for each of the 58 nodes
+    assert row["steps_per_epoch"] == 3
+    assert row["epoch_seconds"] == pytest.approx(3 * 1e-3 + 58 * 1e-5, rel=1e-9)
+    assert row["graphs_per_second"] == pytest.approx(10 / row["epoch_seconds"])
+    assert row["compile_seconds_per_epoch"] == 0 and row["compilations"] == 0
+
+
+def test_packing_row_prices_every_pack_at_the_plan_capacity():
+    plan = pack(HIST, PackLimits(20, 40, 4))
+    cal = synthetic(2e-3, 1e-5, 1e-6, 1e-4)
+    row = estimate(HIST, 4, cal, plan).set_index("strategy").loc["packing"]
+    per_step = 2e-3 + 20 * 1e-5 + 40 * 1e-6 + 4 * 1e-4
+    assert row["steps_per_epoch"] == plan.num_packs
+    assert row["epoch_seconds"] == pytest.approx(plan.num_packs * per_step, rel=1e-9)
+    assert row["step_ms"] == pytest.approx(1e3 * per_step, rel=1e-9)
+
+
+def test_estimates_scale_as_the_model_says():
+    base = estimate(HIST, 4, synthetic(1e-3, 1e-5)).set_index("strategy")
+    node_heavy = estimate(HIST, 4, synthetic(1e-3, 3e-5)).set_index("strategy")
+    fixed_only = estimate(HIST, 4, synthetic(1e-3, 0.0)).set_index("strategy")
+    node_part = base["epoch_seconds"] - fixed_only["epoch_seconds"]
+    assert fixed_only["epoch_seconds"].to_numpy() == pytest.approx(base["steps_per_epoch"].to_numpy() * 1e-3,
+                                                                   rel=1e-9)
+    assert (node_heavy["epoch_seconds"] - fixed_only["epoch_seconds"]).to_numpy() == pytest.approx(
+        3 * node_part.to_numpy(), rel=1e-9)
+    assert list(base.index) == list(ROWS)
+
+
+def test_error_band_is_the_held_out_error_of_the_fit():
+    cal = synthetic(1e-3, 1e-5)
+    shaky = Calibration(**{**cal.__dict__, "fit": type(cal.fit)(cal.fit.form, cal.fit.coefficients,
+                                                               {**cal.fit.held_out, "p90": 0.2}, cal.fit.forms)})
+    row = estimate(HIST, 4, shaky).set_index("strategy").loc["pyg_dataloader"]
+    assert row["epoch_low"] == pytest.approx(0.8 * row["epoch_seconds"])
+    assert row["epoch_high"] == pytest.approx(1.2 * row["epoch_seconds"])
+
+
+def test_a_step_on_several_devices_waits_for_its_largest_batch():
+    cal = synthetic(1e-3, 1e-5)
+    batches = pd.DataFrame({"step": [0, 0, 1, 1], "device": [0, 1, 0, 1], "graphs": [1, 1, 1, 1],
+                            "padded_nodes": [100, 300, 200, 200], "padded_edges": 0, "padded_graphs": 1})
+    priced = price_batches(batches, cal, epochs_run=1.0)
+    assert priced["epoch_seconds"] == pytest.approx((1e-3 + 300e-5) + (1e-3 + 200e-5), rel=1e-9)
+    busy = 4 * 1e-3 + 800e-5  # four batches of 1 ms plus their nodes
+    assert priced["wait_share"] == pytest.approx(1 - busy / (2 * priced["epoch_seconds"]))
+    assert priced["steps_per_epoch"] == 2
+
+
+def test_compilations_are_priced_until_the_recompile_limit_then_steps_run_eagerly():
+    cal = synthetic(1e-3, 0.0, compile_seconds=(50.0, 20.0), eager_factor=3.0, recompile_limit=2)
+    shapes = [100, 200, 100, 300, 300, 200]  # shapes A B A C C B: A and B compile, C runs eagerly
+    batches = pd.DataFrame({"step": range(6), "device": 0, "graphs": 1, "padded_nodes": shapes,
+                            "padded_edges": 0, "padded_graphs": 1})
+    priced = price_batches(batches, cal, epochs_run=2.0)
+    assert priced["compilations"] == 2
+    assert priced["eager_step_share"] == pytest.approx(2 / 6)
+    assert priced["compile_seconds_per_epoch"] == pytest.approx((50 + 20) / 2)
+    assert priced["epoch_seconds"] == pytest.approx((4 * 1e-3 + 2 * 3e-3 + 70) / 2, rel=1e-9)
+    assert priced["steps_per_epoch"] == 3
+
+
+def test_every_device_compiles_the_shapes_it_meets():
+    cal = synthetic(1e-3, 0.0, compile_seconds=(5.0, 2.0))
+    batches = pd.DataFrame({"step": [0, 0, 1, 1], "device": [0, 1, 0, 1], "graphs": 1,
+                            "padded_nodes": [100, 200, 200, 100], "padded_edges": 0, "padded_graphs": 1})
+    priced = price_batches(batches, cal, epochs_run=1.0)
+    # step 0: both devices compile their first shape (5 s each, in parallel); step 1: both a second one (2 s)
+    assert priced["compilations"] == 4
+    assert priced["compile_seconds_per_epoch"] == pytest.approx(5.0 + 2.0)
+
+
+def test_pyg_dataloader_batches_follow_distributed_sampler():
+    from packing.batching import RunSpec
+
+    hist = SizeHistogram.from_counts([3], [4], [7])
+    batches = pyg_dataloader_batches(hist, 2, RunSpec(2, None, 1, 0, 2))
+    # 7 graphs on 2 ranks: 4 each (one repeated), 2 batches of 2 per rank
+    assert batches.groupby("device")["graphs"].sum().tolist() == [4, 4]
+    assert batches["step"].max() == 1 and batches.attrs["epochs_run"] == 1
+    assert (batches["padded_nodes"] == 3 * batches["graphs"]).all()
+
+
+def test_speedup_is_against_the_chosen_baseline():
+    table = estimate(HIST, 4, synthetic(1e-3, 1e-5), baseline="static_64").set_index("strategy")
+    assert table.loc["static_64", "speedup"] == pytest.approx(1.0)
+    assert table.loc["static_constant", "speedup"] == pytest.approx(
+        table.loc["static_64", "epoch_seconds"] / table.loc["static_constant", "epoch_seconds"])
+
+
+def test_shapes_past_the_calibration_are_marked_extrapolated():
+    table = estimate(HIST, 4, synthetic(1e-3, 1e-5)).set_index("strategy")
+    assert not table["extrapolated"].any()
+    huge = SizeHistogram.from_counts([5000], [9000], [4])
+    assert estimate(huge, 2, synthetic(1e-3, 1e-5))["extrapolated"].all()
+
+
+def test_molhiv_with_the_shipped_calibration_favours_less_padding(molhiv):
+    cal = load_calibration(shipped_calibrations()[0])
+    table = estimate(molhiv, 128, cal, devices=2).set_index("strategy")
+    # static_constant pads every batch to 128 x the largest molecule: the slowest by far
+    assert table["epoch_seconds"].idxmax() == "static_constant"
+    assert (table["epoch_low"] <= table["epoch_seconds"]).all() and (table["epoch_seconds"] <= table["epoch_high"]).all()
+    assert (table["wait_share"] >= 0).all() and (table["wait_share"] < 1).all()
+
+
+def test_the_export_section_is_json_and_loads_with_the_configuration():
+    plan = pack(HIST, PackLimits(20, 40, 4))
+    table = estimate(HIST, 4, synthetic(1e-3, 1e-5), plan)
+    section = throughput_section(table)
+    config = export_config(plan, HIST, {"dataset": "toy"}, sections={"throughput": section})
+    loaded, loaded_plan = load_config(json.dumps(config))
+    assert loaded_plan == plan
+    rows = {row["strategy"]: row for row in loaded["throughput"]["table"]}
+    assert rows["packing"]["epoch_seconds"] == pytest.approx(float(table.set_index("strategy").loc["packing",
+                                                                                                    "epoch_seconds"]))
+    assert loaded["throughput"]["calibration"]["device"]["name"] == "test CPU"
+    assert loaded["throughput"]["calibration"]["fit"]["held_out"]["p90"] == 0.0 or \
+        loaded["throughput"]["calibration"]["fit"]["held_out"]["p90"] < 1e-9
+    with pytest.raises(ValueError, match="table returned by throughput.estimate"):
+        throughput_section(pd.DataFrame({"strategy": ["x"]}))
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"calibration": "file.json"}, "must be a Calibration"),
+    ({"baseline": "fastest"}, "baseline must be one of"),
+    ({"batch_size": 1}, "batch_size"),
+    ({"devices": 0}, "devices"),
+])
+def test_bad_input_is_refused(kwargs, message):
+    arguments = {"hist": HIST, "batch_size": 4, "calibration": synthetic(1e-3, 1e-5), **kwargs}
+    with pytest.raises(ValueError, match=message):
+        estimate(**arguments)
+
+
+def test_plan_for_other_graphs_is_refused():
+    other = pack(SizeHistogram.from_counts([3], [4], [2]), PackLimits(6, 8, 2))
+    with pytest.raises(ValueError):
+        estimate(HIST, 4, synthetic(1e-3, 1e-5), other)
+
+
+def test_predict_step_takes_arrays():
+    cal = synthetic(1e-3, 1e-5)
+    assert cal.predict_step(np.array([10, 20]), np.array([0, 0]), 1).tolist() == pytest.approx([1.1e-3, 1.2e-3])
+    assert isinstance(cal.predict_step(10, 0, 1), float)

@@ -1,0 +1,18 @@
+"""Throughput estimates measured on a named device: calibrate a real PyG model, fit a cost
+model of one training step, and price every batching strategy per step and per epoch.
+
+Torch is imported only to measure (:func:`calibrate`); loading a calibration and
+estimating need numpy, scipy and pandas.
+
+>>> from throughput import load_calibration, shipped_calibrations
+>>> cal = load_calibration(shipped_calibrations()[0])
+>>> cal.predict_step(2000, 4000, 64) > 0
+True
+"""
+from .calibration import Calibration, calibrate, default_calibration, load_calibration, shipped_calibrations
+from .estimate import ROWS, estimate
+from .fit import CostFit, fit_cost_model
+from .report import throughput_section
+
+__all__ = ["Calibration", "CostFit", "ROWS", "calibrate", "default_calibration", "estimate", "fit_cost_model",
+           "load_calibration", "shipped_calibrations", "throughput_section"]

@@ -1,0 +1,470 @@
+"""Calibrations: step times of a real PyG model measured on a named device, the cost model
+fitted to them, and the JSON file that carries both.
+
+:func:`calibrate` times forward + backward + Adam step of the model at a grid of padded
+shapes (:mod:`throughput.measure`, :mod:`throughput.shapes`) and fits the cost model
+(:mod:`throughput.fit`). The file (``SCHEMA_VERSION`` 1)::
+
+    {
+      "schema": "graph-packing-calibration", "schema_version": 1,
+      "created": "2026-11-22T18:00:00Z",
+      "device": {"type": "cpu", "name": "AMD EPYC", "threads": 2, "platform": "Linux-...", "cuda": null},
+      "versions": {"torch": "2.13.0+cpu", "torch_geometric": "2.8.0.post1", "cuda": null, "python": "3.11.2"},
+      "model": {"name": "gin", "hidden": 64, "layers": 3, "in_channels": 9, "parameters": 25153, ...},
+      "mode": "eager",                                  # or "compile": torch.compile(dynamic=False)
+      "timing": {"warmup": 3, "repeats": 15, "min_repeats": 3, "budget_seconds": 1.0, "seed": 0},
+      "timings": [{"nodes": 1024, "edges": 2048, "graphs": 3, "median": 0.012, "p25": ..., "p75": ...,
+                   "min": ..., "repeats": 15}, ...],   # compile mode adds compile_seconds, eager_median
+      "fit": {"form": "linear", "coefficients": {...}, "held_out": {"median": ..., "p90": ..., ...}, ...},
+      "eager_fit": null,                                # compile mode: the fit of the eager step times
+      "compile": null,                                  # compile mode: {"first_seconds", "seconds", "recompile_limit"}
+      "digest": "sha256 of the rest"
+    }
+
+:func:`load_calibration` refuses a file whose digest does not match its content (changed
+after it was written) or whose stored fit is not the fit of its own timings.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import platform
+import statistics
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from .fit import CostFit, cost_fit_from_dict, fit_cost_model
+from .records import ShapeTiming
+from .shapes import Shape, check_shapes, default_shapes
+
+SCHEMA = "graph-packing-calibration"
+SCHEMA_VERSION = 1
+MAX_FILE_BYTES = 16 * 2**20
+MODES = ("eager", "compile")
+#: The models a calibration builds itself (a user's factory is the other choice).
+MODELS = ("gin", "schnet")
+SHIPPED = Path(__file__).resolve().parent / "calibrations"
+_FIT_TOLERANCE = 1e-6
+Progress = Callable[[int, int, Shape], None]
+
+
+def cpu_name() -> str:
+    """The CPU's model name (``/proc/cpuinfo``, else ``platform.processor()``)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.lower().startswith("model name") and ":" in line:
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def slug(text: str) -> str:
+    """A file-name-safe lower-case form of ``text``.
+
+    >>> slug("NVIDIA H100 80GB HBM3")
+    'nvidia-h100-80gb-hbm3'
+    """
+    kept = "".join(c if c.isalnum() else "-" for c in text.lower())
+    return "-".join(part for part in kept.split("-") if part) or "device"
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A model's step times on one device and the cost model fitted to them.
+
+    ``model``, ``hidden``, ``layers``, ``device`` (``"cpu"``, ``"cuda"``, ``"cuda:1"``)
+    and ``mode`` (``"eager"`` or ``"compile"``) say what was timed; ``device_info`` and
+    ``versions`` where and with what; ``timings`` the measurements; ``fit`` the cost
+    model of a step; in compile mode ``eager_fit`` prices steps that run eagerly and
+    ``compile`` the cost of compilations.
+    """
+
+    model: str
+    hidden: int
+    layers: int
+    device: str
+    mode: str
+    timings: tuple[ShapeTiming, ...]
+    fit: CostFit
+    device_info: dict[str, Any]
+    versions: dict[str, Any]
+    model_info: dict[str, Any]
+    timing: dict[str, Any]
+    created: str
+    eager_fit: CostFit | None = None
+    compile: dict[str, Any] | None = None
+    source: str = field(default="", compare=False)
+
+    # ----------------------------------------------------------------- predictions
+    def predict_step(self, nodes: Any, edges: Any, graphs: Any) -> Any:
+        """Seconds of one training step at a padded shape (numbers, or arrays of shapes).
+
+        >>> cal = Calibration.from_dict(json.loads(shipped_calibrations()[0].read_text()))
+        >>> 0 < cal.predict_step(1000, 2000, 32) < cal.predict_step(4000, 8000, 32)
+        True
+        """
+        shapes = np.column_stack(np.broadcast_arrays(nodes, edges, graphs)).astype(np.int64)
+        seconds = self.fit.predict(shapes)
+        return float(seconds[0]) if np.ndim(nodes) == 0 and np.ndim(edges) == 0 and np.ndim(graphs) == 0 \
+            else seconds
+
+    def predict_eager(self, shapes: np.ndarray) -> np.ndarray:
+        """Seconds per step at each shape row when it runs eagerly (in compile mode: past
+        torch's recompile limit)."""
+        return (self.eager_fit or self.fit).predict(np.asarray(shapes, dtype=np.int64).reshape(-1, 3))
+
+    @property
+    def error_band(self) -> float:
+        """Relative error band of the step model (its 90th-percentile held-out error)."""
+        return self.fit.error_band
+
+    @property
+    def device_name(self) -> str:
+        return str(self.device_info.get("name", self.device))
+
+    @property
+    def shape_range(self) -> tuple[int, int, int]:
+        """The largest nodes, edges and graphs timed: predictions beyond extrapolate."""
+        return tuple(max(t.shape[i] for t in self.timings) for i in range(3))  # type: ignore[return-value]
+
+    @property
+    def label(self) -> str:
+        """One line naming what was timed where.
+
+        >>> Calibration.from_dict(json.loads(shipped_calibrations()[0].read_text())).label.startswith("gin")
+        True
+        """
+        return (f"{self.model} (hidden {self.hidden}, {self.layers} layers, {self.mode}) on {self.device_name}, "
+                f"{self.created[:10]}")
+
+    @property
+    def filename(self) -> str:
+        """The file name calibrations are shipped under: device, model, mode."""
+        return f"{slug(self.device_name)}__{slug(self.model)}-h{self.hidden}-l{self.layers}__{self.mode}.json"
+
+    def summary(self) -> dict[str, Any]:
+        """Where the numbers come from, for an export: device, versions, model, mode, date,
+        the fit and its held-out error (JSON-safe)."""
+        return {"label": self.label, "device": dict(self.device_info), "versions": dict(self.versions),
+                "model": dict(self.model_info), "mode": self.mode, "created": self.created,
+                "shapes_timed": len(self.timings), "fit": {"form": self.fit.form, "model": self.fit.describe(),
+                                                           "held_out": dict(self.fit.held_out)},
+                "compile": None if self.compile is None else dict(self.compile), "source": self.source}
+
+    # ----------------------------------------------------------------- serialisation
+    def to_dict(self) -> dict[str, Any]:
+        """The file's content (module docstring), digest included."""
+        body = {
+            "schema": SCHEMA, "schema_version": SCHEMA_VERSION, "created": self.created,
+            "device": dict(self.device_info), "versions": dict(self.versions), "model": dict(self.model_info),
+            "mode": self.mode, "timing": dict(self.timing), "timings": [t.to_dict() for t in self.timings],
+            "fit": self.fit.to_dict(), "eager_fit": None if self.eager_fit is None else self.eager_fit.to_dict(),
+            "compile": None if self.compile is None else dict(self.compile),
+        }
+        return {**body, "digest": digest(body)}
+
+    def save(self, path: str | Path) -> Path:
+        """Write the calibration as JSON to ``path`` (a folder: under :attr:`filename`)."""
+        path = Path(path)
+        if path.is_dir():
+            path = path / self.filename
+        try:
+            path.write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+        except OSError as error:
+            raise ValueError(f"Could not write the calibration to {path}: {error.strerror or error}.") from None
+        return path
+
+    @classmethod
+    def from_timings(cls, model: str, hidden: int, layers: int, device: str, mode: str,
+                     timings: list[ShapeTiming], *, device_info: dict[str, Any], versions: dict[str, Any],
+                     model_info: dict[str, Any], timing: dict[str, Any], created: str,
+                     recompile_limit: int | None = None, source: str = "") -> "Calibration":
+        """A calibration from measured step times: fits the cost model (and in compile mode
+        the eager fit and the compilation costs, with torch's ``recompile_limit``)."""
+        if mode == "compile" and (recompile_limit is None or any(t.compile_seconds is None for t in timings)):
+            raise ValueError("A compile-mode calibration needs compile_seconds and eager_median at every shape "
+                             "and torch's recompile_limit.")
+        fit, eager = _fits(timings, mode)
+        compile_cost = compile_summary(timings, recompile_limit) if mode == "compile" else None
+        return cls(model, hidden, layers, device, mode, tuple(timings), fit, device_info, versions, model_info,
+                   timing, created, eager, compile_cost, source)
+
+    @classmethod
+    def from_dict(cls, data: Any, source: str = "") -> "Calibration":
+        """Rebuild and verify a calibration from its file content (see :func:`load_calibration`)."""
+        return _verified(data, source)
+
+
+def digest(body: dict[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of a calibration without its digest."""
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# --------------------------------------------------------------------- measuring
+def _check_device(device: Any) -> str:
+    import torch
+
+    if not isinstance(device, str) or not (device == "cpu" or device == "cuda" or
+                                           (device.startswith("cuda:") and device[5:].isdigit())):
+        raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:<index>', got {device!r}.")
+    if device.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise ValueError(f"CUDA is not available here (torch {torch.__version__}); calibrate with device='cpu' "
+                             "or run this on a machine with an NVIDIA GPU and a CUDA build of torch.")
+        if device != "cuda" and int(device[5:]) >= torch.cuda.device_count():
+            raise ValueError(f"{device} does not exist: this machine has {torch.cuda.device_count()} CUDA device(s).")
+    return device
+
+
+def device_description(device: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The device (type, name, threads, platform, CUDA properties) and the software versions."""
+    import torch
+    import torch_geometric
+
+    cuda = None
+    if device.startswith("cuda"):
+        properties = torch.cuda.get_device_properties(torch.device(device))
+        cuda = {"name": properties.name, "capability": f"{properties.major}.{properties.minor}",
+                "memory_gib": round(properties.total_memory / 2**30, 1)}
+    info = {"device": device, "type": device.split(":")[0], "name": cuda["name"] if cuda else cpu_name(),
+            "threads": torch.get_num_threads(), "platform": platform.platform(), "cuda": cuda}
+    versions = {"torch": torch.__version__, "torch_geometric": torch_geometric.__version__,
+                "cuda": torch.version.cuda, "python": platform.python_version(), "numpy": np.__version__}
+    return info, versions
+
+
+@contextmanager
+def torch_threads(threads: int | None) -> Iterator[None]:
+    """Run the block with ``threads`` CPU threads in torch (None: unchanged), then restore."""
+    import torch
+
+    before = torch.get_num_threads()
+    if threads is not None:
+        torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def compile_summary(timings: list[ShapeTiming], recompile_limit: int) -> dict[str, Any]:
+    """The cost of compilations in compile mode: the first one of a process (it also sets
+    the compiler up), the median of the others with their quartiles, and torch's
+    ``recompile_limit`` (new shapes past it run eagerly)."""
+    costs = [t.compile_seconds for t in timings]
+    later = costs[1:] or costs
+    return {"first_seconds": costs[0], "seconds": statistics.median(later), "p25": float(np.quantile(later, 0.25)),
+            "p75": float(np.quantile(later, 0.75)), "recompile_limit": recompile_limit, "dynamic": False,
+            "fx_graph_cache": False}
+
+
+def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str = "cpu",
+              shapes: Any = None, mode: str = "eager", *, in_channels: int = 9, warmup: int = 3,
+              repeats: int = 15, budget: float = 1.0, seed: int = 0, threads: int | None = None,
+              progress: Progress | None = None) -> Calibration:
+    """Time forward + backward + Adam step of ``model`` (``"gin"``, ``"schnet"`` or a
+    factory, see :func:`throughput.models.model_spec`) on ``device`` at each padded
+    ``shapes`` row (nodes, edges, graphs; None: :func:`throughput.shapes.default_shapes`)
+    in ``mode`` (``"eager"`` or ``"compile"``), and fit the cost model.
+
+    ``warmup`` untimed steps, then ``repeats`` timed steps at most, at least 3, stopping
+    after ``budget`` seconds per shape. ``threads`` sets torch's CPU threads for the
+    measurement (None: as they are; the file records the number, which CPU times depend
+    on). ``progress(done, total, shape)`` hears each shape as it starts. Raises ``ValueError`` for bad arguments, a missing CUDA device or a
+    shape that does not fit in memory.
+
+    >>> cal = calibrate(hidden=4, layers=1, shapes=[(n, 2 * n, 2) for n in (8, 16, 24, 32, 40, 48)],
+    ...                 warmup=1, repeats=3)
+    >>> cal.model, len(cal.timings), cal.fit.form in ("linear", "floor", "loglinear")
+    ('gin', 6, True)
+    """
+    from packing.limits import whole_number
+
+    from .measure import ShapeTimer, TimingPlan
+    from .models import model_spec
+
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}.")
+    spec = model_spec(model, hidden, layers, in_channels)
+    device = _check_device(device)
+    grid = default_shapes() if shapes is None else check_shapes(shapes)
+    if len(grid) < 6:
+        raise ValueError(f"Give at least 6 shapes to fit the cost model and check it on held-out shapes; got {len(grid)}.")
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not 0 < budget <= 600:
+        raise ValueError(f"budget must be between 0 and 600 seconds per shape, got {budget!r}.")
+    plan = TimingPlan(whole_number(warmup, "warmup", 0, 1000), whole_number(repeats, "repeats", 3, 100_000),
+                      3, float(budget))
+    seed = whole_number(seed, "seed", 0, 2**63 - 1)
+    threads = None if threads is None else whole_number(threads, "threads", 1, 4096)
+    with torch_threads(threads):
+        timer = ShapeTimer(spec, device, mode, plan, seed)
+        timings = []
+        for done, shape in enumerate(grid):
+            if progress is not None:
+                progress(done, len(grid), shape)
+            timings.append(timer.time(shape))
+        if progress is not None:
+            progress(len(grid), len(grid), grid[-1])
+        info, versions = device_description(device)
+    limit = timer.recompile_limit if mode == "compile" else None
+    return Calibration.from_timings(
+        spec.name, spec.hidden, spec.layers, device, mode, timings, device_info=info, versions=versions,
+        model_info=spec.to_dict(timer.module), timing={**plan.to_dict(), "seed": seed},
+        created=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), recompile_limit=limit)
+
+
+def _fits(timings: list[ShapeTiming], mode: str) -> tuple[CostFit, CostFit | None]:
+    shapes = np.array([t.shape for t in timings], dtype=np.int64)
+    fit = fit_cost_model(shapes, [t.median for t in timings])
+    eager = fit_cost_model(shapes, [t.eager_median for t in timings]) if mode == "compile" else None
+    return fit, eager
+
+
+# --------------------------------------------------------------------- loading
+def _read(source: Any) -> tuple[dict[str, Any], str]:
+    """The file's object and a name for it, from a path, JSON text or bytes, or a dict."""
+    if isinstance(source, dict):
+        return source, "the calibration"
+    if isinstance(source, bytes):
+        text, name = source.decode("utf-8", errors="replace"), "the uploaded calibration"
+    elif isinstance(source, str) and source.lstrip().startswith("{"):
+        text, name = source, "the calibration text"
+    elif isinstance(source, (str, Path)) and str(source).strip():
+        path = Path(source)
+        try:
+            if not path.is_file():
+                raise ValueError(f"No calibration file at {path}.")
+            if path.stat().st_size > MAX_FILE_BYTES:
+                raise ValueError(f"{path.name} is larger than {MAX_FILE_BYTES // 2**20} MB; not a calibration file.")
+            text, name = path.read_text(encoding="utf-8", errors="replace"), path.name
+        except OSError as error:
+            raise ValueError(f"Could not read {path}: {error.strerror or error}.") from None
+    else:
+        raise ValueError(f"Give a calibration file path, JSON text, bytes or a dict; got {str(source)[:80]!r}.")
+    if len(text) > MAX_FILE_BYTES:
+        raise ValueError(f"{name} is larger than {MAX_FILE_BYTES // 2**20} MB; not a calibration file.")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{name} is not a calibration file: invalid JSON ({error.msg} at line {error.lineno}).") from None
+    except RecursionError:
+        raise ValueError(f"{name} is not a calibration file: the JSON is nested too deeply.") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{name} is not a calibration file: the JSON is not an object.")
+    return data, name
+
+
+def _text(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{where} must be a non-empty string, got {value!r}.")
+    return value
+
+
+def _object(data: dict[str, Any], key: str) -> dict[str, Any]:
+    value = data.get(key)
+    if not isinstance(value, dict):
+        raise ValueError(f"{key} must be an object.")
+    return value
+
+
+def _same_fit(stored: CostFit, refit: CostFit) -> bool:
+    if stored.form != refit.form or set(stored.coefficients) != set(refit.coefficients):
+        return False
+    return all(math.isclose(stored.coefficients[k], refit.coefficients[k], rel_tol=_FIT_TOLERANCE, abs_tol=1e-15)
+               for k in refit.coefficients) and all(
+        math.isclose(stored.held_out[k], refit.held_out[k], rel_tol=_FIT_TOLERANCE, abs_tol=1e-12)
+        for k in ("median", "p90", "max", "rms"))
+
+
+def _verified(data: Any, name: str) -> Calibration:
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        raise ValueError(f"{name} is not a graph packing calibration (schema "
+                         f"{data.get('schema') if isinstance(data, dict) else None!r}).")
+    if data.get("schema_version") != SCHEMA_VERSION:
+        raise ValueError(f"Calibration schema version {data.get('schema_version')!r} is not supported; this tool "
+                         f"reads version {SCHEMA_VERSION}.")
+    body = {key: value for key, value in data.items() if key != "digest"}
+    try:
+        expected = digest(body)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} holds values that are not plain JSON numbers or strings.") from None
+    if data.get("digest") != expected:
+        raise ValueError(f"{name} was changed after it was written (its digest does not match its content); "
+                         "calibrate again instead of editing the file.")
+    mode = data.get("mode")
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}.")
+    device_info, versions, model_info = _object(data, "device"), _object(data, "versions"), _object(data, "model")
+    _text(device_info.get("name"), "device.name")
+    _text(versions.get("torch"), "versions.torch")
+    rows = data.get("timings")
+    if not isinstance(rows, list) or len(rows) < 6:
+        raise ValueError("timings must list at least 6 timed shapes.")
+    timings = [ShapeTiming.from_dict(row, f"timings[{i}]") for i, row in enumerate(rows)]
+    if len({t.shape for t in timings}) != len(timings):
+        raise ValueError("timings lists a shape twice.")
+    hidden, layers = model_info.get("hidden"), model_info.get("layers")
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in (hidden, layers)):
+        raise ValueError("model.hidden and model.layers must be positive whole numbers.")
+    stored_compile = data.get("compile")
+    limit = stored_compile.get("recompile_limit") if isinstance(stored_compile, dict) else None
+    if mode == "compile" and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise ValueError("A compile-mode calibration needs a compile object with torch's recompile_limit.")
+    calibration = Calibration.from_timings(
+        _text(model_info.get("name"), "model.name"), hidden, layers, _text(device_info.get("device"), "device.device"),
+        mode, timings, device_info=device_info, versions=versions, model_info=model_info,
+        timing=_object(data, "timing"), created=_text(data.get("created"), "created"), recompile_limit=limit,
+        source=name)
+    if not _same_fit(cost_fit_from_dict(data.get("fit"), "fit"), calibration.fit):
+        raise ValueError(f"{name}: the stored fit is not the fit of its timings; the file is damaged.")
+    if (data.get("eager_fit") is None) != (calibration.eager_fit is None) or (calibration.eager_fit is not None and
+            not _same_fit(cost_fit_from_dict(data["eager_fit"], "eager_fit"), calibration.eager_fit)):
+        raise ValueError(f"{name}: eager_fit does not match the eager timings of a {mode}-mode calibration.")
+    if stored_compile != calibration.compile:
+        raise ValueError(f"{name}: the compile costs do not match its timings; the file is damaged.")
+    return calibration
+
+
+def load_calibration(source: Any) -> Calibration:
+    """Read and verify a calibration: a path, JSON text or bytes, or the parsed dict.
+
+    Checks the schema, the digest (a file changed after it was written is refused), every
+    field's type, and that the stored fit is the fit of the stored timings; any problem
+    is one ``ValueError`` saying what is wrong.
+
+    >>> cal = load_calibration(shipped_calibrations()[0])
+    >>> cal.device, cal.mode
+    ('cpu', 'eager')
+    >>> load_calibration('{"schema": "graph-packing-config"}')
+    Traceback (most recent call last):
+    ...
+    ValueError: the calibration text is not a graph packing calibration (schema 'graph-packing-config').
+    """
+    data, name = _read(source)
+    return _verified(data, name)
+
+
+def shipped_calibrations() -> list[Path]:
+    """The calibration files shipped in ``throughput/calibrations``, sorted by name."""
+    return sorted(SHIPPED.glob("*.json"))
+
+
+def default_calibration() -> Path:
+    """The shipped calibration for this machine's CPU if there is one, else the first one.
+
+    >>> default_calibration() in shipped_calibrations()
+    True
+    """
+    paths = shipped_calibrations()
+    if not paths:
+        raise ValueError(f"No calibration is shipped in {SHIPPED}; run python -m throughput calibrate.")
+    mine = [path for path in paths if path.name.startswith(slug(cpu_name()) + "__")]
+    return (mine or paths)[0]

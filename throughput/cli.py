@@ -1,0 +1,131 @@
+"""Command line: ``python -m throughput calibrate|estimate``.
+
+    python -m throughput calibrate --model gin --device cuda --out my_gpu.json
+    python -m throughput estimate config.json --calibration my_gpu.json
+
+``calibrate`` times the model at the default grid of shapes (progress on stderr, about a
+minute) and writes the calibration JSON. ``estimate`` reads an exported configuration
+(``packing.export``: the dataset's histogram and the chosen plan) and prints the time per
+step and per epoch of every batching strategy on the calibrated device. Errors end with
+``error: ...`` on stderr and exit status 2, never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from .calibration import MODELS, MODES, calibrate, load_calibration
+from .shapes import DEFAULT_COUNT, DEFAULT_MAX_EDGES, DEFAULT_MAX_GRAPHS, DEFAULT_MAX_NODES, default_shapes
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m throughput", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    cal = commands.add_parser("calibrate", help="time a PyG model on this machine's device and fit the cost model")
+    cal.add_argument("--model", default="gin", choices=MODELS, help="model to time (default gin)")
+    cal.add_argument("--hidden", type=int, default=64, help="hidden channels (default 64)")
+    cal.add_argument("--layers", type=int, default=3, help="message-passing layers (default 3)")
+    cal.add_argument("--device", default="cpu", help="cpu, cuda or cuda:<index> (default cpu)")
+    cal.add_argument("--mode", default="eager", choices=MODES,
+                     help="eager, or compile: torch.compile(dynamic=False), one compilation per shape (slow: "
+                          "each shape compiles, 10-60 s)")
+    cal.add_argument("--shapes", type=int, default=DEFAULT_COUNT, help=f"shapes to time (default {DEFAULT_COUNT})")
+    cal.add_argument("--max-nodes", type=int, default=DEFAULT_MAX_NODES,
+                     help=f"largest padded nodes timed (default {DEFAULT_MAX_NODES})")
+    cal.add_argument("--max-edges", type=int, default=DEFAULT_MAX_EDGES,
+                     help=f"largest padded edges timed (default {DEFAULT_MAX_EDGES})")
+    cal.add_argument("--max-graphs", type=int, default=DEFAULT_MAX_GRAPHS,
+                     help=f"largest graphs per batch timed (default {DEFAULT_MAX_GRAPHS})")
+    cal.add_argument("--threads", type=int, help="torch CPU threads while timing (default: torch's)")
+    cal.add_argument("--out", type=Path, help="output JSON file or folder (default: <device>__<model>__<mode>.json "
+                                               "in the current folder)")
+    est = commands.add_parser("estimate", help="time per step and per epoch of every batching strategy")
+    est.add_argument("config", type=Path, help="configuration JSON exported by the dashboard or python -m packing")
+    est.add_argument("--calibration", required=True, help="calibration JSON (python -m throughput calibrate)")
+    est.add_argument("--batch-size", type=int,
+                     help="graphs per batch for the batching strategies (default: the configuration's batching "
+                          "section)")
+    est.add_argument("--devices", type=int, default=1, help="data-parallel devices (default 1)")
+    est.add_argument("--epochs", type=int, default=1, help="epochs simulated (default 1)")
+    est.add_argument("--baseline", default="pyg_dataloader", help="your current batching, for the speed-up "
+                                                                  "(default pyg_dataloader)")
+    est.add_argument("--out", type=Path, help="write the table: .csv, or .json (the export's throughput section)")
+    return parser
+
+
+def _progress(done: int, total: int, shape: tuple[int, int, int]) -> None:
+    if done < total:
+        nodes, edges, graphs = shape
+        print(f"[{done + 1:>3}/{total}] {nodes:>7,} nodes {edges:>9,} edges {graphs:>4} graphs", file=sys.stderr,
+              flush=True)
+
+
+def _calibrate(args: argparse.Namespace) -> None:
+    shapes = default_shapes(args.shapes, max_nodes=args.max_nodes, max_edges=args.max_edges,
+                            max_graphs=args.max_graphs)
+    print(f"timing {args.model} (hidden {args.hidden}, {args.layers} layers, {args.mode}) on {args.device} at "
+          f"{len(shapes)} shapes", file=sys.stderr)
+    start = time.perf_counter()
+    cal = calibrate(args.model, args.hidden, args.layers, args.device, shapes, args.mode, threads=args.threads,
+                    progress=_progress)
+    path = cal.save(args.out if args.out is not None else Path.cwd())
+    held_out = cal.fit.held_out
+    lines = [f"{cal.label}: {len(cal.timings)} shapes in {time.perf_counter() - start:.0f} s", cal.fit.describe(),
+             f"held-out error: median {100 * held_out['median']:.1f} %, 90th percentile {100 * held_out['p90']:.1f} %"]
+    if cal.compile is not None:
+        lines.append(f"one compilation (torch.compile, a new shape): {cal.compile['seconds']:.3g} s (the first of a "
+                     f"process {cal.compile['first_seconds']:.3g} s)")
+    print("\n".join([*lines, f"wrote {path}"]))
+
+
+def _batch_size(args: argparse.Namespace, config: dict[str, Any]) -> int:
+    if args.batch_size is not None:
+        return args.batch_size
+    batching = config.get("batching")
+    if isinstance(batching, dict) and isinstance(batching.get("run"), dict) and \
+            isinstance(batching["run"].get("batch_size"), int):
+        return batching["run"]["batch_size"]
+    raise ValueError("The configuration has no batching section with a batch size; give --batch-size.")
+
+
+def _estimate(args: argparse.Namespace) -> None:
+    from packing.export import config_histogram, load_config
+
+    from .estimate import estimate
+    from .report import format_table, throughput_section
+
+    config, plan = load_config(args.config)
+    cal = load_calibration(args.calibration)
+    table = estimate(config_histogram(config), _batch_size(args, config), cal, plan, baseline=args.baseline,
+                     devices=args.devices, epochs=args.epochs)
+    print(format_table(table))
+    if args.out is not None:
+        if args.out.suffix == ".json":
+            args.out.write_text(json.dumps(throughput_section(table), indent=1) + "\n", encoding="utf-8")
+        elif args.out.suffix == ".csv":
+            table.to_csv(args.out, index=False)
+        else:
+            raise ValueError(f"--out must end in .csv or .json, got {args.out.name!r}.")
+        print(f"wrote {args.out}")
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the exit status (0 ok, 2 bad input).
+
+    >>> run(["estimate", "missing.json", "--calibration", "missing.json"])
+    2
+    """
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "calibrate":
+            _calibrate(args)
+        else:
+            _estimate(args)
+    except (ValueError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,189 @@
+"""Time per step and per epoch of every batching strategy, priced by a calibration.
+
+The batches come from the batching simulator (:mod:`packing.batching`: every strategy on
+the same seeded stream of the dataset's graphs, with the options of
+``compare_batching``), plus PyG's own ``DataLoader`` (``pyg_dataloader``: batch_size
+graphs per batch, shuffled each epoch, nothing padded, so every batch has its own shape;
+with D devices each rank takes every D-th graph as ``DistributedSampler`` does). Each
+batch costs the calibration's step time at its padded shape. With D devices a step
+waits for its slowest batch: step time = the largest of its D batch times.
+
+In compile mode (``torch.compile(dynamic=False)``) every distinct shape a device meets
+is compiled when it first appears, at the calibration's measured cost (the first
+compilation of a process at its own, larger cost), until torch's ``recompile_limit``;
+batches of later new shapes run eagerly and are priced by the eager fit. The
+compilations of the run are spread over its steps: per epoch = run total x (steps per
+epoch / steps run).
+
+The error band is the calibration's held-out error (its 90th percentile) on the step
+times, plus the compilations' quartiles. Shapes beyond the largest timed shape are
+extrapolated: the ``extrapolated`` column says so.
+
+>>> from packing import SizeHistogram
+>>> from throughput import load_calibration, shipped_calibrations
+>>> hist = SizeHistogram.from_counts([10, 20], [20, 44], [300, 100])
+>>> table = estimate(hist, 32, load_calibration(shipped_calibrations()[0]))
+>>> table["strategy"].tolist()[-2:], bool((table["epoch_seconds"] > 0).all())
+(['packing', 'pyg_dataloader'], True)
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from packing import PackingPlan, SizeHistogram
+from packing.batch_summary import first_appearances
+from packing.batching import STRATEGIES, RunSpec, default_requests, run_strategies
+from packing.batching_report import describe_settings
+from packing.limits import whole_number
+
+from .calibration import Calibration
+
+PYG_DATALOADER = "pyg_dataloader"
+#: Rows of an estimate: the simulator's strategies, then PyG's DataLoader.
+ROWS = STRATEGIES + (PYG_DATALOADER,)
+COLUMNS = ("strategy", "steps_per_epoch", "step_ms", "epoch_seconds", "epoch_low", "epoch_high",
+           "compile_seconds_per_epoch", "compilations", "eager_step_share", "graphs_per_second", "speedup",
+           "wait_share", "max_padded_nodes", "max_padded_edges", "max_padded_graphs", "extrapolated", "settings")
+#: A shape more than this factor past the largest timed one is marked extrapolated.
+EXTRAPOLATION_SLACK = 1.1
+
+
+def pyg_dataloader_batches(hist: SizeHistogram, batch_size: int, run: RunSpec) -> pd.DataFrame:
+    """The batches of PyG's ``DataLoader(dataset, batch_size, shuffle=True)`` (with
+    ``DistributedSampler`` semantics for several devices): ``step, device, graphs,
+    padded_nodes, padded_edges, padded_graphs`` (padded = real: nothing is padded).
+    Every epoch is a fresh permutation (``numpy.random.default_rng([seed, epoch])``);
+    ``run.steps`` cuts the run, else ``run.epochs`` whole epochs; ``attrs["epochs_run"]``
+    counts the epochs run (an epoch is one pass of the sampler, repeats included).
+
+    >>> run = RunSpec(2, None, 1, 0, 1)
+    >>> pyg_dataloader_batches(SizeHistogram.from_counts([3], [4], [5]), 2, run)["graphs"].tolist()
+    [2, 2, 1]
+    """
+    nodes = np.repeat(hist.num_nodes, hist.counts)
+    edges = np.repeat(hist.num_edges, hist.counts)
+    devices = run.devices
+    per_rank = math.ceil(nodes.size / devices)
+    steps_per_epoch = math.ceil(per_rank / batch_size)
+    epochs = run.epochs if run.steps is None else math.ceil(run.steps / steps_per_epoch)
+    frames = []
+    for epoch in range(epochs):
+        order = np.random.default_rng([run.seed, epoch]).permutation(nodes.size)
+        order = np.resize(order, per_rank * devices)  # DistributedSampler repeats the first graphs to even out
+        ranks = order.reshape(per_rank, devices).T  # rank r takes graphs r, r + D, ...
+        starts = np.arange(0, per_rank, batch_size)
+        for device in range(devices):
+            ids = ranks[device]
+            count = np.diff(np.append(starts, per_rank))
+            frames.append(pd.DataFrame({
+                "step": np.arange(starts.size) + epoch * steps_per_epoch, "device": device, "graphs": count,
+                "padded_nodes": np.add.reduceat(nodes[ids], starts), "padded_edges": np.add.reduceat(edges[ids], starts),
+                "padded_graphs": count}))
+    batches = pd.concat(frames, ignore_index=True).sort_values(["step", "device"], ignore_index=True)
+    if run.steps is not None:
+        batches = batches[batches["step"] < run.steps]
+    batches.attrs["epochs_run"] = (int(batches["step"].max()) + 1) / steps_per_epoch
+    return batches
+
+
+def _compile_costs(batches: pd.DataFrame, calibration: Calibration,
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """Per batch: compilation seconds (median, low, high) it triggers and whether it runs
+    compiled; and the number of compilations (module docstring)."""
+    count = len(batches)
+    compiled = np.ones(count, dtype=bool)
+    seconds, low, high = np.zeros(count), np.zeros(count), np.zeros(count)
+    if calibration.mode != "compile":
+        return seconds, low, high, compiled, 0
+    cost = calibration.compile
+    limit = int(cost["recompile_limit"])
+    compilations = 0
+    for _, rows in batches.groupby("device", sort=False):
+        index = rows.index.to_numpy()
+        first, code = first_appearances(*(rows[c].to_numpy() for c in ("padded_nodes", "padded_edges", "padded_graphs")))
+        compiled[index] = code < limit
+        kept = first[:limit]
+        seconds[index[kept]] = cost["seconds"]
+        low[index[kept]], high[index[kept]] = cost["p25"], cost["p75"]
+        if kept.size:
+            seconds[index[kept[0]]] = low[index[kept[0]]] = high[index[kept[0]]] = cost["first_seconds"]
+        compilations += kept.size
+    return seconds, low, high, compiled, compilations
+
+
+def price_batches(batches: pd.DataFrame, calibration: Calibration, epochs_run: float) -> dict[str, Any]:
+    """Price a run's batches (``step, device, graphs, padded_nodes, padded_edges,
+    padded_graphs``; ``epochs_run`` epochs of graphs): the per-epoch numbers of one
+    estimate row (module docstring)."""
+    batches = batches.reset_index(drop=True)
+    shapes = batches[["padded_nodes", "padded_edges", "padded_graphs"]].to_numpy(dtype=np.int64)
+    compile_seconds, compile_low, compile_high, compiled, compilations = _compile_costs(batches, calibration)
+    step_seconds = np.where(compiled, calibration.predict_step(shapes[:, 0], shapes[:, 1], shapes[:, 2]),
+                            calibration.predict_eager(shapes))
+    frame = pd.DataFrame({"step": batches["step"].to_numpy(), "run": step_seconds,
+                          "with_compile": step_seconds + compile_seconds, "low": compile_low, "high": compile_high})
+    per_step = frame.groupby("step", sort=False).max()
+    steps = len(per_step)
+    band = calibration.error_band
+    run_seconds = float(per_step["run"].sum())
+    compile_total = float(per_step["with_compile"].sum()) - run_seconds
+    epoch_steps = steps / epochs_run
+    devices = int(batches["device"].max()) + 1
+    largest = np.array(calibration.shape_range) * EXTRAPOLATION_SLACK
+    return {
+        "steps_per_epoch": epoch_steps,
+        "step_ms": 1e3 * run_seconds / steps,
+        "epoch_seconds": (run_seconds + compile_total) / epochs_run,
+        "epoch_low": (run_seconds * (1 - band) + float(per_step["low"].sum())) / epochs_run,
+        "epoch_high": (run_seconds * (1 + band) + float(per_step["high"].sum())) / epochs_run,
+        "compile_seconds_per_epoch": compile_total / epochs_run,
+        "compilations": compilations,
+        "eager_step_share": float(1 - compiled.mean()) if calibration.mode == "compile" else 0.0,
+        "wait_share": max(0.0, 1 - float(step_seconds.sum()) / (devices * run_seconds)) if run_seconds else 0.0,
+        "max_padded_nodes": int(shapes[:, 0].max()), "max_padded_edges": int(shapes[:, 1].max()),
+        "max_padded_graphs": int(shapes[:, 2].max()),
+        "extrapolated": bool((shapes > largest).any()),
+    }
+
+
+def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, plan: PackingPlan | None = None, *,
+             baseline: str = PYG_DATALOADER, devices: int = 1, epochs: int = 1, steps: int | None = None,
+             seed: int = 0, num_shapes: int = 8) -> pd.DataFrame:
+    """One row per batching strategy (``ROWS``; the ``packing`` row is ``plan`` when given)
+    for ``devices`` data-parallel devices: steps per epoch, mean time per step (ms, without
+    compilations), time per epoch with its error band and compilation share, graphs per
+    second, speed-up over ``baseline`` (the user's current batching, one of ``ROWS``), the
+    share of device time spent waiting for a step's largest batch, the largest padded
+    shape and whether it extrapolates the calibration. ``table.attrs`` keeps the
+    calibration's summary, the run and the baseline. The run is ``epochs`` epochs (or
+    ``steps`` steps) of the simulator's seeded stream.
+    """
+    if not isinstance(calibration, Calibration):
+        raise ValueError(f"calibration must be a Calibration (throughput.load_calibration), got "
+                         f"{type(calibration).__name__}.")
+    if baseline not in ROWS:
+        raise ValueError(f"baseline must be one of {', '.join(ROWS)}, got {baseline!r}.")
+    run = RunSpec(batch_size, steps, epochs, seed, devices)
+    results = run_strategies(hist, run, default_requests(hist, run.batch_size, plan, run.seed, num_shapes))
+    rows = []
+    for name, result in results.items():
+        batches = result.batches
+        epochs_run = int(batches["graphs"].sum()) / hist.num_graphs
+        rows.append({"strategy": name, **price_batches(batches, calibration, epochs_run),
+                     "settings": describe_settings(name, result.summary["settings"])})
+    loader = pyg_dataloader_batches(hist, run.batch_size, run)
+    rows.append({"strategy": PYG_DATALOADER,
+                 **price_batches(loader, calibration, loader.attrs["epochs_run"]),
+                 "settings": f"PyG DataLoader, {run.batch_size:,} graphs per batch, no padding"})
+    table = pd.DataFrame(rows)
+    table["graphs_per_second"] = hist.num_graphs / table["epoch_seconds"]
+    reference = float(table.loc[table["strategy"] == baseline, "epoch_seconds"].iloc[0])
+    table["speedup"] = reference / table["epoch_seconds"]
+    table = table[list(COLUMNS)]
+    table.attrs.update(calibration=calibration.summary(), baseline=baseline,
+                       run={**run.to_dict(), "num_shapes": whole_number(num_shapes, "num_shapes", 1, 16)})
+    return table

@@ -1,0 +1,82 @@
+"""The padded batch shapes a calibration times: (nodes, edges, graphs) rows.
+
+The default grid spreads ``count`` shapes over the ranges the batching strategies produce
+on molecule, crystal and radius-graph data at batch sizes up to a few hundred: nodes from
+``max_nodes / 1024`` to ``max_nodes`` (32 to 32,768 by default), edges from half to 32
+times the nodes (bonds, radius and k-NN graphs, fully connected molecules), at most
+``max_edges``, and 1 to ``max_graphs`` graphs (never more graphs than nodes). The points
+come from a Halton sequence on log scales, so nodes, edges and graphs vary independently
+(the fit can tell their costs apart) and every part of the range is covered.
+
+>>> shapes = default_shapes(8)
+>>> len(shapes), all(1 <= g <= n and e <= 262_144 for n, e, g in shapes)
+(8, True)
+>>> check_shapes([(100, 200, 4), (100, 200, 4)])
+Traceback (most recent call last):
+...
+ValueError: Shape (100, 200, 4) is listed twice; give each shape once.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from packing.limits import whole_number
+
+Shape = tuple[int, int, int]
+DEFAULT_COUNT = 24
+DEFAULT_MAX_NODES = 32_768
+DEFAULT_MAX_EDGES = 262_144
+DEFAULT_MAX_GRAPHS = 512
+MAX_SHAPES = 400
+
+
+def halton(index: int, base: int) -> float:
+    """The ``index``-th element (from 1) of the van der Corput sequence in ``base``.
+
+    >>> [halton(i, 2) for i in (1, 2, 3)]
+    [0.5, 0.25, 0.75]
+    """
+    value, fraction = 0.0, 1.0 / base
+    while index:
+        index, digit = divmod(index, base)
+        value += digit * fraction
+        fraction /= base
+    return value
+
+
+def default_shapes(count: int = DEFAULT_COUNT, *, max_nodes: int = DEFAULT_MAX_NODES,
+                   max_edges: int = DEFAULT_MAX_EDGES, max_graphs: int = DEFAULT_MAX_GRAPHS) -> list[Shape]:
+    """``count`` distinct shapes spread over the ranges of the module docstring."""
+    count = whole_number(count, "count", 6, MAX_SHAPES)
+    max_nodes = whole_number(max_nodes, "max_nodes", 64)
+    max_edges = whole_number(max_edges, "max_edges", 64)
+    max_graphs = whole_number(max_graphs, "max_graphs", 1)
+    shapes: list[Shape] = []
+    index = 1
+    while len(shapes) < count:
+        nodes = max(2, round(max_nodes * 2.0 ** (-10 * halton(index, 2))))
+        edges = min(max_edges, round(nodes * 2.0 ** (6 * halton(index, 3) - 1)))
+        graphs = min(nodes, max(1, round(max_graphs ** halton(index, 5))))
+        if (nodes, edges, graphs) not in shapes:
+            shapes.append((nodes, edges, graphs))
+        index += 1
+    return shapes
+
+
+def check_shapes(shapes: Iterable[Any]) -> list[Shape]:
+    """The shapes as (nodes >= 1, edges >= 0, graphs >= 1) int triples, each listed once
+    (``ValueError`` naming a bad one)."""
+    if isinstance(shapes, (str, bytes)) or not hasattr(shapes, "__iter__"):
+        raise ValueError(f"shapes must be a list of (nodes, edges, graphs), got {shapes!r}.")
+    checked: list[Shape] = []
+    for shape in shapes:
+        if not isinstance(shape, (tuple, list)) or len(shape) != 3:
+            raise ValueError(f"Each shape must be (nodes, edges, graphs), got {shape!r}.")
+        triple = (whole_number(shape[0], "shape nodes", 1), whole_number(shape[1], "shape edges", 0),
+                  whole_number(shape[2], "shape graphs", 1))
+        if triple in checked:
+            raise ValueError(f"Shape {triple} is listed twice; give each shape once.")
+        checked.append(triple)
+    if len(checked) > MAX_SHAPES:
+        raise ValueError(f"At most {MAX_SHAPES} shapes can be timed, got {len(checked)}.")
+    return checked
