@@ -71,6 +71,7 @@ from typing import Any
 from .batching_report import check_batching_section
 from .bounds import Bounds, lower_bound, lower_bounds
 from .histogram import SizeHistogram
+from .json_file import read_json_object
 from .limits import PackLimits
 from .column_generation import lp_bound_from_certificate
 from .method import PackMethod
@@ -197,40 +198,9 @@ def config_histogram(config: dict[str, Any]) -> SizeHistogram:
         raise ValueError(f"histogram: {error}") from None
 
 
-def _read_file(path: Path) -> str:
-    try:
-        if not path.is_file():
-            raise ValueError(f"No configuration file at {path}" + (" (it is a folder)." if path.is_dir() else "."))
-        if path.stat().st_size > MAX_CONFIG_BYTES:
-            raise ValueError(f"{path.name} is larger than {MAX_CONFIG_BYTES // 2**20} MB; not a configuration file.")
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError as error:
-        raise ValueError(f"The configuration file could not be read: {error.strerror or error}.") from None
-
-
 def _read(source: str | Path | bytes | dict[str, Any]) -> dict[str, Any]:
     """The configuration object from a dict, JSON text or bytes, or a file path."""
-    if isinstance(source, dict):
-        return source
-    if isinstance(source, bytes):
-        text = source.decode("utf-8", errors="replace")
-    elif isinstance(source, str) and source.lstrip()[:1] in ("{", "["):
-        text = source
-    elif isinstance(source, (str, Path)) and str(source).strip():
-        text = _read_file(Path(source))
-    else:
-        raise ValueError(f"Give a configuration file path, JSON text, bytes or a dict; got {str(source)[:80]!r}.")
-    if len(text) > MAX_CONFIG_BYTES:
-        raise ValueError(f"The configuration is larger than {MAX_CONFIG_BYTES // 2**20} MB.")
-    try:
-        config = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"Not a configuration file: invalid JSON ({error.msg} at line {error.lineno}).") from None
-    except RecursionError:
-        raise ValueError("Not a configuration file: the JSON is nested too deeply.") from None
-    if not isinstance(config, dict):
-        raise ValueError("Not a configuration file: the JSON is not an object.")
-    return config
+    return read_json_object(source, "configuration", MAX_CONFIG_BYTES)[0]
 
 
 def _upgrade_v1(config: dict[str, Any]) -> dict[str, Any]:

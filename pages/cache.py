@@ -19,6 +19,7 @@ import streamlit as st
 import data_loaders
 from packing import PackingPlan, PackLimits, PackMethod, SizeHistogram, compare, pack, published_table, sweep
 from packing.batching import compare_batching
+from throughput import Calibration, estimate
 
 _HASH = {SizeHistogram: SizeHistogram.fingerprint}
 Progress = Callable[[str, float], None]
@@ -73,6 +74,18 @@ def batching_table(hist: SizeHistogram, settings: dict, limits: PackLimits | Non
     plan = None if limits is None else pack(hist, limits, method)
     return compare_batching(hist, settings["batch_size"], plan, settings["steps"], settings["seed"],
                             devices=settings["devices"], num_shapes=settings["num_shapes"])
+
+
+@st.cache_data(show_spinner="Pricing every strategy with the calibration...", max_entries=16,
+               hash_funcs={**_HASH, Calibration: lambda calibration: calibration.to_dict()["digest"]})
+def throughput_table(hist: SizeHistogram, calibration: Calibration, settings: dict, limits: PackLimits | None,
+                     method: PackMethod) -> pd.DataFrame:
+    """``throughput.estimate`` with ``settings`` (batch size, devices, seed, baseline) and the
+    packing row packed with ``limits`` and ``method`` (None: the estimate's default, packs of
+    the dynamic target's shape)."""
+    plan = None if limits is None else plan_for(hist, limits, method)
+    return estimate(hist, settings["batch_size"], calibration, plan, baseline=settings["baseline"],
+                    devices=settings["devices"], seed=settings["seed"])
 
 
 @st.cache_resource(show_spinner=False)

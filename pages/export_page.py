@@ -9,12 +9,14 @@ import streamlit as st
 from packing import PackingPlan, SizeHistogram
 from packing.batching_report import batching_section
 from packing.export import SCHEMA_VERSION, config_histogram, config_json, export_config, load_config
+from throughput import throughput_section
 from pages import cache, figures, state
 from pages.sweeps import grid, sweep_method
 from pages.widgets import current_dataset, run_page, selection_of, show_error, with_proof
 
 LOAD_KEY = "ex_load_file"
 BATCHING = "batching"  # the Batching page's last settings (pages/batching_page.py), if it was opened
+THROUGHPUT = "throughput"  # the Throughput page's calibration and settings (pages/throughput_page.py), likewise
 
 
 def figure_builders(selection: state.Selection, hist: SizeHistogram, plan: PackingPlan) -> dict[str, Callable]:
@@ -128,9 +130,12 @@ def main() -> None:
         load_section(None)
         return
     state.plan_words()[(selection.key, limits, method)] = plan.label
-    batching = st.session_state.get(BATCHING)
+    batching, priced = st.session_state.get(BATCHING), st.session_state.get(THROUGHPUT)
     sections = {} if batching is None else \
         {"batching": batching_section(cache.batching_table(hist, batching, limits, method))}
+    if priced is not None:
+        sections["throughput"] = throughput_section(
+            cache.throughput_table(hist, priced["calibration"], priced, limits, method))
     config = export_config(plan, hist, {**info, "dataset": selection.name, "split": selection.split,
                                         "options": selection.options}, sections)
     stem = (f"{selection.name.replace(state.UPLOAD_PREFIX, '').rsplit('.', 1)[0]}-"
@@ -143,7 +148,9 @@ def main() -> None:
     )
     st.caption(f"Limits from {chosen.source}." + (
         f" The file includes the batching comparison of the Batching page (batch size {batching['batch_size']:,})."
-        if batching is not None else " Open the Batching page to include its comparison in the file."))
+        if batching is not None else " Open the Batching page to include its comparison in the file.") + (
+        f" It includes the throughput estimates of the Throughput page ({priced['calibration'].label})."
+        if priced is not None else " Open the Throughput page to include time-per-epoch estimates."))
     left, right = st.columns(2)
     left.download_button("Download configuration (JSON)", config_json(config), file_name=f"{stem}.json",
                          mime="application/json", type="primary", key="ex_json", on_click="ignore", icon=":material/download:")
@@ -154,9 +161,10 @@ def main() -> None:
                    "`from packing.export import load_config; config, plan = load_config('file.json')`.")
         shown = {**config, "histogram": f"{hist.num_tuples} size tuples (in the file)",
                  "plan": {**config["plan"], "packs": f"{plan.num_strategies} strategies (in the file)"}}
-        if "batching" in config:
-            shown["batching"] = {**config["batching"], "table": f"{len(config['batching']['table'])} strategies "
-                                                              "(in the file)"}
+        for section in ("batching", "throughput"):
+            if section in config:
+                shown[section] = {**config[section], "table": f"{len(config[section]['table'])} strategies "
+                                                            "(in the file)"}
         st.json(shown)
     st.subheader("Figures")
     figure_downloads(figure_builders(selection, hist, plan), stem)

@@ -6,16 +6,12 @@ from __future__ import annotations
 
 import json
 
-import pandas as pd
 import streamlit as st
 
-from packing import PackLimits, PackMethod, SizeHistogram
-from pages import state, throughput_figures
-from pages.cache import plan_for
+from pages import cache, state, throughput_figures
 from pages.packing_row import packing_limits
 from pages.widgets import current_dataset, mirrored, mirrored_choice, run_page, show_error
-from throughput import (ROWS, Calibration, calibrate, default_calibration, estimate, load_calibration,
-                        shipped_calibrations)
+from throughput import ROWS, Calibration, calibrate, default_calibration, load_calibration, shipped_calibrations
 from throughput.shapes import default_shapes
 
 #: Plain session key owned by no widget: the estimate shown last, as the keyword arguments of
@@ -55,16 +51,6 @@ def shipped() -> dict[str, Calibration]:
     first = default_calibration()
     paths = [first, *(path for path in shipped_calibrations() if path != first)]
     return {f"shipped: {cal.label}": cal for cal in map(load_calibration, paths)}
-
-
-@st.cache_data(show_spinner="Pricing every strategy with the calibration...", max_entries=16,
-               hash_funcs={SizeHistogram: SizeHistogram.fingerprint, Calibration: lambda c: c.to_dict()["digest"]})
-def estimate_table(hist: SizeHistogram, calibration: Calibration, batch_size: int, devices: int, seed: int,
-                   baseline: str, limits: PackLimits | None, method: PackMethod) -> pd.DataFrame:
-    """``throughput.estimate`` with the packing row packed with ``limits`` and ``method``
-    (None: the estimate's default, packs of the dynamic target's shape)."""
-    plan = None if limits is None else plan_for(hist, limits, method)
-    return estimate(hist, batch_size, calibration, plan, baseline=baseline, devices=devices, seed=seed)
 
 
 def calibrations() -> dict[str, Calibration]:
@@ -195,8 +181,7 @@ def main() -> None:
         "and collating batches is not included.")
     cal, settings = controls()
     limits, packing_note = packing_limits(hist)
-    table = estimate_table(hist, cal, settings["batch_size"], settings["devices"], settings["seed"],
-                           settings["baseline"], limits, state.method())
+    table = cache.throughput_table(hist, cal, settings, limits, state.method())
     st.session_state[SETTINGS] = {"calibration": cal, **settings}
     st.plotly_chart(throughput_figures.epoch_figure(table), key="tp_epoch_chart")
     if table["extrapolated"].any():

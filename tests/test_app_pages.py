@@ -252,3 +252,14 @@ def test_export_carries_the_batching_comparison_once_the_batching_page_ran(app):
     assert section["run"]["batch_size"] == 16 and section["table"].endswith("strategies (in the file)")
     app.switch_page("pages/batching_page.py").run()  # the page shows the settings kept for the session
     assert app.number_input(key="bt_batch_size").value == 16
+
+
+def test_export_carries_the_throughput_estimates_once_the_throughput_page_ran(app):
+    open_page(app, "export")
+    assert any("Open the Throughput page" in c.value for c in app.caption)
+    app.switch_page("pages/throughput_page.py").run()
+    assert not app.exception and not app.error
+    open_page(app, "export")
+    section = json.loads(app.json[0].value)["throughput"]
+    assert section["calibration"]["device"]["type"] == "cpu" and section["table"].endswith("strategies (in the file)")
+    assert any("throughput estimates of the Throughput page" in c.value for c in app.caption)

@@ -39,6 +39,8 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from packing.json_file import read_json_object
+
 from .fit import CostFit, cost_fit_from_dict, fit_cost_model
 from .records import ShapeTiming
 from .shapes import Shape, check_shapes, default_shapes
@@ -331,35 +333,7 @@ def _fits(timings: list[ShapeTiming], mode: str) -> tuple[CostFit, CostFit | Non
 # --------------------------------------------------------------------- loading
 def _read(source: Any) -> tuple[dict[str, Any], str]:
     """The file's object and a name for it, from a path, JSON text or bytes, or a dict."""
-    if isinstance(source, dict):
-        return source, "the calibration"
-    if isinstance(source, bytes):
-        text, name = source.decode("utf-8", errors="replace"), "the uploaded calibration"
-    elif isinstance(source, str) and source.lstrip().startswith("{"):
-        text, name = source, "the calibration text"
-    elif isinstance(source, (str, Path)) and str(source).strip():
-        path = Path(source)
-        try:
-            if not path.is_file():
-                raise ValueError(f"No calibration file at {path}.")
-            if path.stat().st_size > MAX_FILE_BYTES:
-                raise ValueError(f"{path.name} is larger than {MAX_FILE_BYTES // 2**20} MB; not a calibration file.")
-            text, name = path.read_text(encoding="utf-8", errors="replace"), path.name
-        except OSError as error:
-            raise ValueError(f"Could not read {path}: {error.strerror or error}.") from None
-    else:
-        raise ValueError(f"Give a calibration file path, JSON text, bytes or a dict; got {str(source)[:80]!r}.")
-    if len(text) > MAX_FILE_BYTES:
-        raise ValueError(f"{name} is larger than {MAX_FILE_BYTES // 2**20} MB; not a calibration file.")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{name} is not a calibration file: invalid JSON ({error.msg} at line {error.lineno}).") from None
-    except RecursionError:
-        raise ValueError(f"{name} is not a calibration file: the JSON is nested too deeply.") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{name} is not a calibration file: the JSON is not an object.")
-    return data, name
+    return read_json_object(source, "calibration", MAX_FILE_BYTES)
 
 
 def _text(value: Any, where: str) -> str:
