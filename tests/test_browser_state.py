@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qs, urlparse
 
-from browser_helpers import go_to, new_page, screenshot, serve_dashboard, settle
+from browser_helpers import go_to, new_page, serve_dashboard, settle
 
 
 def choose(page, label: str, option: str) -> None:
@@ -71,7 +71,6 @@ def test_a_link_opens_the_same_view_in_a_fresh_browser(server, browser):
     assert other.get_by_text(re.compile(r"^Dataset: ogbg-molhiv \(valid\)")).is_visible()
     assert other.get_by_test_id("stMetric").all_inner_texts() == cards
     assert other.get_by_test_id("stMainBlockContainer").get_by_text("Limits from the link you opened").is_visible()
-    screenshot(other, "packing-from-link")
     context.close()
     page.close()
 
