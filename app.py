@@ -28,9 +28,12 @@ def overview() -> None:
         "Accelerators want batches of a fixed shape, so batches of small graphs are padded to a "
         "fixed number of nodes, edges and graphs, and that padding is wasted compute. This dashboard "
         "reads how big the graphs of a dataset are and packs several graphs into each fixed-size pack "
-        "(tuple packing on the 2D size histogram), so most of every batch is real data. It sweeps the "
-        "pack limits on a harmonic-mean heatmap, compares against no packing and 1D packing, and "
-        "exports the chosen configuration for your training code."
+        "(tuple packing on the 2D size histogram), so most of every batch is real data. It proves how "
+        "close a plan is to the fewest packs possible, sweeps the pack limits on a harmonic-mean "
+        "heatmap, compares packing with the static and dynamic batching used today, estimates time "
+        "per epoch from a model timed on a named device, and exports the chosen configuration for "
+        "your training code (with a packed PyG loader to read it). Collections too big for one "
+        "process are counted on a Dask cluster."
     )
     st.subheader("Workflow")
     st.markdown(

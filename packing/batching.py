@@ -481,14 +481,30 @@ def simulate(hist_or_sizes: Any, strategy: str, batch_size: int, steps: int | No
     return run_strategies(hist_or_sizes, run, {strategy: options}, cross_epochs)[strategy]
 
 
+def packs_matching_batch_size(plan: PackingPlan, batch_size: int) -> int:
+    """Packs per batch that carry about ``batch_size`` graphs on average (at least one), so
+    that packing takes about as many steps per epoch as batches of ``batch_size`` graphs.
+
+    >>> from packing import SizeHistogram, pack
+    >>> plan = pack(SizeHistogram.from_counts([3, 8], [4, 14], [20, 4]), max_nodes=16, max_edges=28, max_graphs=8)
+    >>> plan.packing_factor, packs_matching_batch_size(plan, batch_size=32)
+    (4.0, 8)
+    """
+    whole_number(batch_size, "batch_size", 1, 1 << 40)
+    return max(1, round(batch_size / plan.packing_factor))
+
+
 def default_requests(hist: SizeHistogram, batch_size: int, plan: PackingPlan | None, seed: int,
-                     num_shapes: int = DEFAULT_BUCKETS) -> dict[str, dict[str, Any]]:
+                     num_shapes: int = DEFAULT_BUCKETS, packs_per_batch: int = 1) -> dict[str, dict[str, Any]]:
     """The options :func:`compare_batching` gives each strategy: dynamic estimates its target
     from 1,000 graphs (``sample_seed`` = ``seed``), raised to hold the largest graph when the
     sample misses it; pyg_dynamic gets that node target as its node budget; buckets fit
-    ``num_shapes`` shapes; packing uses ``plan``, or without one packs with best fit
-    (product) into the dynamic target (T_v nodes, T_e edges, B graphs), the padded shape of
-    dynamic batching."""
+    ``num_shapes`` shapes; packing uses ``plan`` with ``packs_per_batch`` packs per batch, or
+    without a plan packs with best fit (product) into the dynamic target (T_v nodes, T_e
+    edges, B graphs), the padded shape of dynamic batching, one pack per batch."""
+    if plan is None and packs_per_batch != 1:
+        raise ValueError("packs_per_batch needs a plan: without one the packing row packs into the dynamic "
+                         "batching target, whose packs already hold about batch_size graphs.")
     dynamic = {"sample_size": DEFAULT_SAMPLE_SIZE, "sample_seed": seed, "raise_to_fit": True}
     nodes, edges, _ = dynamic_target(GraphSizes.of(hist), batch_size, dynamic, seed)["target"]
     return {
@@ -496,15 +512,17 @@ def default_requests(hist: SizeHistogram, batch_size: int, plan: PackingPlan | N
         "dynamic": dynamic,
         "pyg_dynamic": {"max_num": nodes, "mode": "node"},
         "buckets": {"num_shapes": num_shapes},
-        "packing": {"plan": plan} if plan is not None else {"limits": PackLimits(nodes, edges, batch_size)},
+        "packing": ({"plan": plan, "packs_per_batch": packs_per_batch} if plan is not None
+                    else {"limits": PackLimits(nodes, edges, batch_size)}),
     }
 
 
 def compare_batching(hist: SizeHistogram, batch_size: int, plan: PackingPlan | None = None, steps: int | None = None,
                      seed: int = 0, *, epochs: int = 1, devices: int = 1, num_shapes: int = DEFAULT_BUCKETS,
-                     ) -> pd.DataFrame:
+                     packs_per_batch: int = 1) -> pd.DataFrame:
     """One row per strategy (``STRATEGIES`` order) on the same stream of graphs, with the
-    options of :func:`default_requests`: batches, steps, node / edge / graph efficiency,
+    options of :func:`default_requests` (``packs_per_batch`` packs of ``plan`` per batch;
+    :func:`packs_matching_batch_size` carries about ``batch_size`` graphs): batches, steps, node / edge / graph efficiency,
     distinct padded shapes, the largest padded shape, batches per epoch, graphs per batch,
     a ``settings`` column in words, and for ``devices > 1`` the multi-device columns.
     ``table.attrs`` holds the run (``"run"``), each strategy's settings (``"settings"``) and
@@ -520,5 +538,6 @@ def compare_batching(hist: SizeHistogram, batch_size: int, plan: PackingPlan | N
     if not isinstance(hist, SizeHistogram):
         raise ValueError(f"compare_batching needs a SizeHistogram, got {type(hist).__name__}.")
     run = RunSpec(batch_size, steps, epochs, seed, devices)
-    results = run_strategies(hist, run, default_requests(hist, run.batch_size, plan, run.seed, num_shapes))
+    requests = default_requests(hist, run.batch_size, plan, run.seed, num_shapes, packs_per_batch)
+    results = run_strategies(hist, run, requests)
     return comparison_table({name: result.summary for name, result in results.items()}, run.to_dict())

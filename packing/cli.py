@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Callable
 
 from .api import as_limits, pack
-from .batching import DEFAULT_BUCKETS, batching_section, compare_batching, estimate_target
+from .batching import (DEFAULT_BUCKETS, batching_section, compare_batching, estimate_target,
+                       packs_matching_batch_size)
 from .bounds import lower_bounds
 from .column_generation import DEFAULT_TIME_BUDGET, MAX_TIME_BUDGET
 from .export import export_config, save_config
@@ -20,6 +21,7 @@ from .heuristics import HEURISTICS
 from .histogram import SizeHistogram
 from .limits import DEFAULT_MAX_GRAPHS, PackLimits
 from .method import ALL_ALGORITHMS, ONE_DIM_ALGORITHMS, PUBLISHED, TUPLE_ALGORITHMS, PackMethod
+from .plan import PackingPlan
 from .published import PAPER_MIN
 from .sweep import MAX_WORKERS, default_limits, limit_grid, smallest_limits, sweep
 
@@ -195,9 +197,35 @@ def _add_batching(commands) -> None:
     compare.add_argument("--algorithm", default="best_fit", choices=ALL_ALGORITHMS,
                          help="packing row: algorithm (default best_fit)")
     compare.add_argument("--heuristic", choices=list(HEURISTICS), help="packing row: heuristic (default product)")
+    add_packs_per_batch(compare)
     compare.add_argument("--out", type=Path,
                          help="write the table: .csv (one row per strategy) or .json (the export's batching section: "
                               "the table with the run and each strategy's settings)")
+
+
+def _packs_value(text: str) -> int | None:
+    if text == "match":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number or 'match', got {text!r}") from None
+
+
+def add_packs_per_batch(parser: argparse.ArgumentParser) -> None:
+    """The ``--packs-per-batch`` option of the commands that compare batching strategies."""
+    parser.add_argument("--packs-per-batch", type=_packs_value, default=None, metavar="N|match",
+                        help="packing row: packs per batch (default 'match': as many as carry about --batch-size "
+                             "graphs on average, so packing takes about as many steps per epoch as the batches)")
+
+
+def packs_per_batch(args: argparse.Namespace, plan: PackingPlan | None, batch_size: int) -> int:
+    """``--packs-per-batch`` resolved for ``plan`` (1 without a plan: packs of the dynamic target)."""
+    if plan is None:
+        return 1
+    if args.packs_per_batch is None:
+        return packs_matching_batch_size(plan, batch_size)
+    return args.packs_per_batch
 
 
 def _batching(args: argparse.Namespace, hist: SizeHistogram) -> None:
@@ -209,7 +237,8 @@ def _batching(args: argparse.Namespace, hist: SizeHistogram) -> None:
                               for value, default in zip(packing_flags[:3], target)))
         plan = pack(hist, limits, PackMethod(args.algorithm, args.heuristic))
     table = compare_batching(hist, args.batch_size, plan, args.steps, args.seed, epochs=args.epochs,
-                             devices=args.devices, num_shapes=args.buckets)
+                             devices=args.devices, num_shapes=args.buckets,
+                             packs_per_batch=packs_per_batch(args, plan, args.batch_size))
     print(table.drop(columns="settings").to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     if args.out is None:
         return

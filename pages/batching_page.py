@@ -10,7 +10,7 @@ from packing import PackLimits
 from packing.batching import DEFAULT_BUCKETS
 from packing.bucket_shapes import MAX_SHAPES
 from pages import batching_figures, cache, state
-from pages.packing_row import packing_limits
+from pages.packing_row import packing_row
 from pages.widgets import current_dataset, mirrored, mirrored_choice, run_page
 
 #: Session key owned by no widget: the comparison last shown (batch size, steps, seed,
@@ -97,13 +97,13 @@ def main() -> None:
         "limits chosen on the other pages. Simulated exactly on the dataset's graph sizes, every strategy on the "
         "same shuffled epochs (Speckhard et al., seed 001); every graph is kept.")
     settings = controls()
-    limits, packing_note = packing_limits(hist)
-    table = cache.batching_table(hist, settings, limits, state.method())
+    row = packing_row(hist, settings["batch_size"])
+    table = cache.batching_table(hist, settings, row)
     summaries = table.attrs["summaries"]
     show_table(table)
-    st.caption(packing_note)
+    st.caption(row.note)
     target = table.attrs["settings"]["dynamic"]["target"]
-    if limits != PackLimits(*target):
+    if state.choice().limits != PackLimits(*target):
         st.button(f"Use the dynamic target as pack limits ({target[0]:,} nodes, {target[1]:,} edges, "
                   f"{target[2]:,} graphs)", on_click=use_target_as_limits, args=(target,), key="bt_use_target",
                   help="Packs then have the padded shape of dynamic batches; the Packing and Export pages use "
@@ -172,7 +172,9 @@ STRATEGY_NOTES = """
 - **PyG DynamicBatchSampler**: a node budget (here the dynamic target), no graph cap, no estimation; the budget is
   padded, edges and graphs are not, so almost every batch has its own shape. Every epoch starts afresh, as in PyG.
 - **shape buckets**: static batches padded to the cheapest of K shapes chosen to pad least on these batches.
-- **packing**: the plan of the chosen limits and method, packs in a random order each epoch, one pack per batch.
+- **packing**: the plan of the chosen limits and method, packs in a random order each epoch, as many packs per
+  batch as carry about batch size graphs (so about as many steps per epoch as the others), each batch padded to
+  that many packs' limits. Before limits are chosen: packs of the dynamic target's shape, one per batch.
 
 The static strategies keep every graph (the published code drops one graph per batch). Efficiencies are real over
 padded totals of the whole run.

@@ -11,7 +11,7 @@ import shutil
 import threading
 import warnings
 from collections import OrderedDict
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import pandas as pd
 import streamlit as st
@@ -20,6 +20,9 @@ import data_loaders
 from packing import PackingPlan, PackLimits, PackMethod, SizeHistogram, compare, pack, published_table, sweep
 from packing.batching import compare_batching
 from throughput import Calibration, estimate
+
+if TYPE_CHECKING:  # pages.packing_row builds on this module
+    from pages.packing_row import PackingRow
 
 _HASH = {SizeHistogram: SizeHistogram.fingerprint}
 Progress = Callable[[str, float], None]
@@ -67,25 +70,23 @@ def published_rows(hist: SizeHistogram, limits: PackLimits, dataset: str) -> pd.
 
 @st.cache_data(show_spinner="Simulating every batching strategy on this dataset...", max_entries=16,
                hash_funcs=_HASH)
-def batching_table(hist: SizeHistogram, settings: dict, limits: PackLimits | None, method: PackMethod) -> pd.DataFrame:
-    """``packing.batching.compare_batching`` with ``settings`` (batch size, steps, seed, devices,
-    bucket shapes) and the packing row packed with ``limits`` and ``method`` (None: its
-    default, packs of the dynamic target's shape)."""
-    plan = None if limits is None else pack(hist, limits, method)
+def batching_table(hist: SizeHistogram, settings: dict, row: PackingRow) -> pd.DataFrame:
+    """``packing.batching.compare_batching`` with ``settings`` (batch size, steps, seed,
+    devices, bucket shapes) and the packing row ``row``."""
+    plan = None if row.limits is None else plan_for(hist, row.limits, row.method)
     return compare_batching(hist, settings["batch_size"], plan, settings["steps"], settings["seed"],
-                            devices=settings["devices"], num_shapes=settings["num_shapes"])
+                            devices=settings["devices"], num_shapes=settings["num_shapes"],
+                            packs_per_batch=row.packs_per_batch)
 
 
 @st.cache_data(show_spinner="Pricing every strategy with the calibration...", max_entries=16,
                hash_funcs={**_HASH, Calibration: lambda calibration: calibration.to_dict()["digest"]})
-def throughput_table(hist: SizeHistogram, calibration: Calibration, settings: dict, limits: PackLimits | None,
-                     method: PackMethod) -> pd.DataFrame:
+def throughput_table(hist: SizeHistogram, calibration: Calibration, settings: dict, row: PackingRow) -> pd.DataFrame:
     """``throughput.estimate`` with ``settings`` (batch size, devices, seed, baseline) and the
-    packing row packed with ``limits`` and ``method`` (None: the estimate's default, packs of
-    the dynamic target's shape)."""
-    plan = None if limits is None else plan_for(hist, limits, method)
+    packing row ``row``."""
+    plan = None if row.limits is None else plan_for(hist, row.limits, row.method)
     return estimate(hist, settings["batch_size"], calibration, plan, baseline=settings["baseline"],
-                    devices=settings["devices"], seed=settings["seed"])
+                    devices=settings["devices"], seed=settings["seed"], packs_per_batch=row.packs_per_batch)
 
 
 @st.cache_resource(show_spinner=False)

@@ -11,6 +11,7 @@ from packing.batching_report import batching_section
 from packing.export import SCHEMA_VERSION, config_histogram, config_json, export_config, load_config
 from throughput import throughput_section
 from pages import cache, figures, state
+from pages.packing_row import packing_row
 from pages.sweeps import grid, sweep_method
 from pages.widgets import current_dataset, run_page, selection_of, show_error, with_proof
 
@@ -132,10 +133,10 @@ def main() -> None:
     state.plan_words()[(selection.key, limits, method)] = plan.label
     batching, priced = st.session_state.get(BATCHING), st.session_state.get(THROUGHPUT)
     sections = {} if batching is None else \
-        {"batching": batching_section(cache.batching_table(hist, batching, limits, method))}
+        {"batching": batching_section(cache.batching_table(hist, batching, packing_row(hist, batching["batch_size"])))}
     if priced is not None:
         sections["throughput"] = throughput_section(
-            cache.throughput_table(hist, priced["calibration"], priced, limits, method))
+            cache.throughput_table(hist, priced["calibration"], priced, packing_row(hist, priced["batch_size"])))
     config = export_config(plan, hist, {**info, "dataset": selection.name, "split": selection.split,
                                         "options": selection.options}, sections)
     stem = (f"{selection.name.replace(state.UPLOAD_PREFIX, '').rsplit('.', 1)[0]}-"

@@ -8,8 +8,8 @@ import json
 
 import streamlit as st
 
-from pages import cache, state, throughput_figures
-from pages.packing_row import packing_limits
+from pages import cache, throughput_figures
+from pages.packing_row import packing_row
 from pages.widgets import current_dataset, mirrored, mirrored_choice, run_page, show_error
 from throughput import ROWS, Calibration, calibrate, default_calibration, load_calibration, shipped_calibrations
 from throughput.shapes import default_shapes
@@ -180,8 +180,8 @@ def main() -> None:
         "calibration measured for its padded shape. Model time only (forward, backward, optimizer step); loading "
         "and collating batches is not included.")
     cal, settings = controls()
-    limits, packing_note = packing_limits(hist)
-    table = cache.throughput_table(hist, cal, settings, limits, state.method())
+    row = packing_row(hist, settings["batch_size"])
+    table = cache.throughput_table(hist, cal, settings, row)
     st.session_state[SETTINGS] = {"calibration": cal, **settings}
     st.plotly_chart(throughput_figures.epoch_figure(table), key="tp_epoch_chart")
     if table["extrapolated"].any():
@@ -190,7 +190,7 @@ def main() -> None:
                    icon=":material/warning:")
     shown = table.assign(strategy=[throughput_figures.label(s) for s in table["strategy"]])
     st.dataframe(shown[list(COLUMNS)], hide_index=True, width="stretch", column_config=COLUMNS)
-    st.caption(f"{packing_note} One epoch simulated; error bars: the cost model's 90th-percentile error on "
+    st.caption(f"{row.note} One epoch simulated; error bars: the cost model's 90th-percentile error on "
                "held-out shapes. In compile mode every new padded shape is priced as a torch.compile compilation "
                "(the measured cost), spread over the epoch.")
     st.subheader("Calibration")

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from app_helpers import chosen
 
 import data_loaders
-from packing import PackLimits
+from packing import PackLimits, pack
 from packing.batching import STRATEGIES, compare_batching
 from pages import batching_figures
 
@@ -46,11 +46,14 @@ def test_table_and_padding_chart_on_the_default_dataset(app):
     assert (table["batches"] == 100_000).all()  # the default run: 100,000 steps, batch size 32
     rows = table.set_index("strategy")
     assert rows.loc["static-constant", "distinct_shapes"] == 1 and rows.loc["static-64", "distinct_shapes"] > 1
-    assert rows.loc["packing", "max_padded_nodes"] == chosen(app).limits.max_nodes  # the limits chosen elsewhere
+    # no limits chosen yet (data defaults): packs of the dynamic target's shape, one per batch
+    assert chosen(app).source == "data defaults (largest graph)"
+    assert rows.loc["packing", "max_padded_nodes"] == rows.loc["dynamic (jraph)", "max_padded_nodes"]
+    assert rows.loc["packing", "max_padded_graphs"] == 32
     (padding,) = charts(app)  # only the open tab runs
     assert padding["layout"]["title"]["text"].startswith("Real share of every padded batch")
     assert [trace["name"] for trace in padding["data"]] == ["real nodes", "real edges", "real graphs"]
-    assert any(c.value.startswith("Packing row: limits 29 nodes") for c in app.caption)
+    assert any(c.value.startswith("No pack limits chosen yet") for c in app.caption)
     assert app.session_state["batching"] == {"batch_size": 32, "steps": 100_000, "seed": 0, "devices": 1,
                                              "num_shapes": 8}
 
@@ -76,8 +79,15 @@ def test_packing_row_follows_limits_chosen_on_the_packing_page_and_the_target_bu
     app.number_input(key="pk_max_edges").set_value(240).run()
     open_batching(app)
     rows = app.dataframe[0].value.set_index("strategy")
-    assert (rows.loc["packing", "max_padded_nodes"], rows.loc["packing", "max_padded_edges"]) == (120, 240)
-    assert any("limits 120 nodes, 240 edges, 256 graphs from your input on the Packing page" in c.value
+    hist, _ = data_loaders.load_histogram("qm9")
+    plan = pack(hist, PackLimits(120, 240, 256))
+    packs = round(32 / plan.packing_factor)  # packs per batch carrying about 32 graphs
+    assert packs > 1 and abs(packs * plan.packing_factor - 32) <= plan.packing_factor / 2
+    assert (rows.loc["packing", "max_padded_nodes"], rows.loc["packing", "max_padded_edges"]) == (120 * packs,
+                                                                                                  240 * packs)
+    assert rows.loc["packing", "mean_graphs_per_batch"] == pytest.approx(packs * plan.packing_factor, rel=0.02)
+    assert any(f"Packing row: {packs} packs per batch" in c.value and
+               "of limits 120 nodes, 240 edges, 256 graphs from your input on the Packing page" in c.value
                for c in app.caption)
     button = next(b for b in app.button if b.label.startswith("Use the dynamic target as pack limits"))
     button.click().run()
@@ -135,7 +145,7 @@ def test_limits_that_do_not_hold_every_graph_fall_back_to_the_dynamic_target(app
     app.switch_page("pages/packing_page.py").run()
     app.number_input(key="pk_max_nodes").set_value(5).run()
     open_batching(app)
-    assert any("The chosen limits do not hold every graph" in c.value and "uses the dynamic target" in c.value
+    assert any("The chosen limits do not hold every graph" in c.value and "packs into the dynamic batching target" in c.value
                for c in app.caption)
     rows = app.dataframe[0].value.set_index("strategy")
     assert rows.loc["packing", "max_padded_nodes"] == rows.loc["dynamic (jraph)", "max_padded_nodes"]

@@ -50,7 +50,7 @@ def test_page_prices_every_strategy_with_the_shipped_calibration(app):
     assert any("python -m throughput calibrate --model gin --device cuda" in i.value for i in app.info)
     assert app.session_state["throughput"]["calibration"] == shipped
     assert app.session_state["throughput"]["batch_size"] == 32  # the Batching page's default
-    assert any(c.value.startswith("Packing row: limits 29 nodes") for c in app.caption)
+    assert any(c.value.startswith("No pack limits chosen yet") for c in app.caption)
     assert rows.loc["packing", "steps_per_epoch"] > 0 and chosen(app).limits.max_nodes == 29
 
 

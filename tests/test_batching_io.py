@@ -43,7 +43,8 @@ def test_cli_writes_the_comparison_table(tmp_path, molhiv_file, molhiv):
 def test_cli_packing_limits_and_json_section(tmp_path, molhiv_file, molhiv):
     out = tmp_path / "batching.json"
     result = cli("batching", str(molhiv_file), "--batch-size", "16", "--epochs", "2", "--devices", "2",
-                 "--max-nodes", "222", "--max-edges", "502", "--max-graphs", "256", "--out", str(out))
+                 "--max-nodes", "222", "--max-edges", "502", "--max-graphs", "256", "--packs-per-batch", "1",
+                 "--out", str(out))
     assert result.returncode == 0, result.stderr
     section = check_batching_section(json.loads(out.read_text()))
     assert section["run"] == {"batch_size": 16, "steps": None, "epochs": 2, "seed": 0, "devices": 2}
@@ -52,6 +53,23 @@ def test_cli_packing_limits_and_json_section(tmp_path, molhiv_file, molhiv):
     plan = pack(molhiv, PackLimits(222, 502, 256))
     assert packing["batches"] == 2 * plan.num_packs and packing["node_efficiency"] == plan.node_efficiency
     assert "mixed_shape_steps" in packing
+
+
+def test_cli_packs_per_batch_match_the_batch_size_by_default(tmp_path, molhiv_file, molhiv):
+    out = tmp_path / "batching.json"
+    result = cli("batching", str(molhiv_file), "--batch-size", "32", "--max-nodes", "222", "--max-edges", "502",
+                 "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    section = check_batching_section(json.loads(out.read_text()))
+    plan = pack(molhiv, PackLimits(222, 502, 32))
+    packs = section["strategies"]["packing"]["packs_per_batch"]
+    assert packs == round(32 / plan.packing_factor) > 1
+    packing = next(row for row in section["table"] if row["strategy"] == "packing")
+    assert packing["batches"] == -(-plan.num_packs // packs)
+    assert packing["max_padded_nodes"] == 222 * packs and packing["node_efficiency"] == pytest.approx(
+        plan.node_efficiency, rel=0.01)
+    bad = cli("batching", str(molhiv_file), "--batch-size", "32", "--packs-per-batch", "many")
+    assert bad.returncode == 2 and "expected a whole number or 'match'" in bad.stderr
 
 
 def test_cli_bad_input_gets_a_message(tmp_path, molhiv_file):

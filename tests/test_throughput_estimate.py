@@ -61,6 +61,17 @@ def test_packing_row_prices_every_pack_at_the_plan_capacity():
     assert row["step_ms"] == pytest.approx(1e3 * per_step, rel=1e-9)
 
 
+def test_several_packs_per_batch_are_priced_as_one_batch_of_their_total_capacity():
+    plan = pack(HIST, PackLimits(20, 40, 4))
+    cal = synthetic(2e-3, 1e-5, 1e-6, 1e-4)
+    row = estimate(HIST, 4, cal, plan, packs_per_batch=2).set_index("strategy").loc["packing"]
+    per_step = 2e-3 + 2 * (20 * 1e-5 + 40 * 1e-6 + 4 * 1e-4)
+    assert row["steps_per_epoch"] == -(-plan.num_packs // 2) and row["max_padded_nodes"] == 40
+    assert row["step_ms"] == pytest.approx(1e3 * per_step, rel=1e-9)
+    with pytest.raises(ValueError, match="packs_per_batch needs a plan"):
+        estimate(HIST, 4, cal, packs_per_batch=2)
+
+
 def test_estimates_scale_as_the_model_says():
     base = estimate(HIST, 4, synthetic(1e-3, 1e-5)).set_index("strategy")
     node_heavy = estimate(HIST, 4, synthetic(1e-3, 3e-5)).set_index("strategy")

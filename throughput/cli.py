@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from packing.cli import add_packs_per_batch, packs_per_batch
+
 from .calibration import MODELS, MODES, calibrate, load_calibration
 from .shapes import DEFAULT_COUNT, DEFAULT_MAX_EDGES, DEFAULT_MAX_GRAPHS, DEFAULT_MAX_NODES, default_shapes
 
@@ -53,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     est.add_argument("--epochs", type=int, default=1, help="epochs simulated (default 1)")
     est.add_argument("--baseline", default="pyg_dataloader", help="your current batching, for the speed-up "
                                                                   "(default pyg_dataloader)")
+    add_packs_per_batch(est)
     est.add_argument("--out", type=Path, help="write the table: .csv, or .json (the export's throughput section)")
     return parser
 
@@ -100,8 +103,9 @@ def _estimate(args: argparse.Namespace) -> None:
 
     config, plan = load_config(args.config)
     cal = load_calibration(args.calibration)
-    table = estimate(config_histogram(config), _batch_size(args, config), cal, plan, baseline=args.baseline,
-                     devices=args.devices, epochs=args.epochs)
+    batch_size = _batch_size(args, config)
+    table = estimate(config_histogram(config), batch_size, cal, plan, baseline=args.baseline, devices=args.devices,
+                     epochs=args.epochs, packs_per_batch=packs_per_batch(args, plan, batch_size))
     print(format_table(table))
     if args.out is not None:
         if args.out.suffix == ".json":

@@ -152,8 +152,9 @@ def price_batches(batches: pd.DataFrame, calibration: Calibration, epochs_run: f
 
 def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, plan: PackingPlan | None = None, *,
              baseline: str = PYG_DATALOADER, devices: int = 1, epochs: int = 1, steps: int | None = None,
-             seed: int = 0, num_shapes: int = 8) -> pd.DataFrame:
-    """One row per batching strategy (``ROWS``; the ``packing`` row is ``plan`` when given)
+             seed: int = 0, num_shapes: int = 8, packs_per_batch: int = 1) -> pd.DataFrame:
+    """One row per batching strategy (``ROWS``; the ``packing`` row is ``plan`` when given,
+    ``packs_per_batch`` packs per batch)
     for ``devices`` data-parallel devices: steps per epoch, mean time per step (ms, without
     compilations), time per epoch with its error band and compilation share, graphs per
     second, speed-up over ``baseline`` (the user's current batching, one of ``ROWS``), the
@@ -168,7 +169,8 @@ def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, pla
     if baseline not in ROWS:
         raise ValueError(f"baseline must be one of {', '.join(ROWS)}, got {baseline!r}.")
     run = RunSpec(batch_size, steps, epochs, seed, devices)
-    results = run_strategies(hist, run, default_requests(hist, run.batch_size, plan, run.seed, num_shapes))
+    results = run_strategies(hist, run, default_requests(hist, run.batch_size, plan, run.seed, num_shapes,
+                                                               packs_per_batch))
     rows = []
     for name, result in results.items():
         batches = result.batches
