@@ -17,7 +17,7 @@ fetching, collation and, for the packed loader, padding), on the CPU; "train" is
 speed-up is against PyG's DataLoader in the same mode.
 
     .venv/bin/python -m benchmarks.bench_loader [--steps 20] [--rounds 3] [--threads 1]
-        [--modes eager,compile] [--device cuda]
+        [--modes eager,compile] [--device cuda] [--workers 4]
 
 Prints a table and writes benchmarks/results/loader.csv.
 """
@@ -158,15 +158,21 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1: steady on a shared machine)")
     parser.add_argument("--modes", default="eager,compile", help="comma-separated: eager, compile")
     parser.add_argument("--device", default="cpu", help="where the model trains: cpu, cuda, cuda:1, ...")
+    parser.add_argument("--workers", type=int, default=0,
+                        help="loader worker processes for every loader (default 0: batches are made in the training "
+                             "process); with workers the loader time is the wait for a prefetched batch")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     device = torch.device(args.device)
     hist, _ = load_histogram("ogbg-molhiv", split="train")
     dataset = random_mol_dataset(hist)
-    loaders = [("PyG DataLoader", f"batch_size={BATCH_SIZE}", DataLoader(dataset, batch_size=BATCH_SIZE, shuffle=True),
+    workers = {"num_workers": args.workers, "persistent_workers": args.workers > 0,
+               "pin_memory": device.type == "cuda" and args.workers > 0}
+    loaders = [("PyG DataLoader", f"batch_size={BATCH_SIZE}",
+                DataLoader(dataset, batch_size=BATCH_SIZE, shuffle=True, **workers),
                 f"{hist.total_nodes / hist.num_graphs * BATCH_SIZE:,.0f} (mean, varies)")]
     for label, limits in PACK_LIMITS.items():
-        loader = PackedLoader(dataset, pack(hist, limits, algorithm="best"), seed=0)
+        loader = PackedLoader(dataset, pack(hist, limits, algorithm="best"), seed=0, **workers)
         loaders.append(("packed", f"{label}: {limits}", loader, f"{loader.shape.num_nodes:,} (fixed)"))
     rows = []
     for mode in args.modes.split(","):
@@ -185,10 +191,11 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     baseline = table[table["loader"] == "PyG DataLoader"].set_index("mode")["epoch s"]
     table["speed-up"] = table["mode"].map(baseline) / table["epoch s"]
     table["threads"] = args.threads
+    table["workers"] = args.workers
     table["torch"] = torch.__version__
     table["device"] = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
     with pd.option_context("display.width", 250, "display.max_columns", 30, "display.precision", 2):
-        print(table.drop(columns=["threads", "torch", "device"]).to_string(index=False))
+        print(table.drop(columns=["threads", "workers", "torch", "device"]).to_string(index=False))
     save_results(table, "loader")
     return table
 

@@ -26,9 +26,8 @@ GRIDS = {
     "standard: 24 shapes up to 32,768 nodes (about a minute)": {"count": 24, "budget": 1.0},
 }
 GPU_HOWTO = (
-    "No GPU calibration ships with the tool: we publish only numbers measured on a named device. On your GPU "
-    "machine, in this project, run `python -m throughput calibrate --model gin --device cuda --out my_gpu.json` "
-    "(about a minute; `--mode compile` also prices torch.compile) and upload `my_gpu.json` here.")
+    "On your GPU machine, in this project, run `python -m throughput calibrate --model gin --device cuda --out "
+    "my_gpu.json` (about a minute; `--mode compile` also prices torch.compile) and upload `my_gpu.json` here.")
 COLUMNS = {
     "strategy": st.column_config.TextColumn("Strategy"),
     "steps_per_epoch": st.column_config.NumberColumn("Steps per epoch", format="%.1f"),
@@ -195,8 +194,10 @@ def main() -> None:
                "(the measured cost), spread over the epoch.")
     st.subheader("Calibration")
     describe(cal)
-    if not any(c.device_info.get("type") == "cuda" for c in calibrations().values()):
-        st.info(GPU_HOWTO, icon=":material/info:")
+    gpus = sorted({c.device_name for c in calibrations().values() if c.device_info.get("type") == "cuda"})
+    st.info((f"GPU calibrations shipped: {', '.join(gpus)}. For another GPU: " if gpus else
+             "No GPU calibration ships with the tool: we publish only numbers measured on a named device. ")
+            + GPU_HOWTO, icon=":material/info:")
     upload_calibration()
     calibrate_here()
 

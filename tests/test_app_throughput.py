@@ -67,6 +67,27 @@ def test_baseline_and_batch_size_change_the_estimate(app):
     assert app.session_state["throughput"]["baseline"] == "static_64"
 
 
+def test_the_shipped_h100_calibrations_price_the_same_batches_on_the_gpu(app):
+    gpu = "NVIDIA H100 80GB HBM3"
+    assert any(f"GPU calibrations shipped: {gpu}" in i.value for i in app.info)
+    cpu_rows = app.dataframe[0].value.set_index("strategy")
+    labels = app.selectbox(key="tp_calibration").options
+    eager = next(label for label in labels if gpu in label and "eager" in label)
+    app.selectbox(key="tp_calibration").select(eager).run()
+    assert not app.exception and not app.error
+    assert gpu in epoch_chart(app)["layout"]["title"]["text"]
+    assert any(gpu in m.value and "CUDA 13.0" in m.value for m in app.markdown)
+    rows = app.dataframe[0].value.set_index("strategy")
+    assert (rows["steps_per_epoch"] == cpu_rows["steps_per_epoch"]).all()  # same batches, another device
+    assert not rows["epoch_seconds"].equals(cpu_rows["epoch_seconds"])
+    compiled = next(label for label in labels if gpu in label and "compile" in label)
+    app.selectbox(key="tp_calibration").select(compiled).run()
+    rows = app.dataframe[0].value.set_index("strategy")
+    # a compilation per distinct padded shape: static-64 compiles many times, dynamic batching once
+    compiling = rows["compile_seconds_per_epoch"]
+    assert compiling["static-64"] > 2 * compiling["dynamic (jraph)"] > 0
+
+
 def test_calibrating_this_machine_from_the_page(app):
     app.number_input(key="tp_hidden").set_value(8)
     app.number_input(key="tp_layers").set_value(1)

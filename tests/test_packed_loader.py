@@ -148,9 +148,11 @@ def test_general_path_gives_the_same_batches(mixed):
 
 
 def test_worker_processes_give_the_same_batches(mixed):
+    """Also with persistent workers (as for a GPU): set_epoch still reshuffles every epoch."""
     plan = plan_for(mixed, max_nodes=7, max_edges=10, max_graphs=3)
-    here, workers = PackedLoader(mixed, plan, seed=6), PackedLoader(mixed, plan, seed=6, num_workers=2)
-    for epoch in (0, 1):
+    here = PackedLoader(mixed, plan, seed=6)
+    workers = PackedLoader(mixed, plan, seed=6, num_workers=2, persistent_workers=True)
+    for epoch in (0, 1, 2):
         here.set_epoch(epoch)
         workers.set_epoch(epoch)
         for one, other in zip(here, workers, strict=True):

@@ -7,7 +7,7 @@ import json
 import pytest
 import torch
 
-from throughput import Calibration, calibrate, load_calibration, shipped_calibrations
+from throughput import Calibration, calibrate, default_calibration, load_calibration, shipped_calibrations
 from throughput.calibration import cpu_name, digest
 from throughput.models import model_spec
 
@@ -166,7 +166,15 @@ def test_shipped_calibrations_load_and_name_their_device():
         cal = load_calibration(path)
         assert path.name == cal.filename
         assert cal.device_info["name"] and cal.versions["torch"] and cal.created
-        assert cal.device == "cpu"  # no GPU calibration is shipped without a measurement on a GPU
+        if cal.device.startswith("cuda"):  # measured on a GPU: the CUDA device and its properties are named
+            assert cal.device_info["type"] == "cuda" and cal.versions["cuda"]
+            assert cal.device_info["cuda"]["memory_gib"] > 0 and "NVIDIA" in cal.device_name
+        else:
+            assert cal.device == "cpu" and cal.device_info["type"] == "cpu"
+    assert {load_calibration(path).device_name for path in paths} >= {"NVIDIA H100 80GB HBM3"}
+    h100 = {cal.mode: cal for cal in map(load_calibration, paths) if cal.device_name == "NVIDIA H100 80GB HBM3"}
+    assert set(h100) == {"eager", "compile"} and h100["compile"].compile["seconds"] > 0
+    assert load_calibration(default_calibration()).mode == "eager"
 
 
 def test_compiled_mode_times_a_shape_and_the_cost_of_its_compilation():

@@ -115,6 +115,10 @@ def test_compilations_are_priced_until_the_recompile_limit_then_steps_run_eagerl
     assert priced["compile_seconds_per_epoch"] == pytest.approx((50 + 20) / 2)
     assert priced["epoch_seconds"] == pytest.approx((4 * 1e-3 + 2 * 3e-3 + 70) / 2, rel=1e-9)
     assert priced["steps_per_epoch"] == 3
+    # the band: each compilation between a warm one (20 s) and a process's first (50 s)
+    run, band = 4 * 1e-3 + 2 * 3e-3, cal.error_band
+    assert priced["epoch_low"] == pytest.approx((run * (1 - band) + 2 * 20) / 2, rel=1e-6)
+    assert priced["epoch_high"] == pytest.approx((run * (1 + band) + 2 * 50) / 2, rel=1e-6)
 
 
 def test_every_device_compiles_the_shapes_it_meets():

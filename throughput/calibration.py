@@ -432,7 +432,8 @@ def shipped_calibrations() -> list[Path]:
 
 
 def default_calibration() -> Path:
-    """The shipped calibration for this machine's CPU if there is one, else the first one.
+    """The shipped calibration for this machine's CPU if there is one, else the first eager
+    GPU one (the device graph batching is for), else the first one.
 
     >>> default_calibration() in shipped_calibrations()
     True
@@ -441,4 +442,6 @@ def default_calibration() -> Path:
     if not paths:
         raise ValueError(f"No calibration is shipped in {SHIPPED}; run python -m throughput calibrate.")
     mine = [path for path in paths if path.name.startswith(slug(cpu_name()) + "__")]
-    return (mine or paths)[0]
+    gpus = [path for path in paths
+            if (cal := load_calibration(path)).device_info.get("type") == "cuda" and cal.mode == "eager"]
+    return (mine or gpus or paths)[0]
