@@ -18,6 +18,8 @@ import urllib.request
 from pathlib import Path
 from typing import Iterator
 
+from common_helpers import stop_process
+
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 DOCS = ROOT / "docs" / "screenshots"
@@ -68,11 +70,7 @@ def serve_dashboard(tmp: Path) -> Iterator[str]:
     try:
         yield url
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop_process(process, timeout=15)
         log.close()
 
 

@@ -1,6 +1,5 @@
 """The batching comparison on the command line (``python -m packing batching``, run as a
 user would) and as the ``batching`` section of the exported configuration."""
-import copy
 import json
 import subprocess
 import sys
@@ -8,6 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+
+from common_helpers import replaced
 
 from packing import PackLimits, SizeHistogram, pack
 from packing.batching import STRATEGIES, batching_section, check_batching_section, compare_batching
@@ -94,15 +95,6 @@ def test_the_section_travels_in_the_exported_configuration():
     assert loaded["batching"]["run"]["steps"] == 40 and loaded["batching"]["run"]["seed"] == 3
     assert loaded["batching"]["strategies"]["dynamic"]["sample_size"] == 100  # every graph of the toy data
     assert [row["strategy"] for row in loaded["batching"]["table"]] == list(STRATEGIES)
-
-
-def broken(section, path, value):
-    copied = copy.deepcopy(section)
-    target = copied
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = value
-    return copied
 
 
 @pytest.mark.parametrize("path, value, message", [

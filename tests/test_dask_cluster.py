@@ -14,6 +14,8 @@ import pandas as pd
 import pytest
 from distributed import Client, LocalCluster
 
+from common_helpers import stop_process
+
 from data_loaders import ShardError, dask_client, sharded_histogram
 from data_loaders.__main__ import main
 from data_loaders.dask_cluster import default_workers, local_cluster
@@ -233,12 +235,7 @@ def dask_commands(tmp_path):
             yield client.scheduler.address
     finally:
         for process in reversed(started):
-            process.terminate()
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop_process(process, timeout=30)
 
 
 def test_cli_on_dask_scheduler_and_worker_commands_with_a_shard_report(dask_commands, qm9_shards, tmp_path):

@@ -9,6 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from common_helpers import replaced
+
 import data_loaders
 from packing import TUPLE_ALGORITHMS, PackLimits, PackMethod, SizeHistogram, lower_bounds, pack
 from packing.export import (
@@ -126,12 +128,7 @@ def toy_config() -> dict:
 
 
 def edit(path: tuple, value) -> dict:
-    config = toy_config()
-    target = config
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = value
-    return config
+    return replaced(toy_config(), path, value)
 
 
 @pytest.mark.parametrize("path, value, message", [
