@@ -112,12 +112,13 @@ def cluster_section() -> None:
                "the partial histograms are merged exactly. Paths are read by the Dask workers, so give them as "
                "the workers see them.")
     with st.form(FORM, border=False):
-        st.text_input("Shard files: a path or glob", key=INPUT, placeholder="/data/shards/*.parquet")
+        st.text_input("Shard files: a path or glob", key=INPUT, help="For example /data/shards/*.parquet")
         left, right = st.columns(2)
-        left.text_input("SMILES column (empty: the shards hold sizes)", key=COLUMN, placeholder="smiles")
+        left.text_input("SMILES column (empty: the shards hold sizes)", key=COLUMN,
+                        help="The column's name, for example smiles")
         right.checkbox("SMILES: count hydrogen atoms as nodes", key=HYDROGENS)
         left.text_input("Dask scheduler address (empty: a local cluster on this machine)", key=SCHEDULER,
-                        placeholder="tcp://scheduler-host:8786")
+                        help="For example tcp://scheduler-host:8786")
         right.number_input("Workers of the local cluster", min_value=1, max_value=MAX_WORKERS,
                            value=min(default_workers(), MAX_WORKERS), step=1, key=WORKERS)
         st.form_submit_button("Compute the histogram on Dask", on_click=_on_submit)
