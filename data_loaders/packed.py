@@ -72,25 +72,13 @@ def graph_sizes(dataset: Any) -> tuple[np.ndarray, np.ndarray]:
     return sizes[:, 0], sizes[:, 1]
 
 
-def plan_histogram(plan: PackingPlan) -> SizeHistogram:
-    """The graphs a plan packs, per size tuple (work grows with its distinct packs).
-
-    >>> from packing import PackLimits
-    >>> plan_histogram(PackingPlan([(((3, 4, 2), (1, 0, 1)), 5)], PackLimits(7, 8, 3))).counts.tolist()
-    [5, 10]
-    """
-    rows = [(n, e, k * count) for items, count in plan.packs for n, e, k in items]
-    nodes, edges, counts = zip(*rows)
-    return SizeHistogram.from_counts(nodes, edges, counts)
-
-
 def check_plan_matches(plan: PackingPlan, hist: SizeHistogram) -> None:
     """``ValueError`` naming the first size tuple (smallest nodes, then edges) whose graph
     count differs between the plan and the dataset, or the first pack over a limit."""
     if not isinstance(plan, PackingPlan):
         raise ValueError(f"plan must be a PackingPlan (from packing.pack, or use PackedLoader.from_config for "
                          f"an exported configuration); got {type(plan).__name__}.")
-    planned = plan_histogram(plan)
+    planned = plan.histogram
     in_plan = dict(zip(zip(planned.num_nodes.tolist(), planned.num_edges.tolist()), planned.counts.tolist()))
     in_data = dict(zip(zip(hist.num_nodes.tolist(), hist.num_edges.tolist()), hist.counts.tolist()))
     differing = sorted(size for size in in_plan.keys() | in_data.keys() if in_plan.get(size) != in_data.get(size))

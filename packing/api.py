@@ -168,6 +168,19 @@ def best_plan(hist: SizeHistogram, limits: PackLimits | None = None, improve: bo
     limits = as_limits(hist, limits)
     bound = lower_bounds(hist, limits).best
     winner, _ = fewest_packs(hist, limits, candidate_methods(), bound, count_tuple_packs)
+    return finish_best(hist, limits, winner, bound, improve)
+
+
+def finish_best(hist: SizeHistogram, limits: PackLimits, winner: PackMethod, bound: int,
+                improve: bool = True) -> PackingPlan:
+    """:func:`best_plan` after its search found ``winner`` (``bound``: the best cheap lower
+    bound): the winner's plan, improved by exact fill, or the balanced fill when that needs
+    fewer packs still; callers that counted every candidate already skip the search.
+
+    >>> hist = SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2])
+    >>> finish_best(hist, PackLimits(5, 6, 4), PackMethod("first_fit", "sum"), 2).requested.algorithm
+    'best'
+    """
     plan = pack(hist, limits, PackMethod(winner.algorithm, winner.heuristic, improve=improve))
     balanced = balanced_pack(hist, limits) if plan.num_packs > bound else None
     if balanced is not None and sum(count for _, count in balanced) < plan.num_packs:

@@ -80,10 +80,20 @@ def comparison_table(summaries: dict[str, dict[str, Any]], run: dict[str, Any]) 
     return table
 
 
+def json_rows(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of ``table`` as JSON values: numpy scalars to Python, NaN and infinity to None.
+
+    >>> json_rows(pd.DataFrame({"a": [1, 2], "b": [0.5, float("nan")]}))
+    [{'a': 1, 'b': 0.5}, {'a': 2, 'b': None}]
+    """
+    return [{column: _plain(value) for column, value in row.items()} for row in table.to_dict("records")]
+
+
 def _plain(value: Any) -> Any:
-    """A table cell as a JSON value (numpy numbers to Python numbers)."""
     if hasattr(value, "item"):
         value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
     return value
 
 
@@ -104,7 +114,7 @@ def batching_section(table: pd.DataFrame) -> dict[str, Any]:
     if run is None or settings is None:
         raise ValueError("batching_section needs the table returned by compare_batching (its attrs hold the run "
                          "and the strategies' settings).")
-    rows = [{column: _plain(value) for column, value in row.items()} for row in table.to_dict("records")]
+    rows = json_rows(table)
     return {"version": SECTION_VERSION, "run": dict(run),
             "strategies": {row["strategy"]: settings[row["strategy"]] for row in rows}, "table": rows}
 

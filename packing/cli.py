@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Callable
 
 from .api import as_limits, pack
-from .batching import (DEFAULT_BUCKETS, batching_section, compare_batching, estimate_target,
+from .batching import (DEFAULT_BUCKETS, batching_section, compare_batching, default_requests,
                        packs_matching_batch_size)
 from .bounds import lower_bounds
 from .column_generation import DEFAULT_TIME_BUDGET, MAX_TIME_BUDGET
@@ -232,9 +232,9 @@ def _batching(args: argparse.Namespace, hist: SizeHistogram) -> None:
     plan = None
     packing_flags = (args.max_nodes, args.max_edges, args.max_graphs, args.heuristic)
     if packing_flags != (None, None, None, None) or args.algorithm != "best_fit":
-        target = estimate_target(hist, args.batch_size, seed=args.seed)
+        target = default_requests(hist, args.batch_size, None, args.seed)["packing"]["limits"]  # fits every graph
         limits = PackLimits(*(default if value is None else value
-                              for value, default in zip(packing_flags[:3], target)))
+                              for value, default in zip(packing_flags[:3], (target.max_nodes, target.max_edges, target.max_graphs))))
         plan = pack(hist, limits, PackMethod(args.algorithm, args.heuristic))
     table = compare_batching(hist, args.batch_size, plan, args.steps, args.seed, epochs=args.epochs,
                              devices=args.devices, num_shapes=args.buckets,

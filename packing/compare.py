@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .api import as_limits, best_plan, count_tuple_packs, pack
+from .api import as_limits, count_tuple_packs, finish_best, pack
 from .bounds import lower_bounds
 from .histogram import SizeHistogram
 from .limits import PackLimits
-from .method import BASELINES, PackMethod, published_methods, tuple_methods
+from .method import BASELINES, PackMethod, candidate_methods, published_methods, tuple_methods
 from .metrics import BOUND_COLUMN, METRIC_NAMES, metrics_from_packs
 from .published import PAPER_MIN
 
@@ -53,11 +53,12 @@ def compare(hist: SizeHistogram, limits: PackLimits | None = None, one_dim: str 
     """
     limits = as_limits(hist, limits)
     bounds = lower_bounds(hist, limits)
-    rows = []
+    rows, counted = [], {}
     for method in tuple_methods() + published_methods():
-        metrics = metrics_from_packs(hist, limits, count_tuple_packs(hist, limits, method), bounds)
-        rows.append(_row(row_label(method), method, metrics))
-    best = best_plan(hist, limits)
+        counted[method] = count_tuple_packs(hist, limits, method)
+        rows.append(_row(row_label(method), method, metrics_from_packs(hist, limits, counted[method], bounds)))
+    winner = min(candidate_methods(), key=counted.__getitem__)  # ties: the first, as best_plan
+    best = finish_best(hist, limits, winner, bounds.best)
     rows.append(_row(best.label, best.requested_method, best.summary()))
     for baseline in BASELINES:
         method = PackMethod(baseline, one_dim=one_dim if baseline != "none" else None)

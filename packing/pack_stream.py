@@ -9,6 +9,7 @@ order (:meth:`PackStream.order`), so a batch covers graph positions
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -75,21 +76,30 @@ class PackStream:
         """Graph ids of epoch ``epoch`` in pack order: each slot of a pack gets a graph of its
         size, chosen at random among the graphs of that size."""
         packs, rng = self._epoch_packs(epoch, seed)
-        hist = self.sizes.histogram
-        tuple_of = {(int(n), int(e)): index for index, (n, e) in enumerate(zip(hist.num_nodes, hist.num_edges))}
-        contents = [np.repeat([tuple_of[n, e] for n, e, _ in items], [k for _, _, k in items])
-                    for items, _ in self.plan.packs]
-        slots = np.concatenate([contents[index] for index in packs])
+        slots = np.concatenate([self._pack_contents[index] for index in packs])
         # Graph ids of each size in a random order, then handed out slot by slot.
-        # Histogram rows are the distinct (nodes, edges) pairs in sorted order, as np.unique gives them.
-        graph_tuple = np.unique(np.stack([self.sizes.nodes, self.sizes.edges], axis=1), axis=0,
-                                return_inverse=True)[1].ravel()
         shuffled = rng.permutation(self.sizes.num_graphs)
-        by_size = shuffled[np.argsort(graph_tuple[shuffled], kind="stable")]
+        by_size = shuffled[np.argsort(self._graph_tuple[shuffled], kind="stable")]
         slot_order = np.argsort(slots, kind="stable")
         order = np.empty(self.sizes.num_graphs, dtype=np.int64)
         order[slot_order] = by_size
         return order
+
+
+    @cached_property
+    def _pack_contents(self) -> list[np.ndarray]:
+        """Per distinct pack, the histogram row (size tuple) of each of its slots."""
+        hist = self.sizes.histogram
+        tuple_of = {(int(n), int(e)): index for index, (n, e) in enumerate(zip(hist.num_nodes, hist.num_edges))}
+        return [np.repeat([tuple_of[n, e] for n, e, _ in items], [k for _, _, k in items])
+                for items, _ in self.plan.packs]
+
+    @cached_property
+    def _graph_tuple(self) -> np.ndarray:
+        """Per graph id, its histogram row: the rows are the distinct (nodes, edges) pairs in
+        sorted order, as ``np.unique`` gives them."""
+        return np.unique(np.stack([self.sizes.nodes, self.sizes.edges], axis=1), axis=0,
+                         return_inverse=True)[1].ravel()
 
 
 def _epochs_for(wanted: int, packs_per_batch: int, per_epoch: int, cross_epochs: bool) -> int:

@@ -73,6 +73,16 @@ def test_cli_packs_per_batch_match_the_batch_size_by_default(tmp_path, molhiv_fi
     assert bad.returncode == 2 and "expected a whole number or 'match'" in bad.stderr
 
 
+def test_cli_packing_defaults_hold_the_largest_graph(tmp_path, molhiv_file, molhiv):
+    """Unset packing limits come from the dynamic target raised to hold every graph, as in
+    compare_batching: with batch size 4 the sampled target alone is below molhiv's largest graphs."""
+    out = tmp_path / "table.csv"
+    result = cli("batching", str(molhiv_file), "--batch-size", "4", "--heuristic", "sum", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    packing = pd.read_csv(out).set_index("strategy").loc["packing"]
+    assert packing["max_padded_nodes"] >= molhiv.max_nodes and packing["max_padded_edges"] >= molhiv.max_edges
+
+
 def test_cli_bad_input_gets_a_message(tmp_path, molhiv_file):
     for args, message in ((("--batch-size", "1"), "batch_size must lie between 2"),
                           (("--batch-size", "8", "--steps", "0"), "steps must lie between 1"),
@@ -114,7 +124,7 @@ def test_every_malformed_field_is_named(path, value, message):
     section = batching_section(compare_batching(SMALL, 8, steps=10))
     assert check_batching_section(section) is section
     with pytest.raises(ValueError, match=message):
-        check_batching_section(broken(section, path, value))
+        check_batching_section(replaced(section, path, value))
 
 
 def test_section_needs_the_compare_table():
