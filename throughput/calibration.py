@@ -331,11 +331,6 @@ def _fits(timings: list[ShapeTiming], mode: str) -> tuple[CostFit, CostFit | Non
 
 
 # --------------------------------------------------------------------- loading
-def _read(source: Any) -> tuple[dict[str, Any], str]:
-    """The file's object and a name for it, from a path, JSON text or bytes, or a dict."""
-    return read_json_object(source, "calibration", MAX_FILE_BYTES)
-
-
 def _text(value: Any, where: str) -> str:
     if not isinstance(value, str) or not value:
         raise ValueError(f"{where} must be a non-empty string, got {value!r}.")
@@ -422,7 +417,7 @@ def load_calibration(source: Any) -> Calibration:
     ...
     ValueError: the calibration text is not a graph packing calibration (schema 'graph-packing-config').
     """
-    data, name = _read(source)
+    data, name = read_json_object(source, "calibration", MAX_FILE_BYTES)
     return _verified(data, name)
 
 
@@ -442,6 +437,8 @@ def default_calibration() -> Path:
     if not paths:
         raise ValueError(f"No calibration is shipped in {SHIPPED}; run python -m throughput calibrate.")
     mine = [path for path in paths if path.name.startswith(slug(cpu_name()) + "__")]
+    if mine:
+        return mine[0]
     gpus = [path for path in paths
             if (cal := load_calibration(path)).device_info.get("type") == "cuda" and cal.mode == "eager"]
-    return (mine or gpus or paths)[0]
+    return (gpus or paths)[0]

@@ -37,6 +37,7 @@ import pandas as pd
 
 from packing import PackingPlan, SizeHistogram
 from packing.batch_summary import first_appearances
+from packing.batch_stream import GraphSizes
 from packing.batching import STRATEGIES, RunSpec, default_requests, run_strategies
 from packing.batching_report import describe_settings
 from packing.limits import whole_number
@@ -65,15 +66,15 @@ def pyg_dataloader_batches(hist: SizeHistogram, batch_size: int, run: RunSpec) -
     >>> pyg_dataloader_batches(SizeHistogram.from_counts([3], [4], [5]), 2, run)["graphs"].tolist()
     [2, 2, 1]
     """
-    nodes = np.repeat(hist.num_nodes, hist.counts)
-    edges = np.repeat(hist.num_edges, hist.counts)
+    sizes = GraphSizes.of(hist)
+    nodes, edges = sizes.nodes, sizes.edges
     devices = run.devices
     per_rank = math.ceil(nodes.size / devices)
     steps_per_epoch = math.ceil(per_rank / batch_size)
     epochs = run.epochs if run.steps is None else math.ceil(run.steps / steps_per_epoch)
     frames = []
     for epoch in range(epochs):
-        order = np.random.default_rng([run.seed, epoch]).permutation(nodes.size)
+        order = sizes.order(epoch, run.seed)
         order = np.resize(order, per_rank * devices)  # DistributedSampler repeats the first graphs to even out
         ranks = order.reshape(per_rank, devices).T  # rank r takes graphs r, r + D, ...
         starts = np.arange(0, per_rank, batch_size)
@@ -179,7 +180,7 @@ def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, pla
         batches = result.batches
         epochs_run = int(batches["graphs"].sum()) / hist.num_graphs
         rows.append({"strategy": name, **price_batches(batches, calibration, epochs_run),
-                     "settings": describe_settings(name, result.summary["settings"])})
+                     "settings": describe_settings(name, result.settings)})
     loader = pyg_dataloader_batches(hist, run.batch_size, run)
     rows.append({"strategy": PYG_DATALOADER,
                  **price_batches(loader, calibration, loader.attrs["epochs_run"]),

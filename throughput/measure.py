@@ -29,8 +29,6 @@ from .models import ModelSpec
 from .records import ShapeTiming
 from .shapes import Shape
 
-MODES = ("eager", "compile")
-
 
 class TrainStep:
     """Forward, mean squared error against a random target, backward and an Adam step."""

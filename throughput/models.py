@@ -28,12 +28,12 @@ from torch_geometric.nn.models import GIN, SchNet
 from packing.limits import whole_number
 
 from .calibration import MODELS
+from .shapes import Shape
+
 #: Node features of the default input: the nine atom features of OGB's molecules.
 DEFAULT_IN_CHANNELS = 9
 #: Atomic numbers drawn for SchNet's random molecules (H to F).
 _ATOM_TYPES = 10
-
-Shape = tuple[int, int, int]
 
 
 class GINRegressor(torch.nn.Module):

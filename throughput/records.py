@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-Shape = tuple[int, int, int]
+from .shapes import Shape
 
 
 def _seconds(value: Any, where: str, allow_zero: bool = False) -> float:

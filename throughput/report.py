@@ -18,21 +18,13 @@ Every number in ``table`` is a prediction of the calibration named in ``calibrat
 """
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import pandas as pd
 
+from packing.batching_report import json_rows
+
 SECTION_VERSION = 1
-
-
-def _plain(value: Any) -> Any:
-    """A table cell as a JSON value: numpy scalars to Python, NaN and infinity to None."""
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
 
 
 def throughput_section(table: pd.DataFrame) -> dict[str, Any]:
@@ -52,7 +44,7 @@ def throughput_section(table: pd.DataFrame) -> dict[str, Any]:
     if calibration is None or run is None:
         raise ValueError("throughput_section needs the table returned by throughput.estimate (its attrs hold the "
                          "calibration and the run).")
-    rows = [{column: _plain(value) for column, value in row.items()} for row in table.to_dict("records")]
+    rows = json_rows(table)
     return {"version": SECTION_VERSION, "calibration": calibration, "run": dict(run),
             "baseline": table.attrs.get("baseline"), "table": rows}
 
