@@ -1,6 +1,7 @@
 """Graph packing dashboard: entry point, navigation and the Overview page.
 
-Run with ``bash run.sh dashboard`` (``streamlit run app.py``). The dataset picker in the
+Run with ``bash run.sh dashboard`` (``python dashboard.py``: ``streamlit run app.py`` without
+Streamlit's legacy ``pages/`` detection). The dataset picker in the
 sidebar is drawn here, on every page, so the chosen dataset follows the user around.
 """
 from __future__ import annotations

@@ -98,7 +98,7 @@ def main() -> None:
         "same shuffled epochs (Speckhard et al., seed 001); every graph is kept.")
     settings = controls()
     row = packing_row(hist, settings["batch_size"])
-    table = cache.batching_table(hist, settings, row)
+    table = cache.batching_table(hist, settings, row.request)
     summaries = table.attrs["summaries"]
     show_table(table)
     st.caption(row.note)

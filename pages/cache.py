@@ -22,7 +22,7 @@ from packing.batching import compare_batching
 from throughput import Calibration, estimate
 
 if TYPE_CHECKING:  # pages.packing_row builds on this module
-    from pages.packing_row import PackingRow
+    from pages.packing_row import PackingRequest
 
 _HASH = {SizeHistogram: SizeHistogram.fingerprint}
 Progress = Callable[[str, float], None]
@@ -70,23 +70,26 @@ def published_rows(hist: SizeHistogram, limits: PackLimits, dataset: str) -> pd.
 
 @st.cache_data(show_spinner="Simulating every batching strategy on this dataset...", max_entries=16,
                hash_funcs=_HASH)
-def batching_table(hist: SizeHistogram, settings: dict, row: PackingRow) -> pd.DataFrame:
+def batching_table(hist: SizeHistogram, settings: dict, packing: PackingRequest) -> pd.DataFrame:
     """``packing.batching.compare_batching`` with ``settings`` (batch size, steps, seed,
-    devices, bucket shapes) and the packing row ``row``."""
-    plan = None if row.limits is None else plan_for(hist, row.limits, row.method)
+    devices, bucket shapes) and the packing row's ``packing`` (``PackingRow.request``)."""
+    limits, method, packs_per_batch = packing
+    plan = None if limits is None else plan_for(hist, limits, method)
     return compare_batching(hist, settings["batch_size"], plan, settings["steps"], settings["seed"],
                             devices=settings["devices"], num_shapes=settings["num_shapes"],
-                            packs_per_batch=row.packs_per_batch)
+                            packs_per_batch=packs_per_batch)
 
 
 @st.cache_data(show_spinner="Pricing every strategy with the calibration...", max_entries=16,
                hash_funcs={**_HASH, Calibration: lambda calibration: calibration.to_dict()["digest"]})
-def throughput_table(hist: SizeHistogram, calibration: Calibration, settings: dict, row: PackingRow) -> pd.DataFrame:
+def throughput_table(hist: SizeHistogram, calibration: Calibration, settings: dict,
+                     packing: PackingRequest) -> pd.DataFrame:
     """``throughput.estimate`` with ``settings`` (batch size, devices, seed, baseline) and the
-    packing row ``row``."""
-    plan = None if row.limits is None else plan_for(hist, row.limits, row.method)
+    packing row's ``packing`` (``PackingRow.request``)."""
+    limits, method, packs_per_batch = packing
+    plan = None if limits is None else plan_for(hist, limits, method)
     return estimate(hist, settings["batch_size"], calibration, plan, baseline=settings["baseline"],
-                    devices=settings["devices"], seed=settings["seed"], packs_per_batch=row.packs_per_batch)
+                    devices=settings["devices"], seed=settings["seed"], packs_per_batch=packs_per_batch)
 
 
 @st.cache_resource(show_spinner=False)

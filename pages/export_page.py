@@ -132,11 +132,15 @@ def main() -> None:
         return
     state.plan_words()[(selection.key, limits, method)] = plan.label
     batching, priced = st.session_state.get(BATCHING), st.session_state.get(THROUGHPUT)
-    sections = {} if batching is None else \
-        {"batching": batching_section(cache.batching_table(hist, batching, packing_row(hist, batching["batch_size"])))}
-    if priced is not None:
+    sections = {}
+    if batching is not None:
+        row = packing_row(hist, batching["batch_size"])
+        sections["batching"] = batching_section(cache.batching_table(hist, batching, row.request))
+    if priced is not None:  # the calibration and the settings the Throughput page estimated with (its cache key)
+        settings = {key: value for key, value in priced.items() if key != "calibration"}
+        row = packing_row(hist, settings["batch_size"])
         sections["throughput"] = throughput_section(
-            cache.throughput_table(hist, priced["calibration"], priced, packing_row(hist, priced["batch_size"])))
+            cache.throughput_table(hist, priced["calibration"], settings, row.request))
     config = export_config(plan, hist, {**info, "dataset": selection.name, "split": selection.split,
                                         "options": selection.options}, sections)
     stem = (f"{selection.name.replace(state.UPLOAD_PREFIX, '').rsplit('.', 1)[0]}-"

@@ -21,7 +21,7 @@ from . import cache, state
 READ = "link_read"           # the URL of this session was read
 PROBLEMS = "link_problems"   # what could not be used from it, shown once
 LIMIT_NAMES = ("max_nodes", "max_edges", "max_graphs")
-METHOD_NAMES = ("algorithm", "heuristic", "one_dim", "weights")
+METHOD_NAMES = ("algorithm", "heuristic", "one_dim", "weights", "improve")
 
 
 def view_params(selection: state.Selection) -> dict[str, str]:
@@ -44,6 +44,8 @@ def view_params(selection: state.Selection) -> dict[str, str]:
             params[name] = method[name]
     if method["weights"] is not None:
         params["weights"] = ",".join(f"{w:g}" for w in method["weights"])
+    if method["improve"]:
+        params["improve"] = "true"
     return params
 
 
@@ -92,6 +94,10 @@ def _apply_method(params: dict[str, str], problems: list[str]) -> None:
     try:
         if "weights" in given:
             given["weights"] = tuple(float(w) for w in given["weights"].split(","))
+        if "improve" in given:
+            if given["improve"] not in ("true", "false"):
+                raise ValueError(f"improve={given['improve']!r} must be true or false")
+            given["improve"] = given["improve"] == "true"
         state.set_method(PackMethod(**given))
     except (TypeError, ValueError) as error:
         problems.append(f"its method could not be used ({error})")

@@ -6,8 +6,9 @@ from contextlib import nullcontext
 import streamlit as st
 
 from packing import (
-    BALANCED,
+    ALL_ALGORITHMS,
     BASELINES,
+    BALANCED,
     BEST,
     BOUND_LABELS,
     LP_ROUNDING,
@@ -36,7 +37,7 @@ from pages.widgets import (
 VIEWS = ["Plots", "All methods (Table 2)", "Pack strategies"]
 LIMIT_LABELS = {"max_nodes": "Max nodes per pack", "max_edges": "Max edges per pack", "max_graphs": "Max graphs per pack"}
 METHOD_MEMORY = "pk_method_memory"  # heuristics, 1D algorithm and weights last chosen
-ALGORITHMS = [*TUPLE_ALGORITHMS, PUBLISHED, BEST, BALANCED, LP_ROUNDING, *BASELINES]
+ALGORITHMS = list(ALL_ALGORITHMS)
 PUBLISHED_LABELS = {name: name for name in PUBLISHED_HEURISTICS} | {PAPER_MIN: "min as published (computes max)"}
 NO_SETTINGS = {
     BEST: "Best of all tries every heuristic with every tuple algorithm and the published algorithm.",

@@ -5,10 +5,16 @@ limits are chosen or when the chosen ones do not hold every graph."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 from packing import PackLimits, PackMethod, SizeHistogram
 from packing.batching import packs_matching_batch_size
 from pages import cache, state
+
+
+#: What the cached simulations take from a row: limits (None: the dynamic target), method,
+#: packs per batch (the note, words only, stays out of their cache keys).
+PackingRequest = tuple[Optional[PackLimits], PackMethod, int]
 
 
 @dataclass(frozen=True)
@@ -20,6 +26,10 @@ class PackingRow:
     method: PackMethod
     packs_per_batch: int
     note: str
+
+    @property
+    def request(self) -> PackingRequest:
+        return self.limits, self.method, self.packs_per_batch
 
 
 def packing_row(hist: SizeHistogram, batch_size: int) -> PackingRow:

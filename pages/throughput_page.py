@@ -180,7 +180,7 @@ def main() -> None:
         "and collating batches is not included.")
     cal, settings = controls()
     row = packing_row(hist, settings["batch_size"])
-    table = cache.throughput_table(hist, cal, settings, row)
+    table = cache.throughput_table(hist, cal, settings, row.request)
     st.session_state[SETTINGS] = {"calibration": cal, **settings}
     st.plotly_chart(throughput_figures.epoch_figure(table), key="tp_epoch_chart")
     if table["extrapolated"].any():

@@ -8,6 +8,7 @@ from typing import Any, Callable, Iterator
 import streamlit as st
 
 import data_loaders
+from data_loaders.registry import effective_options
 from packing import BEST, HEURISTICS, SizeHistogram, lower_bounds
 
 from . import cache, state
@@ -142,9 +143,7 @@ def dataset_sidebar() -> state.Selection:
 def selection_of(spec, chosen: state.DatasetSettings) -> state.Selection:
     """The selection of a registered dataset with ``chosen`` settings: only the options that
     change the histogram are part of it (its label, limits and caches)."""
-    effective = {option.name: chosen.options[option.name] for option in spec.option_specs
-                 if option.applies(chosen.options)}
-    return state.Selection(spec.name, chosen.split, effective)
+    return state.Selection(spec.name, chosen.split, effective_options(spec, chosen.options))
 
 
 @contextmanager

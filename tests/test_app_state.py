@@ -111,6 +111,7 @@ def test_the_url_holds_the_view_and_a_link_opens_it(app):
     ({"max_nodes": "lots"}, "max_nodes='lots' is not a whole number"),
     ({"algorithm": "none", "heuristic": "sum"}, "The baseline 'none' takes no heuristic"),
     ({"dataset": "upload:mine.csv"}, "a link cannot carry"),
+    ({"improve": "maybe"}, "improve='maybe' must be true or false"),
 ])
 def test_a_bad_or_stale_link_says_what_it_could_not_use(params, words):
     at = AppTest.from_file("../app.py", default_timeout=90)
@@ -123,6 +124,17 @@ def test_a_bad_or_stale_link_says_what_it_could_not_use(params, words):
     at.switch_page(PACKING).run()
     no_errors(at)  # defaults are shown instead
     assert not at.warning  # said once
+
+
+def test_a_method_improved_by_exact_fill_survives_a_link():
+    at = AppTest.from_file("../app.py", default_timeout=90)
+    for name, value in {"dataset": "ogbg-molhiv", "algorithm": "first_fit", "heuristic": "sum",
+                        "improve": "true"}.items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.warning
+    assert at.session_state["method"] == PackMethod("first_fit", "sum", improve=True)
+    assert at.query_params["improve"] == ["true"]  # written back into the URL as it was read
 
 
 def test_weighted_heuristic_is_offered_with_its_two_weights(app):

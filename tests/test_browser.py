@@ -1,6 +1,6 @@
 """The dashboard in a real browser: Debian chromium driven by playwright-python.
 
-Starts ``streamlit run app.py`` on a free port, visits every page, runs a small sweep,
+Starts the dashboard (``python dashboard.py``) on a free port, visits every page, runs a small sweep,
 clicks a heatmap cell and sees those limits on the Packing page, downloads the JSON and a
 PNG from the Export page and loads the JSON back (in Python and through the page).
 Fixtures and helpers: ``conftest.py`` and ``browser_helpers.py``.
