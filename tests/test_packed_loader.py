@@ -223,13 +223,23 @@ def test_when_every_graph_has_one_node_one_row_attributes_are_node_level():
     assert {tuple(batch.gid.shape) for batch in loader} == {(3,)}
 
 
+def test_when_every_graph_has_one_edge_one_row_attributes_are_edge_level():
+    """PyG's rule again: in a graph of one edge, Data.is_edge_attr holds for a one-row attribute."""
+    dataset = mixed_dataset([2, 3], [1, 1])
+    loader = PackedLoader(dataset, plan_for(dataset, max_nodes=5, max_edges=2, max_graphs=2))
+    assert {a.key: a.level for a in loader.layout.attributes}["gid"] == "edge"
+    assert {tuple(batch.gid.shape) for batch in loader} == {(2,)}
+
+
 @st.composite
 def dataset_and_plan_settings(draw):
     count = draw(st.integers(1, 30))
     nodes = draw(st.lists(st.integers(0, 8), min_size=count, max_size=count))
-    # when every graph has one node, a one-row attribute is node-level (PyG's rule; tested below)
+    # when every graph has one node (or one edge), a one-row attribute is node-level (edge-level):
+    # PyG's rule, tested above; graph 0 keeps the gid used here graph-level
     nodes[0] = draw(st.sampled_from([0, 2, 3]))
     edges = [draw(st.integers(0, 12)) if n else 0 for n in nodes]
+    edges[0] = draw(st.sampled_from([0, 2, 3])) if nodes[0] else 0
     max_nodes = draw(st.integers(max(max(nodes), 1), 20))
     max_edges = draw(st.integers(max(max(edges), 1), 30))
     return nodes, edges, (max_nodes, max_edges, draw(st.integers(1, 6)))
