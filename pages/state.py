@@ -40,6 +40,19 @@ UPLOAD_PREFIX = "upload:"
 
 DATA_DEFAULTS = "data defaults (largest graph)"
 
+# The simulated training run, shared by the Batching, Throughput and Export pages (and links).
+RUN = "batching"
+#: Run lengths offered: label -> (epochs, steps); steps None means whole epochs.
+RUN_LENGTHS = {"1 epoch": (1, None), "10 epochs": (10, None), "100 epochs": (100, None),
+               "10,000 steps": (1, 10_000), "100,000 steps": (1, 100_000), "1,000,000 steps": (1, 1_000_000),
+               "2,000,000 steps (seed 001)": (1, 2_000_000)}
+#: ``packs_per_batch`` None: as many packs per batch as carry about the batch size in graphs.
+RUN_DEFAULTS = {"batch_size": 32, "epochs": 10, "steps": None, "seed": 0, "devices": 1, "num_shapes": 8,
+                "packs_per_batch": None}
+# The Throughput page's own settings: the calibration (its label) and the user's current batching.
+THROUGHPUT = "throughput_controls"
+THROUGHPUT_DEFAULTS = {"calibration": None, "baseline": "pyg_dataloader"}
+
 
 @dataclass(frozen=True)
 class Selection:
@@ -199,3 +212,41 @@ def method() -> PackMethod:
 def set_method(chosen: PackMethod) -> None:
     """Choose the packing method for the Packing and Export pages."""
     st.session_state[METHOD] = chosen
+
+
+def run_settings() -> dict[str, Any]:
+    """The simulated run (``RUN_DEFAULTS``'s keys): batch size, epochs or steps, seed, devices,
+    bucket shapes and packs per batch, shared by the Batching, Throughput and Export pages."""
+    return st.session_state.setdefault(RUN, dict(RUN_DEFAULTS))
+
+
+def set_run_settings(**changes: Any) -> None:
+    """Change some of the run settings (unknown names are a programming error)."""
+    unknown = set(changes) - set(RUN_DEFAULTS)
+    if unknown:
+        raise KeyError(f"Unknown run settings: {sorted(unknown)}")
+    st.session_state[RUN] = {**run_settings(), **changes}
+
+
+def run_length_label(settings: dict[str, Any]) -> str:
+    """The run's epochs and steps in words (the ``RUN_LENGTHS`` label where one is offered).
+
+    >>> run_length_label({"epochs": 10, "steps": None}), run_length_label({"epochs": 1, "steps": 5000})
+    ('10 epochs', '5,000 steps')
+    """
+    wanted = (settings["epochs"], settings["steps"])
+    offered = next((label for label, value in RUN_LENGTHS.items() if value == wanted), None)
+    if offered is not None:
+        return offered
+    epochs, steps = wanted
+    return f"{steps:,} steps" if steps is not None else f"{epochs:,} epoch{'s' if epochs != 1 else ''}"
+
+
+def run_length_options(settings: dict[str, Any]) -> dict[str, tuple[int, int | None]]:
+    """The run lengths to offer: ``RUN_LENGTHS`` and the run's own when it is another (a link's)."""
+    return {**RUN_LENGTHS, run_length_label(settings): (settings["epochs"], settings["steps"])}
+
+
+def throughput_settings() -> dict[str, Any]:
+    """The Throughput page's calibration label (None: the page's default) and baseline."""
+    return st.session_state.setdefault(THROUGHPUT, dict(THROUGHPUT_DEFAULTS))
