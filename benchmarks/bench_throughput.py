@@ -45,7 +45,8 @@ from data_loaders import PackedLoader, load_histogram, random_mol_dataset
 from packing import PackingPlan, SizeHistogram, pack
 from packing.batching import default_requests
 from throughput import Calibration, estimate, load_calibration, shipped_calibrations
-from throughput.calibration import cpu_name, slug
+from throughput.calibration import slug
+from throughput.device import cpu_name
 from throughput.measure import TrainStep
 from throughput.models import model_spec
 

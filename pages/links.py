@@ -1,10 +1,34 @@
-"""The current view in the URL: dataset, split, construction options, limits and method as
-query parameters, so that reloading, bookmarking or sending the link to a colleague opens the
-same view. A link is read once, when a session starts; every run then writes the view back
-(Streamlit clears query parameters on a page switch, and this puts them back).
+"""The current view in the URL, so that reloading, bookmarking or sending the link to a
+colleague opens the same view. A link is read once, when a session starts; every run then
+writes the view back (Streamlit clears query parameters on a page switch, and this puts them
+back). All parameters are optional:
 
-Example: ``/packing?dataset=qm9&split=all&graph=radius&cutoff=4.0&max_nodes=29&max_edges=700
-&max_graphs=256&algorithm=best_fit&heuristic=sum``.
+- ``dataset``, ``split`` and the dataset's construction options (``graph``, ``cutoff``,
+  ``k``, ...);
+- the chosen limits ``max_nodes``, ``max_edges``, ``max_graphs`` (missing ones: the
+  dataset's data defaults);
+- the packing method ``algorithm``, ``heuristic``, ``one_dim``, ``weights=w_nodes,w_edges``,
+  ``improve=true``;
+- the simulated run of the Batching, Throughput and Export pages, written only where it
+  differs from ``state.RUN_DEFAULTS``: ``batch_size`` (2-4096), ``epochs`` (1-1000) or
+  ``steps`` (1-2,000,000; steps wins, with one epoch), ``seed``, ``devices`` (1-64),
+  ``shapes`` (bucket shapes, 1-16), ``packs_per_step`` (``match`` or 1-4096 packs per batch);
+- the Throughput page: ``calibration`` (a shipped calibration's file stem, or
+  ``this_machine``; one uploaded or measured in a session is written as ``uploaded``, which
+  cannot be opened elsewhere) and ``baseline`` (the user's current batching, one of
+  ``throughput.ROWS``), each written only when not the default;
+- the last sweep of the dataset (Limit sweep page): ``sweep_nodes=from:to:step``,
+  ``sweep_edges=from:to:step``, ``sweep_graphs``, ``sweep_algorithm``, ``sweep_heuristic``
+  and, for the weighted heuristic, ``sweep_weights=w_nodes,w_edges``.
+
+What cannot be used becomes one message each (:func:`show_problems`) and the rest still
+applies. A link naming an uploaded file (or no known dataset) opens the default dataset with
+its own limits, method and sweep.
+
+Example: ``/sweep?dataset=qm9&split=all&graph=radius&cutoff=4.0&max_nodes=29&max_edges=700
+&max_graphs=256&algorithm=best_fit&heuristic=sum&batch_size=64&steps=10000
+&sweep_nodes=29:89:20&sweep_edges=56:176:40&sweep_graphs=256&sweep_algorithm=best_fit
+&sweep_heuristic=product``.
 """
 from __future__ import annotations
 
@@ -13,20 +37,90 @@ from typing import Any
 import streamlit as st
 
 from data_loaders.registry import check_split, resolve_options
-from packing import PackMethod
-from packing.limits import whole_number
+from packing import DEFAULT_MAX_GRAPHS, TUPLE_ALGORITHMS, PackMethod
+from packing.bucket_shapes import MAX_SHAPES
+from packing.limits import MAX_LIMIT
+from throughput import ROWS, shipped_calibrations
 
 from . import cache, state
+from .sweeps import RANGE_FIELDS, check_grid, sweep_method
+from .widgets import HEURISTIC_LABELS
 
 READ = "link_read"           # the URL of this session was read
 PROBLEMS = "link_problems"   # what could not be used from it, shown once
+REQUESTED_SWEEP = "link_sweep"  # a link's sweep settings, for the dataset the link opens
 LIMIT_NAMES = ("max_nodes", "max_edges", "max_graphs")
 METHOD_NAMES = ("algorithm", "heuristic", "one_dim", "weights", "improve")
+#: Run query parameter -> (``state.RUN_DEFAULTS`` key, lowest, highest value).
+RUN_PARAMS = {"batch_size": ("batch_size", 2, 4096), "epochs": ("epochs", 1, 1000),
+              "steps": ("steps", 1, 2_000_000), "seed": ("seed", 0, 2**63 - 1), "devices": ("devices", 1, 64),
+              "shapes": ("num_shapes", 1, MAX_SHAPES)}
+PACKS_PER_STEP, MATCH, MAX_PACKS_PER_STEP = "packs_per_step", "match", 4096
+THIS_MACHINE = "this_machine"   # the Throughput page's calibration of the server's machine
+SESSION_PREFIX = "session:"     # calibration ids of this session only (uploaded or measured)
+UPLOADED = "uploaded"           # how a session calibration is written into a link
+SWEEP_NAMES = ("sweep_nodes", "sweep_edges", "sweep_graphs", "sweep_algorithm", "sweep_heuristic", "sweep_weights")
+#: Sweep settings a link may leave out (as ``pages.sweeps.default_params`` starts them).
+SWEEP_DEFAULTS = {"max_graphs": DEFAULT_MAX_GRAPHS, "algorithm": "best_fit", "heuristic": "product",
+                  "w_nodes": 1.0, "w_edges": 1.0}
+
+
+def run_params(settings: dict[str, Any]) -> dict[str, str]:
+    """The query parameters of the simulated run ``settings`` (``state.RUN_DEFAULTS``'s keys):
+    only those that differ from the defaults.
+
+    >>> run_params({**state.RUN_DEFAULTS, "epochs": 1, "steps": 5000, "packs_per_batch": 2})
+    {'steps': '5000', 'packs_per_step': '2'}
+    """
+    params = {}
+    for name, (key, _, _) in RUN_PARAMS.items():
+        skipped = key == "epochs" and settings["steps"] is not None  # steps say how long the run is
+        if settings[key] != state.RUN_DEFAULTS[key] and not skipped:
+            params[name] = str(settings[key])
+    packs = settings["packs_per_batch"]
+    if packs != state.RUN_DEFAULTS["packs_per_batch"]:
+        params[PACKS_PER_STEP] = MATCH if packs is None else str(packs)
+    return params
+
+
+def throughput_params(settings: dict[str, Any]) -> dict[str, str]:
+    """The query parameters of the Throughput page's ``settings`` (calibration id, baseline)
+    that are not the defaults; a session's own calibration is written as ``uploaded``.
+
+    >>> throughput_params({"calibration": "session:mine.json", "baseline": "dynamic"})
+    {'calibration': 'uploaded', 'baseline': 'dynamic'}
+    """
+    params = {}
+    calibration = settings["calibration"]
+    if calibration != state.THROUGHPUT_DEFAULTS["calibration"]:
+        params["calibration"] = UPLOADED if calibration.startswith(SESSION_PREFIX) else calibration
+    if settings["baseline"] != state.THROUGHPUT_DEFAULTS["baseline"]:
+        params["baseline"] = settings["baseline"]
+    return params
+
+
+def sweep_params(params: dict[str, Any]) -> dict[str, str]:
+    """The query parameters of a sweep's settings (``pages.sweeps.SETTINGS``).
+
+    >>> sweep_params({"n0": 29, "n1": 89, "ns": 20, "e0": 56, "e1": 176, "es": 40, "max_graphs": 256,
+    ...               "algorithm": "first_fit", "heuristic": "weighted", "w_nodes": 2.0, "w_edges": 1.0})
+    ... # doctest: +NORMALIZE_WHITESPACE
+    {'sweep_nodes': '29:89:20', 'sweep_edges': '56:176:40', 'sweep_graphs': '256', 'sweep_algorithm': 'first_fit',
+     'sweep_heuristic': 'weighted', 'sweep_weights': '2,1'}
+    """
+    found = {"sweep_nodes": ":".join(str(params[name]) for name in RANGE_FIELDS[:3]),
+             "sweep_edges": ":".join(str(params[name]) for name in RANGE_FIELDS[3:]),
+             "sweep_graphs": str(params["max_graphs"]), "sweep_algorithm": params["algorithm"],
+             "sweep_heuristic": params["heuristic"]}
+    if params["heuristic"] == "weighted":
+        found["sweep_weights"] = f"{params['w_nodes']:g},{params['w_edges']:g}"
+    return found
 
 
 def view_params(selection: state.Selection) -> dict[str, str]:
     """The query parameters of the current view (the dataset ``selection``, its chosen
-    limits and the chosen method).
+    limits, the chosen method, the simulated run, the Throughput page's settings and the
+    dataset's last sweep).
 
     >>> view_params(state.Selection("qm9", "all", {"graph": "bonds"}))["dataset"]
     'qm9'
@@ -46,35 +140,60 @@ def view_params(selection: state.Selection) -> dict[str, str]:
         params["weights"] = ",".join(f"{w:g}" for w in method["weights"])
     if method["improve"]:
         params["improve"] = "true"
+    # Defaults first: a page may keep only some of the keys in these dicts.
+    params.update(run_params({**state.RUN_DEFAULTS, **state.run_settings()}))
+    params.update(throughput_params({**state.THROUGHPUT_DEFAULTS, **state.throughput_settings()}))
+    sweep = st.session_state.get(state.SWEEP)
+    if sweep and sweep["for"] == selection.key:
+        params.update(sweep_params(sweep["params"]))
     return params
+
+
+def claim_sweep(selection: state.Selection) -> None:
+    """Make the sweep a link asked for the last sweep of ``selection``, the dataset the link
+    opened (known once the sidebar has resolved it); nothing when no link asked for one.
+
+    Called by :func:`write_link` at the end of the first run and by the Limit sweep page
+    before it draws, so a link opened on that page shows its sweep at once.
+    """
+    requested = st.session_state.pop(REQUESTED_SWEEP, None)
+    if requested is not None:
+        st.session_state[state.SWEEP] = {"for": selection.key, "params": requested}
 
 
 def write_link(selection: state.Selection | None) -> None:
     """Put the current view into the URL (nothing when no dataset is selected)."""
     if selection is None:
         return
+    claim_sweep(selection)
     wanted = view_params(selection)
     if st.query_params.to_dict() != wanted:
         st.query_params.from_dict(wanted)
 
 
-def _limit(name: str, text: str) -> int:
+def _whole(name: str, text: str, low: int = 1, high: int = MAX_LIMIT) -> int:
+    """The whole number ``text`` of query parameter ``name``, in ``[low, high]``."""
     try:
-        return whole_number(int(text), name)
-    except ValueError as error:
-        raise ValueError(f"{name}={text!r}: {error}" if "must" in str(error) else f"{name}={text!r} is not a whole number")
+        number = int(text)
+    except ValueError:
+        raise ValueError(f"{name}={text!r} is not a whole number") from None
+    if not low <= number <= high:
+        raise ValueError(f"{name}={text!r} must lie between {low:,} and {high:,}")
+    return number
 
 
-def _apply_dataset(params: dict[str, str], problems: list[str]) -> None:
+def _apply_dataset(params: dict[str, str], problems: list[str]) -> bool:
+    """Open the link's dataset; False when it names one that cannot be opened."""
     name = params["dataset"]
+    instead = "; the default dataset opens instead, with its own limits, method and sweep"
     if name.startswith(state.UPLOAD_PREFIX):
         problems.append(f"it refers to an uploaded file ({name[len(state.UPLOAD_PREFIX):]}), which a link cannot "
-                        "carry; upload the file again on the Datasets page")
-        return
+                        f"carry: upload the file again on the Datasets page{instead}")
+        return False
     spec = cache.spec_for(name)
     if spec is None:
-        problems.append(f"there is no dataset {name!r}")
-        return
+        problems.append(f"there is no dataset {name!r}{instead}")
+        return False
     chosen = state.default_settings(spec)
     try:
         split = check_split(spec, params.get("split", chosen.split))
@@ -85,6 +204,7 @@ def _apply_dataset(params: dict[str, str], problems: list[str]) -> None:
         split, options = chosen.split, chosen.options
     state.choose_dataset(name)
     state.set_settings(name, state.DatasetSettings(split, options))
+    return True
 
 
 def _apply_method(params: dict[str, str], problems: list[str]) -> None:
@@ -103,23 +223,126 @@ def _apply_method(params: dict[str, str], problems: list[str]) -> None:
         problems.append(f"its method could not be used ({error})")
 
 
+def _apply_limits(params: dict[str, str], problems: list[str]) -> None:
+    limits = {name: params[name] for name in LIMIT_NAMES if name in params}
+    if limits:
+        try:
+            state.request_limits({name: _whole(name, value) for name, value in limits.items()})
+        except ValueError as error:
+            problems.append(f"its limits could not be used ({error})")
+
+
+def _apply_run(params: dict[str, str], problems: list[str]) -> None:
+    """The simulated run: each valid value is used, each bad one is a problem."""
+    changes: dict[str, Any] = {}
+    for name, (key, low, high) in RUN_PARAMS.items():
+        if name in params:
+            try:
+                changes[key] = _whole(name, params[name], low, high)
+            except ValueError as error:
+                problems.append(str(error))
+    if "steps" in changes:
+        changes["epochs"] = 1
+    if PACKS_PER_STEP in params:
+        text = params[PACKS_PER_STEP]
+        try:
+            changes["packs_per_batch"] = None if text == MATCH else _whole(PACKS_PER_STEP, text, 1, MAX_PACKS_PER_STEP)
+        except ValueError as error:
+            problems.append(f"{error} (or {MATCH})")
+    if changes:
+        state.set_run_settings(**changes)
+
+
+def _calibration(text: str) -> str:
+    """The calibration id of query value ``text``; ``ValueError`` when it cannot be used here."""
+    if text == UPLOADED:
+        raise ValueError("calibration=uploaded: a calibration uploaded or measured in another session cannot "
+                         "travel in a link; upload it again on the Throughput page")
+    stems = [path.stem for path in shipped_calibrations()]
+    if text != THIS_MACHINE and text not in stems:
+        raise ValueError(f"calibration={text!r} is not a shipped calibration ({', '.join(stems)}) or {THIS_MACHINE}")
+    return text
+
+
+def _apply_throughput(params: dict[str, str], problems: list[str]) -> None:
+    changes = {}
+    if "calibration" in params:
+        try:
+            changes["calibration"] = _calibration(params["calibration"])
+        except ValueError as error:
+            problems.append(str(error))
+    if "baseline" in params:
+        if params["baseline"] in ROWS:
+            changes["baseline"] = params["baseline"]
+        else:
+            problems.append(f"baseline={params['baseline']!r} is not one of {', '.join(ROWS)}")
+    if changes:
+        st.session_state[state.THROUGHPUT] = {**state.throughput_settings(), **changes}
+
+
+def _range(name: str, text: str) -> list[int]:
+    parts = text.split(":")
+    if len(parts) != 3:
+        raise ValueError(f"{name}={text!r} must be from:to:step")
+    return [_whole(name, part) for part in parts]
+
+
+def sweep_settings(given: dict[str, str]) -> dict[str, Any]:
+    """The sweep settings (``pages.sweeps.SETTINGS``) of a link's ``sweep_*`` parameters,
+    checked as the Limit sweep page checks its form; ``ValueError`` says what is wrong.
+
+    >>> sweep_settings({"sweep_nodes": "29:89:20", "sweep_edges": "56:176:40"})["heuristic"]
+    'product'
+    """
+    if "sweep_nodes" not in given or "sweep_edges" not in given:
+        raise ValueError("a sweep needs both sweep_nodes and sweep_edges (from:to:step)")
+    settings = {**SWEEP_DEFAULTS, **dict(zip(RANGE_FIELDS, _range("sweep_nodes", given["sweep_nodes"])
+                                             + _range("sweep_edges", given["sweep_edges"])))}
+    if "sweep_graphs" in given:
+        settings["max_graphs"] = _whole("sweep_graphs", given["sweep_graphs"])
+    settings["algorithm"] = given.get("sweep_algorithm", settings["algorithm"])
+    if settings["algorithm"] not in TUPLE_ALGORITHMS:
+        raise ValueError(f"sweep_algorithm={settings['algorithm']!r} is not one of {', '.join(TUPLE_ALGORITHMS)}")
+    settings["heuristic"] = given.get("sweep_heuristic", settings["heuristic"])
+    if settings["heuristic"] not in HEURISTIC_LABELS:
+        raise ValueError(f"sweep_heuristic={settings['heuristic']!r} is not one of {', '.join(HEURISTIC_LABELS)}")
+    if settings["heuristic"] == "weighted" and "sweep_weights" in given:
+        try:
+            settings["w_nodes"], settings["w_edges"] = (float(w) for w in given["sweep_weights"].split(","))
+        except ValueError:
+            raise ValueError(f"sweep_weights={given['sweep_weights']!r} must be two numbers w_nodes,w_edges") from None
+    sweep_method(settings)  # raises for weights the method refuses
+    problem = check_grid(settings)
+    if problem:
+        raise ValueError(problem.rstrip("."))
+    return settings
+
+
+def _apply_sweep(params: dict[str, str], problems: list[str]) -> None:
+    """Ask for the link's sweep (:func:`claim_sweep` gives it to the dataset the link opens)."""
+    given = {name: params[name] for name in SWEEP_NAMES if name in params}
+    if not given:
+        return
+    try:
+        st.session_state[REQUESTED_SWEEP] = sweep_settings(given)
+    except ValueError as error:
+        problems.append(f"its sweep could not be used ({str(error).rstrip('.')})")
+
+
 def read_link() -> None:
-    """Once per session: take the dataset, limits and method from the URL. What cannot be
-    used is named in a message (:func:`show_problems`) and left at its default."""
+    """Once per session: take the view from the URL. What cannot be used is named in a
+    message (:func:`show_problems`) and left at its default."""
     if st.session_state.get(READ):
         return
     st.session_state[READ] = True
     params = st.query_params.to_dict()
     problems: list[str] = []
-    if "dataset" in params:
-        _apply_dataset(params, problems)
-    _apply_method(params, problems)
-    limits = {name: params[name] for name in LIMIT_NAMES if name in params}
-    if limits:
-        try:
-            state.request_limits({name: _limit(name, value) for name, value in limits.items()})
-        except ValueError as error:
-            problems.append(f"its limits could not be used ({error})")
+    if "dataset" not in params or _apply_dataset(params, problems):
+        _apply_method(params, problems)
+        _apply_limits(params, problems)
+        _apply_sweep(params, problems)
+    _apply_run(params, problems)
+    _apply_throughput(params, problems)
     st.session_state[PROBLEMS] = problems
 
 

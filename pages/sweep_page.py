@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from packing import TUPLE_ALGORITHMS, PackLimits, smallest_limits
-from pages import cache, figures, state
+from pages import cache, figures, links, state
 from pages.sweeps import RANGE_FIELDS, SETTINGS, check_grid, default_params, grid, sweep_method
 from pages.widgets import (
     ALGORITHM_LABELS,
@@ -146,6 +146,7 @@ def main() -> None:
         return
     selection, hist, _ = loaded
     st.caption(f"Dataset: {selection.label}. Largest graph: {hist.max_nodes:,} nodes, {hist.max_edges:,} edges.")
+    links.claim_sweep(selection)  # a link opened on this page shows its sweep at once
     last = st.session_state.get(state.SWEEP)
     shown = st.session_state.get(FORM)
     if shown and shown["for"] == selection.key:

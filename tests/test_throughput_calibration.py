@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from throughput import Calibration, calibrate, default_calibration, load_calibration, shipped_calibrations
-from throughput.calibration import cpu_name, digest
+from throughput.calibration import digest
+from throughput.device import cpu_name
 from throughput.models import model_spec
 
 TINY_SHAPES = [(n, 2 * n, g) for n in (8, 24, 64) for g in (1, 4)]

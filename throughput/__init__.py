@@ -9,10 +9,13 @@ estimating need numpy, scipy and pandas.
 >>> cal.predict_step(2000, 4000, 64) > 0
 True
 """
-from .calibration import Calibration, calibrate, default_calibration, load_calibration, shipped_calibrations
+from .calibration import Calibration, calibrate, load_calibration, shipped_calibrations
+from .check import (CalibrationCheck, MachineCalibration, calibration_for_this_machine, check_calibration,
+                    default_calibration)
 from .estimate import ROWS, estimate
 from .fit import CostFit, fit_cost_model
 from .report import throughput_section
 
-__all__ = ["Calibration", "CostFit", "ROWS", "calibrate", "default_calibration", "estimate", "fit_cost_model",
+__all__ = ["Calibration", "CalibrationCheck", "CostFit", "MachineCalibration", "ROWS", "calibrate",
+           "calibration_for_this_machine", "check_calibration", "default_calibration", "estimate", "fit_cost_model",
            "load_calibration", "shipped_calibrations", "throughput_section"]

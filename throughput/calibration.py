@@ -3,12 +3,14 @@ fitted to them, and the JSON file that carries both.
 
 :func:`calibrate` times forward + backward + Adam step of the model at a grid of padded
 shapes (:mod:`throughput.measure`, :mod:`throughput.shapes`) and fits the cost model
-(:mod:`throughput.fit`). The file (``SCHEMA_VERSION`` 1)::
+(:mod:`throughput.fit`). The file (``SCHEMA_VERSION`` 2)::
 
     {
-      "schema": "graph-packing-calibration", "schema_version": 1,
-      "created": "2026-11-22T18:00:00Z",
-      "device": {"type": "cpu", "name": "AMD EPYC", "threads": 2, "platform": "Linux-...", "cuda": null},
+      "schema": "graph-packing-calibration", "schema_version": 2,
+      "created": "2026-11-24T18:00:00Z",
+      "device": {"type": "cpu", "name": "Intel(R) Xeon(R) Processor", "vendor": "GenuineIntel", "cores": 2,
+                 "logical_cpus": 2, "threads": 2, "mhz": 2600, "vector_flags": ["avx2", ...],
+                 "platform": "Linux-...", "cuda": null},   # throughput.device
       "versions": {"torch": "2.13.0+cpu", "torch_geometric": "2.8.0.post1", "cuda": null, "python": "3.11.2"},
       "model": {"name": "gin", "hidden": 64, "layers": 3, "in_channels": 9, "parameters": 25153, ...},
       "mode": "eager",                                  # or "compile": torch.compile(dynamic=False)
@@ -17,7 +19,7 @@ shapes (:mod:`throughput.measure`, :mod:`throughput.shapes`) and fits the cost m
                    "min": ..., "repeats": 15}, ...],   # compile mode adds compile_seconds, eager_median
       "fit": {"form": "linear", "coefficients": {...}, "held_out": {"median": ..., "p90": ..., ...}, ...},
       "eager_fit": null,                                # compile mode: the fit of the eager step times
-      "compile": null,                                  # compile mode: {"first_seconds", "seconds", "recompile_limit"}
+      "compile": null,      # compile mode: cold (fresh-process) and warm compilations, compile_summary
       "digest": "sha256 of the rest"
     }
 
@@ -29,24 +31,28 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import platform
 import statistics
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import numpy as np
 
 from packing.json_file import read_json_object
 
+from .cold_compile import cold_compile_seconds
+from .device import check_device, cpu_description, device_description, same_device, torch_threads
 from .fit import CostFit, cost_fit_from_dict, fit_cost_model
 from .records import ShapeTiming
 from .shapes import Shape, check_shapes, default_shapes
 
 SCHEMA = "graph-packing-calibration"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Versions :func:`load_calibration` reads: 1 had no cold compilations of their own and no
+#: CPU details beyond its name and threads.
+READABLE_VERSIONS = (1, 2)
+_SCHEMA_1_COMPILE = ("first_seconds", "seconds", "p25", "p75", "recompile_limit", "dynamic", "fx_graph_cache")
 MAX_FILE_BYTES = 16 * 2**20
 MODES = ("eager", "compile")
 #: The models a calibration builds itself (a user's factory is the other choice).
@@ -54,17 +60,6 @@ MODELS = ("gin", "schnet")
 SHIPPED = Path(__file__).resolve().parent / "calibrations"
 _FIT_TOLERANCE = 1e-6
 Progress = Callable[[int, int, Shape], None]
-
-
-def cpu_name() -> str:
-    """The CPU's model name (``/proc/cpuinfo``, else ``platform.processor()``)."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
-            if line.lower().startswith("model name") and ":" in line:
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine() or "unknown CPU"
 
 
 def slug(text: str) -> str:
@@ -187,14 +182,16 @@ class Calibration:
     def from_timings(cls, model: str, hidden: int, layers: int, device: str, mode: str,
                      timings: list[ShapeTiming], *, device_info: dict[str, Any], versions: dict[str, Any],
                      model_info: dict[str, Any], timing: dict[str, Any], created: str,
-                     recompile_limit: int | None = None, source: str = "") -> "Calibration":
+                     recompile_limit: int | None = None, cold_compiles: list[float] | None = None,
+                     source: str = "") -> "Calibration":
         """A calibration from measured step times: fits the cost model (and in compile mode
-        the eager fit and the compilation costs, with torch's ``recompile_limit``)."""
+        the eager fit and the compilation costs, with torch's ``recompile_limit`` and the
+        ``cold_compiles`` timed in fresh processes, see :func:`compile_summary`)."""
         if mode == "compile" and (recompile_limit is None or any(t.compile_seconds is None for t in timings)):
             raise ValueError("A compile-mode calibration needs compile_seconds and eager_median at every shape "
                              "and torch's recompile_limit.")
         fit, eager = _fits(timings, mode)
-        compile_cost = compile_summary(timings, recompile_limit) if mode == "compile" else None
+        compile_cost = compile_summary(timings, recompile_limit, cold_compiles) if mode == "compile" else None
         return cls(model, hidden, layers, device, mode, tuple(timings), fit, device_info, versions, model_info,
                    timing, created, eager, compile_cost, source)
 
@@ -211,67 +208,33 @@ def digest(body: dict[str, Any]) -> str:
 
 
 # --------------------------------------------------------------------- measuring
-def _check_device(device: Any) -> str:
-    import torch
+def compile_summary(timings: list[ShapeTiming], recompile_limit: int, cold: list[float] | None = None,
+                    ) -> dict[str, Any]:
+    """The cost of compilations in compile mode, as measured: ``cold`` (the first
+    compilation of a fresh process, which also sets the compiler up: median, fastest and
+    slowest of the fresh processes timed; None: the calibration's own first shape, as
+    schema 1 files measured it), ``warm`` (every later shape of the calibration: median and
+    quartiles) and torch's ``recompile_limit`` (new shapes past it run eagerly).
 
-    if not isinstance(device, str) or not (device == "cpu" or device == "cuda" or
-                                           (device.startswith("cuda:") and device[5:].isdigit())):
-        raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:<index>', got {device!r}.")
-    if device.startswith("cuda"):
-        if not torch.cuda.is_available():
-            raise ValueError(f"CUDA is not available here (torch {torch.__version__}); calibrate with device='cpu' "
-                             "or run this on a machine with an NVIDIA GPU and a CUDA build of torch.")
-        if device != "cuda" and int(device[5:]) >= torch.cuda.device_count():
-            raise ValueError(f"{device} does not exist: this machine has {torch.cuda.device_count()} CUDA device(s).")
-    return device
-
-
-def device_description(device: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The device (type, name, threads, platform, CUDA properties) and the software versions."""
-    import torch
-    import torch_geometric
-
-    cuda = None
-    if device.startswith("cuda"):
-        properties = torch.cuda.get_device_properties(torch.device(device))
-        cuda = {"name": properties.name, "capability": f"{properties.major}.{properties.minor}",
-                "memory_gib": round(properties.total_memory / 2**30, 1)}
-    info = {"device": device, "type": device.split(":")[0], "name": cuda["name"] if cuda else cpu_name(),
-            "threads": torch.get_num_threads(), "platform": platform.platform(), "cuda": cuda}
-    versions = {"torch": torch.__version__, "torch_geometric": torch_geometric.__version__,
-                "cuda": torch.version.cuda, "python": platform.python_version(), "numpy": np.__version__}
-    return info, versions
-
-
-@contextmanager
-def torch_threads(threads: int | None) -> Iterator[None]:
-    """Run the block with ``threads`` CPU threads in torch (None: unchanged), then restore."""
-    import torch
-
-    before = torch.get_num_threads()
-    if threads is not None:
-        torch.set_num_threads(threads)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
-def compile_summary(timings: list[ShapeTiming], recompile_limit: int) -> dict[str, Any]:
-    """The cost of compilations in compile mode: the first one of a process (it also sets
-    the compiler up), the median of the others with their quartiles, and torch's
-    ``recompile_limit`` (new shapes past it run eagerly)."""
+    >>> rows = [ShapeTiming((8 * i, 16 * i, 1), 0.01, 0.01, 0.01, 0.01, 3, c, 0.02) for i, c in
+    ...         enumerate([9.0, 2.0, 3.0, 4.0], 1)]
+    >>> summary = compile_summary(rows, 8, cold=[10.0, 12.0])
+    >>> summary["first_seconds"], summary["cold_low"], summary["cold_high"], summary["seconds"]
+    (11.0, 10.0, 12.0, 3.0)
+    """
     costs = [t.compile_seconds for t in timings]
-    later = costs[1:] or costs
-    return {"first_seconds": costs[0], "seconds": statistics.median(later), "p25": float(np.quantile(later, 0.25)),
-            "p75": float(np.quantile(later, 0.75)), "recompile_limit": recompile_limit, "dynamic": False,
+    cold = [costs[0]] if cold is None else [float(c) for c in cold]
+    warm = costs[1:] or costs
+    return {"first_seconds": statistics.median(cold), "cold_seconds": cold, "cold_low": min(cold),
+            "cold_high": max(cold), "seconds": statistics.median(warm), "p25": float(np.quantile(warm, 0.25)),
+            "p75": float(np.quantile(warm, 0.75)), "recompile_limit": recompile_limit, "dynamic": False,
             "fx_graph_cache": False}
 
 
 def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str = "cpu",
               shapes: Any = None, mode: str = "eager", *, in_channels: int = 9, warmup: int = 3,
               repeats: int = 15, budget: float = 1.0, seed: int = 0, threads: int | None = None,
-              progress: Progress | None = None) -> Calibration:
+              cold_runs: int = 2, progress: Progress | None = None) -> Calibration:
     """Time forward + backward + Adam step of ``model`` (``"gin"``, ``"schnet"`` or a
     factory, see :func:`throughput.models.model_spec`) on ``device`` at each padded
     ``shapes`` row (nodes, edges, graphs; None: :func:`throughput.shapes.default_shapes`)
@@ -280,8 +243,11 @@ def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str
     ``warmup`` untimed steps, then ``repeats`` timed steps at most, at least 3, stopping
     after ``budget`` seconds per shape. ``threads`` sets torch's CPU threads for the
     measurement (None: as they are; the file records the number, which CPU times depend
-    on). ``progress(done, total, shape)`` hears each shape as it starts. Raises ``ValueError`` for bad arguments, a missing CUDA device or a
-    shape that does not fit in memory.
+    on). In compile mode ``cold_runs`` fresh processes each time the first compilation of
+    a process at the first shape (:mod:`throughput.cold_compile`; a user's model factory
+    cannot be sent to another process, so its cold cost is its first shape's). ``progress(done, total,
+    shape)`` hears each shape as it starts. Raises ``ValueError`` for bad arguments, a
+    missing CUDA device or a shape that does not fit in memory.
 
     >>> cal = calibrate(hidden=4, layers=1, shapes=[(n, 2 * n, 2) for n in (8, 16, 24, 32, 40, 48)],
     ...                 warmup=1, repeats=3)
@@ -296,7 +262,7 @@ def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}.")
     spec = model_spec(model, hidden, layers, in_channels)
-    device = _check_device(device)
+    device = check_device(device)
     grid = default_shapes() if shapes is None else check_shapes(shapes)
     if len(grid) < 6:
         raise ValueError(f"Give at least 6 shapes to fit the cost model and check it on held-out shapes; got {len(grid)}.")
@@ -306,6 +272,7 @@ def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str
                       3, float(budget))
     seed = whole_number(seed, "seed", 0, 2**63 - 1)
     threads = None if threads is None else whole_number(threads, "threads", 1, 4096)
+    cold_runs = whole_number(cold_runs, "cold_runs", 0, 20)
     with torch_threads(threads):
         timer = ShapeTimer(spec, device, mode, plan, seed)
         timings = []
@@ -316,11 +283,16 @@ def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str
         if progress is not None:
             progress(len(grid), len(grid), grid[-1])
         info, versions = device_description(device)
+        cold = None
+        if mode == "compile" and cold_runs and isinstance(model, str):
+            cold = [cold_compile_seconds(spec.name, spec.hidden, spec.layers, spec.in_channels, device, grid[0],
+                                         info["threads"], seed) for _ in range(cold_runs)]
     limit = timer.recompile_limit if mode == "compile" else None
     return Calibration.from_timings(
         spec.name, spec.hidden, spec.layers, device, mode, timings, device_info=info, versions=versions,
         model_info=spec.to_dict(timer.module), timing={**plan.to_dict(), "seed": seed},
-        created=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), recompile_limit=limit)
+        created=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), recompile_limit=limit,
+        cold_compiles=cold)
 
 
 def _fits(timings: list[ShapeTiming], mode: str) -> tuple[CostFit, CostFit | None]:
@@ -353,13 +325,25 @@ def _same_fit(stored: CostFit, refit: CostFit) -> bool:
         for k in ("median", "p90", "max", "rms"))
 
 
+def _cold_compiles(stored: dict[str, Any], version: int) -> list[float] | None:
+    """The cold compilations of a compile-mode file (schema 1 files timed none apart)."""
+    if version == 1:
+        return None
+    cold = stored.get("cold_seconds")
+    if not isinstance(cold, list) or not cold or not all(
+            not isinstance(c, bool) and isinstance(c, (int, float)) and math.isfinite(c) and c >= 0 for c in cold):
+        raise ValueError("compile.cold_seconds must list the seconds of at least one cold compilation.")
+    return cold
+
+
 def _verified(data: Any, name: str) -> Calibration:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise ValueError(f"{name} is not a graph packing calibration (schema "
                          f"{data.get('schema') if isinstance(data, dict) else None!r}).")
-    if data.get("schema_version") != SCHEMA_VERSION:
-        raise ValueError(f"Calibration schema version {data.get('schema_version')!r} is not supported; this tool "
-                         f"reads version {SCHEMA_VERSION}.")
+    version = data.get("schema_version")
+    if version not in READABLE_VERSIONS:
+        raise ValueError(f"Calibration schema version {version!r} is not supported; this tool reads versions "
+                         f"{', '.join(map(str, READABLE_VERSIONS))}.")
     body = {key: value for key, value in data.items() if key != "digest"}
     try:
         expected = digest(body)
@@ -387,17 +371,20 @@ def _verified(data: Any, name: str) -> Calibration:
     limit = stored_compile.get("recompile_limit") if isinstance(stored_compile, dict) else None
     if mode == "compile" and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise ValueError("A compile-mode calibration needs a compile object with torch's recompile_limit.")
+    cold = _cold_compiles(stored_compile, version) if mode == "compile" else None
     calibration = Calibration.from_timings(
         _text(model_info.get("name"), "model.name"), hidden, layers, _text(device_info.get("device"), "device.device"),
         mode, timings, device_info=device_info, versions=versions, model_info=model_info,
         timing=_object(data, "timing"), created=_text(data.get("created"), "created"), recompile_limit=limit,
-        source=name)
+        cold_compiles=cold, source=name)
     if not _same_fit(cost_fit_from_dict(data.get("fit"), "fit"), calibration.fit):
         raise ValueError(f"{name}: the stored fit is not the fit of its timings; the file is damaged.")
     if (data.get("eager_fit") is None) != (calibration.eager_fit is None) or (calibration.eager_fit is not None and
             not _same_fit(cost_fit_from_dict(data["eager_fit"], "eager_fit"), calibration.eager_fit)):
         raise ValueError(f"{name}: eager_fit does not match the eager timings of a {mode}-mode calibration.")
-    if stored_compile != calibration.compile:
+    recomputed = calibration.compile if version == SCHEMA_VERSION or calibration.compile is None else \
+        {key: calibration.compile[key] for key in _SCHEMA_1_COMPILE}
+    if stored_compile != recomputed:
         raise ValueError(f"{name}: the compile costs do not match its timings; the file is damaged.")
     return calibration
 
@@ -424,21 +411,3 @@ def load_calibration(source: Any) -> Calibration:
 def shipped_calibrations() -> list[Path]:
     """The calibration files shipped in ``throughput/calibrations``, sorted by name."""
     return sorted(SHIPPED.glob("*.json"))
-
-
-def default_calibration() -> Path:
-    """The shipped calibration for this machine's CPU if there is one, else the first eager
-    GPU one (the device graph batching is for), else the first one.
-
-    >>> default_calibration() in shipped_calibrations()
-    True
-    """
-    paths = shipped_calibrations()
-    if not paths:
-        raise ValueError(f"No calibration is shipped in {SHIPPED}; run python -m throughput calibrate.")
-    mine = [path for path in paths if path.name.startswith(slug(cpu_name()) + "__")]
-    if mine:
-        return mine[0]
-    gpus = [path for path in paths
-            if (cal := load_calibration(path)).device_info.get("type") == "cuda" and cal.mode == "eager"]
-    return (gpus or paths)[0]

@@ -9,16 +9,27 @@ batch costs the calibration's step time at its padded shape. With D devices a st
 waits for its slowest batch: step time = the largest of its D batch times.
 
 In compile mode (``torch.compile(dynamic=False)``) every distinct shape a device meets
-is compiled when it first appears, at the calibration's measured cost (the first
-compilation of a process at its own, larger cost), until torch's ``recompile_limit``;
-batches of later new shapes run eagerly and are priced by the eager fit. The
-compilations of the run are spread over its steps: per epoch = run total x (steps per
-epoch / steps run).
+is compiled when it first appears: a device's first compilation at the calibration's cold
+cost (a fresh process's first, measured in fresh processes), later ones at its warm cost,
+until torch's ``recompile_limit``; batches of later new shapes run eagerly and are priced
+by the eager fit. Compilations are one-off costs, so a run is priced three ways:
 
-The error band is the calibration's held-out error (its 90th percentile) on the step
-times, plus each compilation between a warm one (the 25th percentile of the measured
-compilations) and the first of a process (measured up to 2x the median on an H100). Shapes beyond the largest timed shape are
-extrapolated: the ``extrapolated`` column says so.
+``steady_epoch_s``
+    an epoch once every shape is compiled: the step times alone;
+``first_epoch_s``
+    the steady epoch plus the compilations of the first epoch's steps;
+``run_s``
+    the whole run (``epochs`` epochs or ``steps`` steps), every compilation counted once.
+
+``speedup_steady`` and ``speedup_run`` compare each with the baseline's; where they
+differ, the difference is one-off cost (``one_off_share``: compilations / run). The
+``epoch_*`` columns are the run's mean epoch (``run_s / epochs``).
+
+Error bands are multiplicative, so they never reach zero: a step time t lies in
+``[t / (1 + b), t * (1 + b)]`` with b the calibration's held-out error (its 90th
+percentile), and each compilation between the measured extremes of its kind (cold: the
+fastest and slowest fresh process; warm: the quartiles). Shapes beyond the largest timed
+shape are extrapolated: the ``extrapolated`` column says so.
 
 >>> from packing import SizeHistogram
 >>> from throughput import load_calibration, shipped_calibrations
@@ -47,9 +58,11 @@ from .calibration import Calibration
 PYG_DATALOADER = "pyg_dataloader"
 #: Rows of an estimate: the simulator's strategies, then PyG's DataLoader.
 ROWS = STRATEGIES + (PYG_DATALOADER,)
-COLUMNS = ("strategy", "steps_per_epoch", "step_ms", "epoch_seconds", "epoch_low", "epoch_high",
+COLUMNS = ("strategy", "steps_per_epoch", "step_ms", "first_epoch_s", "steady_epoch_s", "steady_low", "steady_high",
+           "run_s", "run_low", "run_high", "epoch_seconds", "epoch_low", "epoch_high", "compile_seconds",
            "compile_seconds_per_epoch", "compilations", "eager_step_share", "graphs_per_second", "speedup",
-           "wait_share", "max_padded_nodes", "max_padded_edges", "max_padded_graphs", "extrapolated", "settings")
+           "speedup_steady", "speedup_run", "one_off_share", "wait_share", "max_padded_nodes", "max_padded_edges",
+           "max_padded_graphs", "extrapolated", "settings")
 #: A shape more than this factor past the largest timed one is marked extrapolated.
 EXTRAPOLATION_SLACK = 1.1
 
@@ -82,7 +95,8 @@ def pyg_dataloader_batches(hist: SizeHistogram, batch_size: int, run: RunSpec) -
             ids = ranks[device]
             count = np.diff(np.append(starts, per_rank))
             frames.append(pd.DataFrame({
-                "step": np.arange(starts.size) + epoch * steps_per_epoch, "device": device, "graphs": count,
+                "step": np.arange(starts.size) + epoch * steps_per_epoch, "device": device, "epoch": epoch,
+                "graphs": count,
                 "padded_nodes": np.add.reduceat(nodes[ids], starts), "padded_edges": np.add.reduceat(edges[ids], starts),
                 "padded_graphs": count}))
     batches = pd.concat(frames, ignore_index=True).sort_values(["step", "device"], ignore_index=True)
@@ -108,46 +122,52 @@ def _compile_costs(batches: pd.DataFrame, calibration: Calibration,
         index = rows.index.to_numpy()
         first, code = first_appearances(*(rows[c].to_numpy() for c in ("padded_nodes", "padded_edges", "padded_graphs")))
         compiled[index] = code < limit
-        kept = first[:limit]
-        seconds[index[kept]] = cost["seconds"]
-        # the band: every compilation between a warm one (p25) and a process's first, which
-        # measured 1.5-2x the median on the H100 (BENCHMARKS.md)
-        low[index[kept]], high[index[kept]] = cost["p25"], max(cost["p75"], cost["first_seconds"])
-        if kept.size:
-            seconds[index[kept[0]]] = cost["first_seconds"]
+        kept = index[first[:limit]]
+        seconds[kept], low[kept], high[kept] = cost["seconds"], cost["p25"], cost["p75"]  # warm
+        if kept.size:  # a device's first compilation is its process's: cold
+            seconds[kept[0]], low[kept[0]], high[kept[0]] = cost["first_seconds"], cost["cold_low"], cost["cold_high"]
         compilations += kept.size
     return seconds, low, high, compiled, compilations
 
 
 def price_batches(batches: pd.DataFrame, calibration: Calibration, epochs_run: float) -> dict[str, Any]:
-    """Price a run's batches (``step, device, graphs, padded_nodes, padded_edges,
-    padded_graphs``; ``epochs_run`` epochs of graphs): the per-epoch numbers of one
-    estimate row (module docstring)."""
+    """Price a run's batches (``step, device, epoch, graphs, padded_nodes, padded_edges,
+    padded_graphs``; ``epochs_run`` epochs of graphs): the numbers of one estimate row
+    (module docstring). Steady: every step at its step time; first epoch: steady plus the
+    compilations of the steps that hold graphs of epoch 0; run: every step plus every
+    compilation once; the epoch columns are the run's mean epoch."""
     batches = batches.reset_index(drop=True)
     shapes = batches[["padded_nodes", "padded_edges", "padded_graphs"]].to_numpy(dtype=np.int64)
     compile_seconds, compile_low, compile_high, compiled, compilations = _compile_costs(batches, calibration)
     step_seconds = np.where(compiled, calibration.predict_step(shapes[:, 0], shapes[:, 1], shapes[:, 2]),
                             calibration.predict_eager(shapes))
-    frame = pd.DataFrame({"step": batches["step"].to_numpy(), "run": step_seconds,
-                          "with_compile": step_seconds + compile_seconds, "low": compile_low, "high": compile_high})
-    per_step = frame.groupby("step", sort=False).max()
+    spread = 1 + calibration.error_band  # multiplicative: a band never reaches zero
+    frame = pd.DataFrame({"step": batches["step"].to_numpy(), "first_epoch": batches["epoch"].to_numpy() == 0,
+                          "run": step_seconds, "with_compile": step_seconds + compile_seconds,
+                          "low": step_seconds / spread + compile_low, "high": step_seconds * spread + compile_high})
+    per_step = frame.groupby("step", sort=False).agg(
+        {"first_epoch": "any", "run": "max", "with_compile": "max", "low": "max", "high": "max"})
     steps = len(per_step)
-    band = calibration.error_band
-    run_seconds = float(per_step["run"].sum())
-    compile_total = float(per_step["with_compile"].sum()) - run_seconds
-    epoch_steps = steps / epochs_run
+    steady = float(per_step["run"].sum())
+    one_off = per_step["with_compile"] - per_step["run"]
+    compile_total = float(one_off.sum())
     devices = int(batches["device"].max()) + 1
     largest = np.array(calibration.shape_range) * EXTRAPOLATION_SLACK
+    steady_epoch = steady / epochs_run
     return {
-        "steps_per_epoch": epoch_steps,
-        "step_ms": 1e3 * run_seconds / steps,
-        "epoch_seconds": (run_seconds + compile_total) / epochs_run,
-        "epoch_low": (run_seconds * (1 - band) + float(per_step["low"].sum())) / epochs_run,
-        "epoch_high": (run_seconds * (1 + band) + float(per_step["high"].sum())) / epochs_run,
-        "compile_seconds_per_epoch": compile_total / epochs_run,
+        "steps_per_epoch": steps / epochs_run,
+        "step_ms": 1e3 * steady / steps,
+        "first_epoch_s": steady_epoch + float(one_off[per_step["first_epoch"]].sum()),
+        "steady_epoch_s": steady_epoch, "steady_low": steady_epoch / spread, "steady_high": steady_epoch * spread,
+        "run_s": steady + compile_total, "run_low": float(per_step["low"].sum()),
+        "run_high": float(per_step["high"].sum()),
+        "epoch_seconds": (steady + compile_total) / epochs_run,
+        "epoch_low": float(per_step["low"].sum()) / epochs_run,
+        "epoch_high": float(per_step["high"].sum()) / epochs_run,
+        "compile_seconds": compile_total, "compile_seconds_per_epoch": compile_total / epochs_run,
         "compilations": compilations,
         "eager_step_share": float(1 - compiled.mean()) if calibration.mode == "compile" else 0.0,
-        "wait_share": max(0.0, 1 - float(step_seconds.sum()) / (devices * run_seconds)) if run_seconds else 0.0,
+        "wait_share": max(0.0, 1 - float(step_seconds.sum()) / (devices * steady)) if steady else 0.0,
         "max_padded_nodes": int(shapes[:, 0].max()), "max_padded_edges": int(shapes[:, 1].max()),
         "max_padded_graphs": int(shapes[:, 2].max()),
         "extrapolated": bool((shapes > largest).any()),
@@ -158,14 +178,22 @@ def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, pla
              baseline: str = PYG_DATALOADER, devices: int = 1, epochs: int = 1, steps: int | None = None,
              seed: int = 0, num_shapes: int = 8, packs_per_batch: int = 1) -> pd.DataFrame:
     """One row per batching strategy (``ROWS``; the ``packing`` row is ``plan`` when given,
-    ``packs_per_batch`` packs per batch)
-    for ``devices`` data-parallel devices: steps per epoch, mean time per step (ms, without
-    compilations), time per epoch with its error band and compilation share, graphs per
-    second, speed-up over ``baseline`` (the user's current batching, one of ``ROWS``), the
-    share of device time spent waiting for a step's largest batch, the largest padded
-    shape and whether it extrapolates the calibration. ``table.attrs`` keeps the
-    calibration's summary, the run and the baseline. The run is ``epochs`` epochs (or
-    ``steps`` steps) of the simulator's seeded stream.
+    ``packs_per_batch`` packs per batch) for ``devices`` data-parallel devices over a run of
+    ``epochs`` epochs (or ``steps`` steps) of the simulator's seeded stream: steps per
+    epoch, mean time per step (ms, without compilations), the first, steady and mean epoch
+    and the whole run with their error bands and compilations (module docstring), graphs
+    per second, speed-ups over ``baseline`` (the user's current batching, one of ``ROWS``)
+    per mean epoch, steady epoch and run, the share of device time spent waiting for a
+    step's largest batch, the largest padded shape and whether it extrapolates the
+    calibration. ``table.attrs`` keeps the calibration's summary, the run and the baseline.
+
+    >>> from packing import SizeHistogram
+    >>> from throughput import load_calibration, shipped_calibrations
+    >>> cal = load_calibration(shipped_calibrations()[0])
+    >>> table = estimate(SizeHistogram.from_counts([10, 20], [20, 44], [300, 100]), 32, cal, epochs=3)
+    >>> row = table.set_index("strategy").loc["dynamic"]
+    >>> bool(abs(row["run_s"] - 3 * row["steady_epoch_s"]) < 1e-9)  # eager: nothing one-off
+    True
     """
     if not isinstance(calibration, Calibration):
         raise ValueError(f"calibration must be a Calibration (throughput.load_calibration), got "
@@ -187,8 +215,11 @@ def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, pla
                  "settings": f"PyG DataLoader, {run.batch_size:,} graphs per batch, no padding"})
     table = pd.DataFrame(rows)
     table["graphs_per_second"] = hist.num_graphs / table["epoch_seconds"]
-    reference = float(table.loc[table["strategy"] == baseline, "epoch_seconds"].iloc[0])
-    table["speedup"] = reference / table["epoch_seconds"]
+    reference = table.loc[table["strategy"] == baseline].iloc[0]
+    table["speedup"] = reference["epoch_seconds"] / table["epoch_seconds"]
+    table["speedup_steady"] = reference["steady_epoch_s"] / table["steady_epoch_s"]
+    table["speedup_run"] = reference["run_s"] / table["run_s"]
+    table["one_off_share"] = table["compile_seconds"] / table["run_s"]
     table = table[list(COLUMNS)]
     table.attrs.update(calibration=calibration.summary(), baseline=baseline,
                        run={**run.to_dict(), "num_shapes": whole_number(num_shapes, "num_shapes", 1, 16)})

@@ -21,7 +21,7 @@ Four forms are fitted, all to relative error (a 1 ms step matters as much as a 1
 Each form's error is measured by K-fold cross-validation over the timed shapes (every
 shape predicted by a fit that did not see it). ``linear`` is used unless another form's
 held-out RMS relative error is below :data:`SWITCH_RATIO` times its own: the residuals
-must ask for the other form. The error band of an estimate is the chosen form's
+must ask for the other form (and a fit exact to rounding asks for nothing). The error band of an estimate is the chosen form's
 90th-percentile held-out relative error.
 
 >>> import numpy as np
@@ -44,6 +44,8 @@ FORMS = ("linear", "piecewise", "floor", "loglinear")
 #: Another form replaces ``linear`` only if its held-out RMS relative error is below this
 #: share of linear's.
 SWITCH_RATIO = 0.8
+#: A held-out RMS relative error below this is exact (rounding): no other form can improve on it.
+EXACT = 1e-6
 #: Fewest timed shapes a fit accepts (four coefficients plus held-out shapes).
 MIN_SHAPES = 6
 #: Folds of the cross-validation (fewer when there are fewer shapes).
@@ -240,7 +242,7 @@ def fit_cost_model(shapes: Any, seconds: Any) -> CostFit:
     forms = {form: error_summary(held_out_errors(form, shapes, seconds)) for form in FORMS}
     chosen = "linear"
     for form in FORMS[1:]:
-        if forms[form]["rms"] < SWITCH_RATIO * forms[chosen]["rms"]:
+        if forms[chosen]["rms"] > EXACT and forms[form]["rms"] < SWITCH_RATIO * forms[chosen]["rms"]:
             chosen = form
     return CostFit(chosen, _FITTERS[chosen](shapes, seconds), forms[chosen], forms)
 

@@ -1,0 +1,233 @@
+"""Checking a calibration on the device at hand before its numbers speak for it.
+
+:func:`check_calibration` times 3-4 of the calibration's own shapes again, with the same
+model, mode and torch thread count, on this machine's device, and compares each measured
+step with the calibration's prediction. The check passes when every shape's ratio
+(measured / predicted) lies in the band ``[1 / (1 + b), 1 + b]``, where ``b`` is the
+calibration's error band (its 90th-percentile held-out error) but at least
+:data:`MIN_BAND`: the run-to-run spread of step times on a shared machine, which no cost
+model can predict (BENCHMARKS.md, "calibration check").
+
+:func:`calibration_for_this_machine` is what the Throughput page starts on: the shipped
+calibration of this device when one ships and passes its check, else a calibration
+measured here and now (a few seconds), with the reason.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+from .calibration import Calibration, calibrate, load_calibration, shipped_calibrations
+from .device import check_device, cpu_description, device_description, same_device, torch_threads
+from .shapes import Shape, default_shapes
+
+#: The narrowest band a check accepts: step times of one shape on this shared 2-core
+#: machine move by up to about this much between two runs minutes apart.
+MIN_BAND = 0.25
+#: Shapes a check times.
+CHECK_SHAPES = 4
+#: The grid of a calibration measured at first use: 16 shapes up to 8,192 nodes, at most 0.25 s
+#: each (2-4 s in all on this project's 2-core machine).
+QUICK_GRID = {"count": 16, "max_nodes": 8192, "max_edges": 65_536, "max_graphs": 256}
+QUICK_BUDGET = 0.25
+Progress = Callable[[int, int, Shape], None]
+
+
+@dataclass(frozen=True)
+class ShapeCheck:
+    """One shape of a check: seconds per step predicted by the calibration and measured now."""
+
+    shape: Shape
+    predicted: float
+    measured: float
+
+    @property
+    def ratio(self) -> float:
+        return self.measured / self.predicted
+
+    def to_dict(self) -> dict[str, Any]:
+        nodes, edges, graphs = self.shape
+        return {"nodes": nodes, "edges": edges, "graphs": graphs, "predicted_s": self.predicted,
+                "measured_s": self.measured, "ratio": self.ratio}
+
+
+@dataclass(frozen=True)
+class CalibrationCheck:
+    """The outcome of :func:`check_calibration`: the calibration checked (its label), the
+    device it was checked on, each shape's prediction and measurement, the band and the
+    verdict."""
+
+    calibration: str
+    device: dict[str, Any]
+    shapes: tuple[ShapeCheck, ...]
+    band: float
+    checked: str
+    same_device: bool
+
+    @property
+    def ratio_median(self) -> float:
+        """Median of measured / predicted over the shapes (above 1: this device is slower)."""
+        return statistics.median(shape.ratio for shape in self.shapes)
+
+    @property
+    def within_band(self) -> bool:
+        """Every shape's ratio inside ``[1 / (1 + band), 1 + band]``."""
+        return all(1 / (1 + self.band) <= shape.ratio <= 1 + self.band for shape in self.shapes)
+
+    def describe(self) -> str:
+        """The check in one sentence.
+
+        >>> check = CalibrationCheck("gin on X", {"name": "X"}, (ShapeCheck((8, 16, 1), 0.001, 0.0011),), 0.25,
+        ...                          "2026-11-24T20:00:00Z", True)
+        >>> check.describe()
+        'Checked on X (2026-11-24 20:00 UTC): measured / predicted 1.10 (1.10 to 1.10 over 1 shapes), within the band of ±25%.'
+        """
+        ratios = [shape.ratio for shape in self.shapes]
+        verdict = "within" if self.within_band else "outside"
+        when = self.checked[:16].replace("T", " ")
+        return (f"Checked on {self.device.get('name', '?')} ({when} UTC): measured / predicted "
+                f"{self.ratio_median:.2f} ({min(ratios):.2f} to {max(ratios):.2f} over {len(ratios)} shapes), "
+                f"{verdict} the band of ±{self.band:.0%}.")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe, for the export's throughput section."""
+        return {"calibration": self.calibration, "device": dict(self.device), "checked": self.checked,
+                "same_device": self.same_device, "band": self.band, "ratio_median": self.ratio_median,
+                "within_band": self.within_band, "shapes": [shape.to_dict() for shape in self.shapes]}
+
+
+def check_shapes_of(calibration: Calibration, seconds: float, count: int = CHECK_SHAPES) -> list[Shape]:
+    """``count`` of the calibration's timed shapes spread from its fastest to the slowest
+    that fits the time: each shape's steps (about 8 of them) take a quarter of ``seconds``
+    at most, by the calibration's own times; at least the 3 fastest."""
+    ordered = sorted(calibration.timings, key=lambda timing: timing.median)
+    affordable = [timing for timing in ordered if 8 * timing.median <= seconds / count] or ordered[:3]
+    affordable = affordable if len(affordable) >= 3 else ordered[:3]
+    if len(affordable) <= count:
+        return [timing.shape for timing in affordable]
+    picks = sorted({round(i * (len(affordable) - 1) / (count - 1)) for i in range(count)})
+    return [affordable[i].shape for i in picks]
+
+
+def _device_here(calibration: Calibration, device: str | None) -> str:
+    if device is not None:
+        return check_device(device)
+    if calibration.device_info.get("type") == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise ValueError(f"{calibration.device_name} is a CUDA device and this machine has none: check this "
+                             "calibration on the GPU machine it describes, or calibrate this machine's CPU.")
+        return "cuda"
+    return "cpu"
+
+
+def check_calibration(calibration: Calibration, device: str | None = None, seconds: float = 2.0) -> CalibrationCheck:
+    """Time 3-4 of ``calibration``'s own shapes on ``device`` (None: the calibration's kind
+    of device here) with its model, mode and torch threads, spending about ``seconds`` on
+    timed steps, and compare with its predictions (module docstring).
+
+    >>> from throughput import calibrate
+    >>> cal = calibrate(hidden=4, layers=1, shapes=[(n, 2 * n, 2) for n in (8, 16, 24, 32, 40, 48)],
+    ...                 warmup=1, repeats=3, threads=1)
+    >>> check = check_calibration(cal, seconds=0.2)
+    >>> 3 <= len(check.shapes) <= 4, check.ratio_median > 0
+    (True, True)
+    """
+    from packing.limits import whole_number
+
+    from .measure import ShapeTimer, TimingPlan
+    from .models import model_spec
+
+    if not isinstance(calibration, Calibration):
+        raise ValueError(f"calibration must be a Calibration (throughput.load_calibration), got "
+                         f"{type(calibration).__name__}.")
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds <= 600:
+        raise ValueError(f"seconds must be between 0 and 600, got {seconds!r}.")
+    if calibration.model.startswith("custom:"):
+        raise ValueError("A calibration of a user's own model cannot be rebuilt here to check it; calibrate again "
+                         "with the model on this machine.")
+    device = _device_here(calibration, device)
+    spec = model_spec(calibration.model, calibration.hidden, calibration.layers,
+                      calibration.model_info.get("in_channels", 9))
+    shapes = check_shapes_of(calibration, seconds)
+    plan = TimingPlan(warmup=2, repeats=15, min_repeats=3, budget=seconds / len(shapes))
+    threads = whole_number(calibration.device_info.get("threads", 1), "threads", 1, 4096)
+    with torch_threads(threads if device == "cpu" else None):
+        timer = ShapeTimer(spec, device, calibration.mode, plan, int(calibration.timing.get("seed", 0)))
+        measured = [timer.time(shape).median for shape in shapes]
+        here, _ = device_description(device)
+    predicted = calibration.predict_step(*zip(*shapes))
+    return CalibrationCheck(
+        calibration.label, here, tuple(ShapeCheck(shape, float(p), m) for shape, p, m in zip(shapes, predicted, measured)),
+        max(calibration.error_band, MIN_BAND), datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        same_device(calibration.device_info, here))
+
+
+@dataclass(frozen=True)
+class MachineCalibration:
+    """The calibration that speaks for this machine's CPU: ``calibration``, the ``check``
+    of the shipped one tried first (None when none of this device ships), whether the
+    calibration was ``measured`` here now, and the ``reason`` in words."""
+
+    calibration: Calibration
+    check: CalibrationCheck | None
+    measured: bool
+    reason: str
+
+
+def shipped_for_this_cpu() -> Path | None:
+    """The shipped eager calibration of this machine's CPU (:func:`throughput.device.same_device`
+    on everything but torch's threads, which a check sets as the calibration had them), or None."""
+    for path in shipped_calibrations():
+        recorded = load_calibration(path)
+        if recorded.mode == "eager" and same_device(recorded.device_info,
+                                                    cpu_description(recorded.device_info.get("threads", 1))):
+            return path
+    return None
+
+
+def default_calibration() -> Path:
+    """The shipped calibration of this machine's CPU if there is one, else the first eager
+    GPU one (the device graph batching is for), else the first one. Its numbers are that
+    device's: :func:`calibration_for_this_machine` is the one checked on this machine.
+
+    >>> default_calibration() in shipped_calibrations()
+    True
+    """
+    paths = shipped_calibrations()
+    if not paths:
+        raise ValueError("No calibration is shipped with the tool; run python -m throughput calibrate.")
+    mine = shipped_for_this_cpu()
+    if mine is not None:
+        return mine
+    gpus = [path for path in paths
+            if (cal := load_calibration(path)).device_info.get("type") == "cuda" and cal.mode == "eager"]
+    return (gpus or paths)[0]
+
+
+def calibration_for_this_machine(progress: Progress | None = None, seconds: float = 2.0) -> MachineCalibration:
+    """The shipped calibration of this CPU if one ships and passes :func:`check_calibration`,
+    else GIN (hidden 64, 3 layers, eager) calibrated on this CPU now at ``QUICK_GRID``
+    (about 8 x ``QUICK_BUDGET`` seconds), ``progress(done, total, shape)`` hearing each shape."""
+    path = shipped_for_this_cpu()
+    shipped = None if path is None else load_calibration(path)
+    check = None
+    if shipped is not None:
+        check = check_calibration(shipped, "cpu", seconds)
+        if check.within_band:
+            return MachineCalibration(shipped, check, False, f"The shipped calibration of this CPU passed its check "
+                                                             f"here (measured / predicted {check.ratio_median:.2f}).")
+    started = time.perf_counter()
+    measured = calibrate("gin", 64, 3, "cpu", default_shapes(QUICK_GRID["count"], **{
+        key: value for key, value in QUICK_GRID.items() if key.startswith("max_")}), budget=QUICK_BUDGET,
+                         progress=progress)
+    took = time.perf_counter() - started
+    why = ("No calibration of this CPU ships with the tool" if check is None else
+           f"The shipped calibration of this CPU failed its check here (measured / predicted "
+           f"{check.ratio_median:.2f}, outside ±{check.band:.0%})")
+    return MachineCalibration(measured, check, True, f"{why}, so this machine was calibrated now ({took:.0f} s).")
