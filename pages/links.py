@@ -257,7 +257,7 @@ def _calibration(text: str) -> str:
     """The calibration id of query value ``text``; ``ValueError`` when it cannot be used here."""
     if text == UPLOADED:
         raise ValueError("calibration=uploaded: a calibration uploaded or measured in another session cannot "
-                         "travel in a link; upload it again on the Throughput page")
+                         "travel in a link (upload it again on the Throughput page)")
     stems = [path.stem for path in shipped_calibrations()]
     if text != THIS_MACHINE and text not in stems:
         raise ValueError(f"calibration={text!r} is not a shipped calibration ({', '.join(stems)}) or {THIS_MACHINE}")
@@ -295,7 +295,7 @@ def sweep_settings(given: dict[str, str]) -> dict[str, Any]:
     'product'
     """
     if "sweep_nodes" not in given or "sweep_edges" not in given:
-        raise ValueError("a sweep needs both sweep_nodes and sweep_edges (from:to:step)")
+        raise ValueError("a sweep needs both sweep_nodes and sweep_edges, each from:to:step")
     settings = {**SWEEP_DEFAULTS, **dict(zip(RANGE_FIELDS, _range("sweep_nodes", given["sweep_nodes"])
                                              + _range("sweep_edges", given["sweep_edges"])))}
     if "sweep_graphs" in given:
