@@ -107,7 +107,8 @@ def test_the_run_and_throughput_settings_round_trip_through_the_url():
 
 @pytest.mark.parametrize("params, words", [
     ({"calibration": "uploaded"}, "cannot travel in a link (upload it again on the Throughput page)"),
-    ({"calibration": "my-gpu"}, f"calibration='my-gpu' is not a shipped calibration ({', '.join(STEMS)}) or this_machine"),
+    ({"calibration": "my-gpu"},
+     f"calibration='my-gpu' is not a shipped calibration ({', '.join(STEMS)}) or this_machine"),
     ({"devices": "0"}, "devices='0' must lie between 1 and 64"),
     ({"steps": "abc"}, "steps='abc' is not a whole number"),
     ({"packs_per_step": "-1"}, "packs_per_step='-1' must lie between 1 and 4,096 (or match)"),
