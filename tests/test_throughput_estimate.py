@@ -89,13 +89,25 @@ def test_error_band_is_the_held_out_error_of_the_fit():
     shaky = Calibration(**{**cal.__dict__, "fit": type(cal.fit)(cal.fit.form, cal.fit.coefficients,
                                                                {**cal.fit.held_out, "p90": 0.2}, cal.fit.forms)})
     row = estimate(HIST, 4, shaky).set_index("strategy").loc["pyg_dataloader"]
-    assert row["epoch_low"] == pytest.approx(0.8 * row["epoch_seconds"])
+    assert row["epoch_low"] == pytest.approx(row["epoch_seconds"] / 1.2)
     assert row["epoch_high"] == pytest.approx(1.2 * row["epoch_seconds"])
+    assert row["steady_low"] == pytest.approx(row["steady_epoch_s"] / 1.2)
+
+
+def test_a_band_wider_than_the_estimate_stays_above_zero():
+    cal = synthetic(1e-3, 1e-5, compile_seconds=(5.0, 2.0))
+    wild = Calibration(**{**cal.__dict__, "fit": type(cal.fit)(cal.fit.form, cal.fit.coefficients,
+                                                              {**cal.fit.held_out, "p90": 3.0}, cal.fit.forms)})
+    table = estimate(HIST, 4, wild, epochs=2)
+    for column in ("epoch_low", "steady_low", "run_low"):
+        assert (table[column] > 0).all()
+    assert np.allclose(table["steady_low"] * 4.0, table["steady_epoch_s"])  # t / (1 + 3)
+    assert np.allclose(table["steady_high"], 4.0 * table["steady_epoch_s"])
 
 
 def test_a_step_on_several_devices_waits_for_its_largest_batch():
     cal = synthetic(1e-3, 1e-5)
-    batches = pd.DataFrame({"step": [0, 0, 1, 1], "device": [0, 1, 0, 1], "graphs": [1, 1, 1, 1],
+    batches = pd.DataFrame({"step": [0, 0, 1, 1], "device": [0, 1, 0, 1], "epoch": 0, "graphs": [1, 1, 1, 1],
                             "padded_nodes": [100, 300, 200, 200], "padded_edges": 0, "padded_graphs": 1})
     priced = price_batches(batches, cal, epochs_run=1.0)
     assert priced["epoch_seconds"] == pytest.approx((1e-3 + 300e-5) + (1e-3 + 200e-5), rel=1e-9)
@@ -107,28 +119,60 @@ def test_a_step_on_several_devices_waits_for_its_largest_batch():
 def test_compilations_are_priced_until_the_recompile_limit_then_steps_run_eagerly():
     cal = synthetic(1e-3, 0.0, compile_seconds=(50.0, 20.0), eager_factor=3.0, recompile_limit=2)
     shapes = [100, 200, 100, 300, 300, 200]  # shapes A B A C C B: A and B compile, C runs eagerly
-    batches = pd.DataFrame({"step": range(6), "device": 0, "graphs": 1, "padded_nodes": shapes,
-                            "padded_edges": 0, "padded_graphs": 1})
+    batches = pd.DataFrame({"step": range(6), "device": 0, "epoch": [0, 0, 0, 1, 1, 1], "graphs": 1,
+                            "padded_nodes": shapes, "padded_edges": 0, "padded_graphs": 1})
     priced = price_batches(batches, cal, epochs_run=2.0)
     assert priced["compilations"] == 2
     assert priced["eager_step_share"] == pytest.approx(2 / 6)
     assert priced["compile_seconds_per_epoch"] == pytest.approx((50 + 20) / 2)
     assert priced["epoch_seconds"] == pytest.approx((4 * 1e-3 + 2 * 3e-3 + 70) / 2, rel=1e-9)
     assert priced["steps_per_epoch"] == 3
-    # the band: each compilation between a warm one (20 s) and a process's first (50 s)
-    run, band = 4 * 1e-3 + 2 * 3e-3, cal.error_band
-    assert priced["epoch_low"] == pytest.approx((run * (1 - band) + 2 * 20) / 2, rel=1e-6)
-    assert priced["epoch_high"] == pytest.approx((run * (1 + band) + 2 * 50) / 2, rel=1e-6)
+    # A (cold, 50 s) and B (warm, 20 s) compile in the first epoch; C runs eagerly, nothing compiles later
+    run = 4 * 1e-3 + 2 * 3e-3
+    assert priced["steady_epoch_s"] == pytest.approx(run / 2, rel=1e-9)
+    assert priced["first_epoch_s"] == pytest.approx(run / 2 + 70, rel=1e-9)
+    assert priced["run_s"] == pytest.approx(run + 70, rel=1e-9)
+    # the band: each compilation between the measured extremes of its kind (one sample each here)
+    band = 1 + cal.error_band
+    assert priced["run_low"] == pytest.approx(run / band + 70, rel=1e-6)
+    assert priced["run_high"] == pytest.approx(run * band + 70, rel=1e-6)
 
 
 def test_every_device_compiles_the_shapes_it_meets():
     cal = synthetic(1e-3, 0.0, compile_seconds=(5.0, 2.0))
-    batches = pd.DataFrame({"step": [0, 0, 1, 1], "device": [0, 1, 0, 1], "graphs": 1,
+    batches = pd.DataFrame({"step": [0, 0, 1, 1], "device": [0, 1, 0, 1], "epoch": 0, "graphs": 1,
                             "padded_nodes": [100, 200, 200, 100], "padded_edges": 0, "padded_graphs": 1})
     priced = price_batches(batches, cal, epochs_run=1.0)
     # step 0: both devices compile their first shape (5 s each, in parallel); step 1: both a second one (2 s)
     assert priced["compilations"] == 4
     assert priced["compile_seconds_per_epoch"] == pytest.approx(5.0 + 2.0)
+
+
+def test_a_run_of_several_epochs_compiles_each_shape_once():
+    # static_constant has one shape: one cold compilation (9 s) per run, whatever the epochs
+    cal = synthetic(1e-3, 1e-5, compile_seconds=(9.0, 4.0))
+    one, five = (estimate(HIST, 4, cal, epochs=n).set_index("strategy").loc["static_constant"] for n in (1, 5))
+    assert one["compilations"] == five["compilations"] == 1
+    # batches run across epoch ends (3 real graphs each: 17 batches for 5 x 10 graphs, 4 for 1 x 10)
+    assert five["steps_per_epoch"] == pytest.approx(17 / 5) and one["steps_per_epoch"] == 4
+    assert five["steady_epoch_s"] == pytest.approx(one["steady_epoch_s"] * (17 / 5) / 4, rel=1e-9)
+    assert five["run_s"] == pytest.approx(5 * five["steady_epoch_s"] + 9.0, rel=1e-9)
+    assert five["first_epoch_s"] == pytest.approx(five["steady_epoch_s"] + 9.0, rel=1e-9)
+    assert five["epoch_seconds"] == pytest.approx(five["run_s"] / 5, rel=1e-9)
+    # PyG's DataLoader meets a new shape almost every batch: warm compilations until the limit
+    loader = estimate(HIST, 4, cal, epochs=5).set_index("strategy").loc["pyg_dataloader"]
+    assert loader["compilations"] == min(8, loader["compilations"]) and loader["compilations"] >= 2
+    assert loader["compile_seconds"] == pytest.approx(9.0 + 4.0 * (loader["compilations"] - 1))
+
+
+def test_speedups_over_the_steady_epoch_and_the_whole_run():
+    cal = synthetic(1e-3, 1e-5, compile_seconds=(9.0, 4.0))
+    table = estimate(HIST, 4, cal, epochs=3).set_index("strategy")
+    base = table.loc["pyg_dataloader"]
+    for name, row in table.iterrows():
+        assert row["speedup_steady"] == pytest.approx(base["steady_epoch_s"] / row["steady_epoch_s"])
+        assert row["speedup_run"] == pytest.approx(base["run_s"] / row["run_s"])
+        assert row["one_off_share"] == pytest.approx(row["compile_seconds"] / row["run_s"])
 
 
 def test_pyg_dataloader_batches_follow_distributed_sampler():

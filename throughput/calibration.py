@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import statistics
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -58,6 +59,8 @@ MODES = ("eager", "compile")
 #: The models a calibration builds itself (a user's factory is the other choice).
 MODELS = ("gin", "schnet")
 SHIPPED = Path(__file__).resolve().parent / "calibrations"
+#: Environment variable naming a folder of further calibrations (see :func:`shipped_calibrations`).
+CALIBRATIONS_ENV = "GRAPH_PACKING_CALIBRATIONS"
 _FIT_TOLERANCE = 1e-6
 Progress = Callable[[int, int, Shape], None]
 
@@ -409,5 +412,9 @@ def load_calibration(source: Any) -> Calibration:
 
 
 def shipped_calibrations() -> list[Path]:
-    """The calibration files shipped in ``throughput/calibrations``, sorted by name."""
-    return sorted(SHIPPED.glob("*.json"))
+    """The calibration files of the folder named by ``$GRAPH_PACKING_CALIBRATIONS`` (a team's
+    own, e.g. on a shared drive; listed first) and those shipped in
+    ``throughput/calibrations``, each sorted by name."""
+    extra = os.environ.get(CALIBRATIONS_ENV)
+    own = sorted(Path(extra).glob("*.json")) if extra and Path(extra).is_dir() else []
+    return own + sorted(SHIPPED.glob("*.json"))

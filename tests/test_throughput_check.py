@@ -1,0 +1,123 @@
+"""Checking a calibration on this machine: a fresh calibration passes, one made 3x too slow
+fails; the device description tells CPUs apart; this machine's calibration is the shipped
+one only when it passes; compile costs are cold (a fresh process) and warm; schema 1 files
+still load."""
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from throughput import (Calibration, calibrate, calibration_for_this_machine, check_calibration, default_calibration,
+                        load_calibration, shipped_calibrations)
+from throughput.calibration import CALIBRATIONS_ENV, compile_summary
+from throughput.check import MIN_BAND, check_shapes_of
+from throughput.cold_compile import cold_compile_seconds
+from throughput.device import VECTOR_FLAGS, cpu_description, same_device
+from throughput.shapes import default_shapes
+
+#: Eight shapes up to 2,048 nodes: a GIN (hidden 64, 3 layers) step takes 1-10 ms on this CPU.
+SHAPES = default_shapes(8, max_nodes=2048, max_edges=16_384, max_graphs=64)
+
+
+def scaled(calibration: Calibration, factor: float) -> Calibration:
+    """The same calibration with every step time multiplied by ``factor`` (a slower machine's)."""
+    timings = [dataclasses.replace(t, median=t.median * factor, p25=t.p25 * factor, p75=t.p75 * factor,
+                                   fastest=t.fastest * factor) for t in calibration.timings]
+    return Calibration.from_timings(
+        calibration.model, calibration.hidden, calibration.layers, calibration.device, calibration.mode, timings,
+        device_info=calibration.device_info, versions=calibration.versions, model_info=calibration.model_info,
+        timing=calibration.timing, created=calibration.created)
+
+
+@pytest.fixture(scope="module")
+def fresh() -> Calibration:
+    """GIN (hidden 64, 3 layers, eager, 1 thread) calibrated on this CPU now."""
+    return calibrate("gin", 64, 3, "cpu", SHAPES, budget=0.3, threads=1)
+
+
+def test_a_fresh_calibration_passes_and_one_3x_too_slow_fails(fresh):
+    check = check_calibration(fresh)
+    assert check.within_band, check.describe()
+    assert 1 / (1 + check.band) <= check.ratio_median <= 1 + check.band
+    assert check.same_device and check.device["threads"] == 1
+    assert 3 <= len(check.shapes) <= 4 and all(shape.shape in SHAPES for shape in check.shapes)
+    slow = check_calibration(scaled(fresh, 3.0))
+    assert not slow.within_band
+    assert slow.ratio_median == pytest.approx(check.ratio_median / 3, rel=0.35)  # this machine is 3x faster
+    assert "outside the band" in slow.describe()
+    assert json.loads(json.dumps(slow.to_dict()))["within_band"] is False
+
+
+def test_the_band_is_the_fit_error_but_never_below_timing_noise(fresh):
+    check = check_calibration(fresh, seconds=0.5)
+    assert check.band == max(fresh.error_band, MIN_BAND)
+
+
+def test_check_shapes_fit_the_time_and_spread_over_the_calibration(fresh):
+    shapes = check_shapes_of(fresh, seconds=2.0)
+    medians = {t.shape: t.median for t in fresh.timings}
+    assert 3 <= len(shapes) <= 4 and len(set(shapes)) == len(shapes)
+    assert min(medians, key=medians.get) in shapes  # the fastest shape is always among them
+
+
+def test_a_gpu_calibration_cannot_be_checked_on_a_cpu_machine():
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    gpu = next(load_calibration(p) for p in shipped_calibrations() if "nvidia" in p.name)
+    with pytest.raises(ValueError, match="CUDA device and this machine has none"):
+        check_calibration(gpu)
+    with pytest.raises(ValueError, match="seconds must be between"):
+        check_calibration(gpu, seconds=0)
+
+
+def test_the_device_description_tells_cpus_apart(fresh):
+    here = cpu_description(threads=1)
+    assert fresh.device_info["cores"] == here["cores"] and fresh.device_info["vector_flags"] == here["vector_flags"]
+    assert set(here["vector_flags"]) <= set(VECTOR_FLAGS) and here["logical_cpus"] >= here["cores"] >= 1
+    assert same_device(fresh.device_info, here)
+    for field, other in (("threads", 2), ("cores", here["cores"] + 1), ("name", "AMD EPYC"),
+                         ("vector_flags", ["sse4_2"])):
+        assert not same_device(fresh.device_info, {**here, field: other}), field
+    assert same_device({"type": "cpu", "name": here["name"]}, here)  # an older file names less: what it names agrees
+
+
+def test_this_machine_uses_a_shipped_calibration_only_when_it_passes(fresh, tmp_path, monkeypatch):
+    monkeypatch.setenv(CALIBRATIONS_ENV, str(tmp_path))
+    good = fresh.save(tmp_path)
+    assert default_calibration() == good  # this CPU's own calibration comes first
+    kept = calibration_for_this_machine(seconds=1.0)
+    assert not kept.measured and kept.check.within_band and kept.calibration == fresh
+    assert "passed its check" in kept.reason
+    good.unlink()
+    scaled(fresh, 3.0).save(tmp_path)
+    replaced = calibration_for_this_machine(seconds=1.0)
+    assert replaced.measured and not replaced.check.within_band
+    assert "failed its check" in replaced.reason and "calibrated now" in replaced.reason
+    assert replaced.calibration.device_info["name"] == fresh.device_info["name"]
+    assert len(replaced.calibration.timings) == 16
+
+
+def test_compile_costs_are_cold_and_warm_as_measured():
+    cold = cold_compile_seconds("gin", 2, 1, 9, "cpu", (12, 24, 2), threads=1)
+    assert cold > 0
+    cal = calibrate(hidden=2, layers=1, shapes=[(n, 2 * n, 2) for n in (8, 12, 16, 20, 24, 28)], mode="compile",
+                    warmup=1, repeats=3, threads=1, cold_runs=1)
+    cost = cal.compile
+    assert len(cost["cold_seconds"]) == 1 and cost["first_seconds"] == cost["cold_seconds"][0] > 0
+    warm = sorted(t.compile_seconds for t in cal.timings[1:])
+    assert cost["p25"] <= cost["seconds"] <= cost["p75"] and warm[0] <= cost["seconds"] <= warm[-1]
+    assert load_calibration(json.dumps(cal.to_dict())).compile == cost  # schema 2 round trip
+
+
+def test_schema_1_compile_files_still_load_with_their_first_shape_as_the_cold_compilation():
+    path = next(p for p in shipped_calibrations() if p.name.endswith("__compile.json"))
+    stored = json.loads(path.read_text())
+    assert stored["schema_version"] == 1
+    cal = load_calibration(path)
+    assert cal.compile == compile_summary(list(cal.timings), stored["compile"]["recompile_limit"])
+    assert cal.compile["first_seconds"] == stored["compile"]["first_seconds"] == cal.compile["cold_low"]
+    assert load_calibration(json.dumps(cal.to_dict())).to_dict()["schema_version"] == 2
