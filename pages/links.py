@@ -117,6 +117,12 @@ def sweep_params(params: dict[str, Any]) -> dict[str, str]:
     return found
 
 
+def _stored(key: str, defaults: dict[str, Any]) -> dict[str, Any]:
+    """The settings kept under ``key`` over their ``defaults`` (a page may keep only some of
+    them); reading them stores nothing, so pages still start them as they do."""
+    return {**defaults, **st.session_state.get(key, {})}
+
+
 def view_params(selection: state.Selection) -> dict[str, str]:
     """The query parameters of the current view (the dataset ``selection``, its chosen
     limits, the chosen method, the simulated run, the Throughput page's settings and the
@@ -140,9 +146,8 @@ def view_params(selection: state.Selection) -> dict[str, str]:
         params["weights"] = ",".join(f"{w:g}" for w in method["weights"])
     if method["improve"]:
         params["improve"] = "true"
-    # Defaults first: a page may keep only some of the keys in these dicts.
-    params.update(run_params({**state.RUN_DEFAULTS, **state.run_settings()}))
-    params.update(throughput_params({**state.THROUGHPUT_DEFAULTS, **state.throughput_settings()}))
+    params.update(run_params(_stored(state.RUN, state.RUN_DEFAULTS)))
+    params.update(throughput_params(_stored(state.THROUGHPUT, state.THROUGHPUT_DEFAULTS)))
     sweep = st.session_state.get(state.SWEEP)
     if sweep and sweep["for"] == selection.key:
         params.update(sweep_params(sweep["params"]))
