@@ -155,8 +155,8 @@ def view_params(selection: state.Selection) -> dict[str, str]:
 
 
 def claim_sweep(selection: state.Selection) -> None:
-    """Make the sweep a link asked for the last sweep of ``selection``, the dataset the link
-    opened (known once the sidebar has resolved it); nothing when no link asked for one.
+    """Store the sweep a link asked for as the last sweep of ``selection``, the dataset the
+    link opened (known once the sidebar has resolved it); nothing when no link asked for one.
 
     Called by :func:`write_link` at the end of the first run and by the Limit sweep page
     before it draws, so a link opened on that page shows its sweep at once.
