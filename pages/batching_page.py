@@ -11,15 +11,9 @@ from packing.batching import DEFAULT_BUCKETS
 from packing.bucket_shapes import MAX_SHAPES
 from pages import batching_figures, cache, state
 from pages.packing_row import packing_row
-from pages.widgets import current_dataset, mirrored, mirrored_choice, run_page
+from pages.run_controls import run_controls
+from pages.widgets import current_dataset, mirrored, run_page
 
-#: Session key owned by no widget: the comparison last shown (batch size, steps, seed,
-#: devices, bucket shapes: the keyword arguments of ``compare_batching``), so that the Export
-#: page can put the same comparison in the JSON.
-SETTINGS = "batching"
-STEPS = {"one epoch": None, "10,000 steps": 10_000, "100,000 steps": 100_000, "1,000,000 steps": 1_000_000,
-         "2,000,000 steps (seed 001)": 2_000_000}
-DEFAULTS = {"batch_size": 32, "steps": 100_000, "seed": 0, "devices": 1, "num_shapes": DEFAULT_BUCKETS}
 #: Table column -> (label, number format, help).
 _NUMBERS = {
     "batches": ("Batches", "localized", None),
@@ -46,39 +40,18 @@ COLUMNS = {
 }
 
 
-def _widget_settings() -> dict:
-    """The settings the widgets hold (after the user changed one)."""
-    return {"batch_size": int(st.session_state["bt_batch_size"]), "steps": STEPS[st.session_state["bt_steps"]],
-            "seed": int(st.session_state["bt_seed"]), "devices": int(st.session_state["bt_devices"]),
-            "num_shapes": int(st.session_state["bt_shapes"])}
-
-
-def _on_change() -> None:
-    st.session_state[SETTINGS] = _widget_settings()
+def _save_shapes() -> None:
+    state.set_run_settings(num_shapes=int(st.session_state["bt_shapes"]))
 
 
 def controls() -> dict:
-    """Batch size, run length, devices, seed and bucket shapes, shown from (and written back
-    to) the session's settings, so they survive a page change; their values."""
-    chosen = st.session_state.setdefault(SETTINGS, dict(DEFAULTS))
-    steps_label = next(label for label, steps in STEPS.items() if steps == chosen["steps"])
-    columns = st.columns(5)
-    columns[0].number_input("Batch size (graphs)", min_value=2, max_value=4096, step=1, on_change=_on_change,
-                            **mirrored("bt_batch_size", chosen["batch_size"]),
-                            help="Static batches take batch size - 1 real graphs; one slot is the padding graph.")
-    columns[1].selectbox("Simulate", list(STEPS), on_change=_on_change,
-                         **mirrored_choice("bt_steps", list(STEPS), steps_label),
-                         help="Each epoch is a random permutation of the graphs; 2,000,000 steps is seed 001's "
-                              "run length and takes several seconds.")
-    columns[2].number_input("Data-parallel devices", min_value=1, max_value=64, step=1, on_change=_on_change,
-                            **mirrored("bt_devices", chosen["devices"]), help="Each step takes one batch per device.")
-    columns[3].number_input("Seed", min_value=0, step=1, on_change=_on_change, **mirrored("bt_seed", chosen["seed"]),
-                            help="Seed of the epoch orders and of the dynamic target's 1,000-graph sample.")
-    columns[4].slider("Bucket shapes K", 1, MAX_SHAPES, on_change=_on_change,
-                      **mirrored("bt_shapes", chosen["num_shapes"]),
-                      help=f"Fixed shapes of the buckets strategy; {DEFAULT_BUCKETS} is torch.compile's "
-                           "recompile_limit.")
-    return dict(chosen)
+    """The run's controls (shared with the Throughput page) and the bucket shapes; the run
+    settings."""
+    run_controls()
+    st.slider("Bucket shapes K", 1, MAX_SHAPES, on_change=_save_shapes,
+              **mirrored("bt_shapes", state.run_settings()["num_shapes"]),
+              help=f"Fixed shapes of the buckets strategy; {DEFAULT_BUCKETS} is torch.compile's recompile_limit.")
+    return dict(state.run_settings())
 
 
 def use_target_as_limits(target: list[int]) -> None:
@@ -97,7 +70,7 @@ def main() -> None:
         "limits chosen on the other pages. Simulated exactly on the dataset's graph sizes, every strategy on the "
         "same shuffled epochs (Speckhard et al., seed 001); every graph is kept.")
     settings = controls()
-    row = packing_row(hist, settings["batch_size"])
+    row = packing_row(hist, settings)
     table = cache.batching_table(hist, settings, row.request)
     summaries = table.attrs["summaries"]
     show_table(table)

@@ -19,7 +19,8 @@ import streamlit as st
 import data_loaders
 from packing import PackingPlan, PackLimits, PackMethod, SizeHistogram, compare, pack, published_table, sweep
 from packing.batching import compare_batching
-from throughput import Calibration, estimate
+from throughput import (Calibration, CalibrationCheck, MachineCalibration, calibration_for_this_machine,
+                        check_calibration, estimate)
 
 if TYPE_CHECKING:  # pages.packing_row builds on this module
     from pages.packing_row import PackingRequest
@@ -70,31 +71,62 @@ def published_rows(hist: SizeHistogram, limits: PackLimits, dataset: str) -> pd.
 
 @st.cache_data(show_spinner="Simulating every batching strategy on this dataset...", max_entries=16,
                hash_funcs=_HASH)
-def batching_table(hist: SizeHistogram, settings: dict, packing: PackingRequest) -> pd.DataFrame:
-    """``packing.batching.compare_batching`` with ``settings`` (batch size, steps, seed,
-    devices, bucket shapes) and the packing row's ``packing`` (``PackingRow.request``)."""
+def batching_table(hist: SizeHistogram, run: dict, packing: PackingRequest) -> pd.DataFrame:
+    """``packing.batching.compare_batching`` with the ``run`` settings (``state.run_settings()``:
+    batch size, epochs or steps, seed, devices, bucket shapes) and the packing row's
+    ``packing`` (``PackingRow.request``)."""
     limits, method, packs_per_batch = packing
     plan = None if limits is None else plan_for(hist, limits, method)
-    return compare_batching(hist, settings["batch_size"], plan, settings["steps"], settings["seed"],
-                            devices=settings["devices"], num_shapes=settings["num_shapes"],
-                            packs_per_batch=packs_per_batch)
+    return compare_batching(hist, run["batch_size"], plan, run["steps"], run["seed"], epochs=run["epochs"],
+                            devices=run["devices"], num_shapes=run["num_shapes"], packs_per_batch=packs_per_batch)
 
 
 @st.cache_data(show_spinner="Pricing every strategy with the calibration...", max_entries=16,
                hash_funcs={**_HASH, Calibration: lambda calibration: calibration.to_dict()["digest"]})
-def throughput_table(hist: SizeHistogram, calibration: Calibration, settings: dict,
+def throughput_table(hist: SizeHistogram, calibration: Calibration, run: dict, baseline: str,
                      packing: PackingRequest) -> pd.DataFrame:
-    """``throughput.estimate`` with ``settings`` (batch size, devices, seed, baseline) and the
-    packing row's ``packing`` (``PackingRow.request``)."""
+    """``throughput.estimate`` with the ``run`` settings (``state.run_settings()``), the
+    ``baseline`` and the packing row's ``packing`` (``PackingRow.request``)."""
     limits, method, packs_per_batch = packing
     plan = None if limits is None else plan_for(hist, limits, method)
-    return estimate(hist, settings["batch_size"], calibration, plan, baseline=settings["baseline"],
-                    devices=settings["devices"], seed=settings["seed"], packs_per_batch=packs_per_batch)
+    return estimate(hist, run["batch_size"], calibration, plan, baseline=baseline, devices=run["devices"],
+                    epochs=run["epochs"], steps=run["steps"], seed=run["seed"], num_shapes=run["num_shapes"],
+                    packs_per_batch=packs_per_batch)
 
 
 @st.cache_resource(show_spinner=False)
 def _stores() -> dict[str, _Store]:
-    return {"datasets": _Store(32), "sweeps": _Store(24)}
+    return {"datasets": _Store(32), "sweeps": _Store(24), "checks": _Store(16), "machine": _Store(1)}
+
+
+_MACHINE_LOCK = threading.Lock()
+
+
+def machine_calibration_ready() -> bool:
+    """Whether :func:`machine_calibration` has its answer (no waiting, no progress to show)."""
+    return _stores()["machine"].get("this machine") is not None
+
+
+def machine_calibration(progress: Callable[[int, int, tuple], None] | None = None) -> MachineCalibration:
+    """``throughput.calibration_for_this_machine``, once per server process (the first
+    session to ask waits for it, with ``progress``; later ones get it at once)."""
+    with _MACHINE_LOCK:
+        found = _stores()["machine"].get("this machine")
+        if found is None:
+            found = calibration_for_this_machine(progress)
+            _stores()["machine"].put("this machine", found)
+        return found
+
+
+def calibration_check(calibration: Calibration) -> CalibrationCheck:
+    """``throughput.check_calibration`` of a CPU calibration on this machine, once per server
+    process and calibration (raises ``ValueError`` for one that cannot be checked here)."""
+    key = calibration.to_dict()["digest"]
+    found = _stores()["checks"].get(key)
+    if found is None:
+        found = check_calibration(calibration)
+        _stores()["checks"].put(key, found)
+    return found
 
 
 def load_dataset(

@@ -16,8 +16,7 @@ from pages.sweeps import grid, sweep_method
 from pages.widgets import current_dataset, run_page, selection_of, show_error, with_proof
 
 LOAD_KEY = "ex_load_file"
-BATCHING = "batching"  # the Batching page's last settings (pages/batching_page.py), if it was opened
-THROUGHPUT = "throughput"  # the Throughput page's calibration and settings (pages/throughput_page.py), likewise
+THROUGHPUT = "throughput"  # the Throughput page's calibration, baseline and check (pages/throughput_page.py)
 
 
 def figure_builders(selection: state.Selection, hist: SizeHistogram, plan: PackingPlan) -> dict[str, Callable]:
@@ -131,16 +130,16 @@ def main() -> None:
         load_section(None)
         return
     state.plan_words()[(selection.key, limits, method)] = plan.label
-    batching, priced = st.session_state.get(BATCHING), st.session_state.get(THROUGHPUT)
+    batching = st.session_state.get(state.RUN)  # set once the Batching or Throughput page ran
+    priced = st.session_state.get(THROUGHPUT)
     sections = {}
     if batching is not None:
-        row = packing_row(hist, batching["batch_size"])
+        row = packing_row(hist, batching)
         sections["batching"] = batching_section(cache.batching_table(hist, batching, row.request))
-    if priced is not None:  # the calibration and the settings the Throughput page estimated with (its cache key)
-        settings = {key: value for key, value in priced.items() if key != "calibration"}
-        row = packing_row(hist, settings["batch_size"])
-        sections["throughput"] = throughput_section(
-            cache.throughput_table(hist, priced["calibration"], settings, row.request))
+    if priced is not None:  # the calibration, baseline and check the Throughput page estimated with
+        row = packing_row(hist, batching)
+        table = cache.throughput_table(hist, priced["calibration"], batching, priced["baseline"], row.request)
+        sections["throughput"] = throughput_section(table, priced["check"], priced["check_words"])
     config = export_config(plan, hist, {**info, "dataset": selection.name, "split": selection.split,
                                         "options": selection.options}, sections)
     stem = (f"{selection.name.replace(state.UPLOAD_PREFIX, '').rsplit('.', 1)[0]}-"

@@ -1,7 +1,8 @@
-"""The packing row of the Batching, Throughput and Export pages: the limits chosen on the
-other pages, with as many packs per batch as carry about the batch size in graphs; the
-simulator's default (packs of the dynamic batching target's shape, one per batch) before
-limits are chosen or when the chosen ones do not hold every graph."""
+"""The packing row of the Batching, Throughput and Export pages: the chosen configuration
+of the sidebar (limits and method, the data defaults until others are chosen), with the
+run's packs per step, or as many as carry about the batch size in graphs; the simulator's
+default (packs of the dynamic batching target's shape, one per batch) only when the chosen
+limits do not hold every graph, and the note says so."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -32,19 +33,20 @@ class PackingRow:
         return self.limits, self.method, self.packs_per_batch
 
 
-def packing_row(hist: SizeHistogram, batch_size: int) -> PackingRow:
-    """The packing row for batches of ``batch_size`` graphs on ``hist``."""
+def packing_row(hist: SizeHistogram, run: dict) -> PackingRow:
+    """The packing row for the run settings ``run`` (``state.run_settings()``: batch size
+    and packs per batch, None for about batch size graphs) on ``hist``."""
     chosen, method = state.choice(), state.method()
-    if chosen.source == state.DATA_DEFAULTS:
-        return PackingRow(None, method, 1, "No pack limits chosen yet (Packing or Limit sweep page): the packing "
-                                           "row packs into the dynamic batching target, one pack per batch.")
     try:
         chosen.limits.check_fits(hist)
     except ValueError as error:
         return PackingRow(None, method, 1, f"The chosen limits do not hold every graph ({error}) The packing row "
-                                           "packs into the dynamic batching target, one pack per batch.")
+                                           "packs into the dynamic batching target instead, one pack per step.")
     plan = cache.plan_for(hist, chosen.limits, method)
-    packs = packs_matching_batch_size(plan, batch_size)
+    packs = run["packs_per_batch"] or packs_matching_batch_size(plan, run["batch_size"])
+    how = "set on this page" if run["packs_per_batch"] else f"about {run['batch_size']:,} graphs, the batch size"
     return PackingRow(chosen.limits, method, packs, (
-        f"Packing row: {packs:,} pack{'s' if packs > 1 else ''} per batch (about {packs * plan.packing_factor:.0f} "
-        f"graphs, like batches of {batch_size:,}) of limits {chosen.limits} from {chosen.source}; {method.label}."))
+        f"Packing row: the chosen configuration, limits {chosen.limits} from {chosen.source}, {method.label}; "
+        f"{packs:,} pack{'s' if packs > 1 else ''} per step ({how}: about {packs * plan.packing_factor:,.0f} "
+        f"graphs and a padded shape of {packs * chosen.limits.max_nodes:,} nodes, "
+        f"{packs * chosen.limits.max_edges:,} edges, {packs * chosen.limits.max_graphs:,} graphs)."))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from pages.batching_figures import COLORS, label as batching_label
 
@@ -18,37 +19,61 @@ def label(strategy: str) -> str:
     return PYG_DATALOADER_LABEL if strategy == "pyg_dataloader" else batching_label(strategy)
 
 
-def epoch_figure(table: pd.DataFrame) -> go.Figure:
-    """Time per epoch per strategy as horizontal bars with the fit's error band as error
-    bars; past each error bar, the epoch time, graphs per second and speed-up over the
-    baseline (also the bar's ``text``)."""
+def run_length_words(run: dict) -> str:
+    """The run of an estimate in words.
+
+    >>> run_length_words({"epochs": 10, "steps": None}), run_length_words({"epochs": None, "steps": 5000})
+    ('10 epochs', '5,000 steps')
+    """
+    if run.get("steps"):
+        return f"{run['steps']:,} steps"
+    epochs = run.get("epochs") or 1
+    return f"{epochs:,} epoch{'s' if epochs != 1 else ''}"
+
+
+def _bars(table: pd.DataFrame, column: str, low: str, high: str, speedup: str) -> tuple[go.Bar, list[tuple]]:
+    """One panel's bars (with the band as error bars) and the text past each error bar."""
     names = [label(s) for s in table["strategy"]]
-    epoch = table["epoch_seconds"].to_numpy(dtype=float)
-    high, low = table["epoch_high"].to_numpy(dtype=float), table["epoch_low"].to_numpy(dtype=float)
-    calibration = table.attrs.get("calibration", {})
+    value = table[column].to_numpy(dtype=float)
+    upper, lower = table[high].to_numpy(dtype=float), table[low].to_numpy(dtype=float)
     baseline = table.attrs.get("baseline")
-    fig = go.Figure(go.Bar(
-        y=names, x=epoch.tolist(), orientation="h",
+    bar = go.Bar(
+        y=names, x=value.tolist(), orientation="h", name=column,
         marker_color=[COLORS.get(s, _BASELINE_COLOR) for s in table["strategy"]],
         marker_pattern_shape=["/" if s == baseline else "" for s in table["strategy"]],
-        error_x=dict(type="data", symmetric=False, array=(high - epoch).tolist(), arrayminus=(epoch - low).tolist(),
-                     color="#444"),
-        text=[f"{e:.3g} s, {g:,.0f} graphs/s, {s:.2f}x" for e, g, s in
-              zip(epoch, table["graphs_per_second"], table["speedup"])],
-        textposition="none",
-        customdata=np.stack([table["step_ms"], table["steps_per_epoch"], table["compile_seconds_per_epoch"],
-                             table["epoch_low"], table["epoch_high"]], axis=1),
-        hovertemplate=("%{y}<br>epoch: %{x:.3g} s (%{customdata[3]:.3g} to %{customdata[4]:.3g} s)"
-                       "<br>step: %{customdata[0]:.2f} ms x %{customdata[1]:,.1f} steps"
-                       "<br>compilations: %{customdata[2]:.3g} s per epoch<extra></extra>"),
-    ))
-    for name, right, text in zip(names, high, fig.data[0].text):  # each bar's numbers past its error bar
-        fig.add_annotation(x=right, y=name, text=text, xanchor="left", xshift=6, showarrow=False,
-                           font=dict(size=12, color="#333"))
+        error_x=dict(type="data", symmetric=False, array=(upper - value).tolist(),
+                     arrayminus=(value - lower).tolist(), color="#444"),
+        customdata=np.stack([lower, upper, table["step_ms"], table["steps_per_epoch"], table["compile_seconds"]],
+                            axis=1),
+        hovertemplate=("%{y}<br>%{x:.3g} s (%{customdata[0]:.3g} to %{customdata[1]:.3g} s)"
+                       "<br>step: %{customdata[2]:.2f} ms x %{customdata[3]:,.1f} steps per epoch"
+                       "<br>compilations in the run: %{customdata[4]:.3g} s<extra></extra>"))
+    texts = [(name, right, f"{v:.3g} s, {x:.2f}x") for name, right, v, x in
+             zip(names, upper, value, table[speedup])]
+    return bar, texts
+
+
+def epoch_figure(table: pd.DataFrame) -> go.Figure:
+    """Two panels side by side: the steady epoch (every shape compiled) and the whole run
+    (every compilation once) per strategy, horizontal bars with the cost model's band as
+    error bars and, past each, the time and the speed-up over the baseline (hatched). The
+    title names the device the calibration measured."""
+    run = table.attrs.get("run", {})
+    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.12, subplot_titles=(
+        "Steady epoch (every shape compiled)", f"Whole run: {run_length_words(run)}, compilations once"))
+    for col, (column, low, high, speedup) in enumerate((("steady_epoch_s", "steady_low", "steady_high",
+                                                         "speedup_steady"),
+                                                        ("run_s", "run_low", "run_high", "speedup_run")), start=1):
+        bar, texts = _bars(table, column, low, high, speedup)
+        fig.add_trace(bar, row=1, col=col)
+        for name, right, text in texts:
+            fig.add_annotation(x=right, y=name, text=text, xanchor="left", xshift=6, showarrow=False,
+                               font=dict(size=11, color="#333"), row=1, col=col)
+        fig.update_xaxes(title_text="seconds", range=[0, 1.55 * float(table[high].max())], row=1, col=col)
+    calibration = table.attrs.get("calibration", {})
     device = calibration.get("device", {}).get("name", "?")
     fig.update_layout(
-        title=f"Time per epoch on {device} (bars: error band of the cost model; hatched: your current batching)",
-        xaxis=dict(title="seconds per epoch", range=[0, 1.4 * float(high.max())]),
-        yaxis=dict(autorange="reversed"), height=160 + 50 * len(names), showlegend=False,
-        margin=dict(l=60, r=20, t=50, b=50), template="plotly_white")
+        title=dict(text=f"Measured on {device}: {calibration.get('label', '?')}", font=dict(size=14)),
+        yaxis=dict(autorange="reversed"), height=200 + 50 * len(table), showlegend=False,
+        margin=dict(l=60, r=20, t=90, b=50), template="plotly_white")
     return fig

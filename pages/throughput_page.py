@@ -1,25 +1,33 @@
-"""Throughput page: time per step and per epoch, graphs per second and speed-up of every
-batching strategy on a calibrated device (``throughput``). The calibration is one shipped
-with the tool, a file uploaded from the user's own GPU machine, or one measured on this
-machine now."""
+"""Throughput page: time per step, per epoch and per training run, graphs per second and
+speed-ups of every batching strategy on a calibrated device (``throughput``). It starts on
+a calibration checked on this machine (the shipped one of this CPU when it passes its
+check, else one measured here at first use); the others are shipped with the tool,
+uploaded from the user's own GPU machine, or measured on this machine now. A number from
+another device's calibration is labelled as that device's."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import streamlit as st
 
-from pages import cache, throughput_figures
+from pages import cache, state, throughput_figures
 from pages.packing_row import packing_row
-from pages.widgets import current_dataset, mirrored, mirrored_choice, run_page, show_error
-from throughput import ROWS, Calibration, calibrate, default_calibration, load_calibration, shipped_calibrations
+from pages.run_controls import run_controls
+from pages.widgets import current_dataset, mirrored_choice, run_page, show_error
+from throughput import (ROWS, Calibration, CalibrationCheck, MachineCalibration, calibrate, load_calibration,
+                        shipped_calibrations)
+from throughput.report import one_off_notes
 from throughput.shapes import default_shapes
 
-#: Plain session key owned by no widget: the estimate shown last, as the keyword arguments of
-#: ``throughput.estimate`` (calibration, batch_size, devices, seed, baseline), for the Export page.
+#: Plain session key owned by no widget: the estimate shown last (its calibration, baseline
+#: and check) for the Export page.
 SETTINGS = "throughput"
-#: Calibrations of this session (uploaded or measured now), by the label they are listed under.
+#: Calibrations of this session (uploaded or measured now), by id (``session:<label>``).
 SESSION_CALIBRATIONS = "tp_calibrations"
-CHOICE = "tp_choice"  # label of the chosen calibration
+#: The id of the calibration that speaks for this machine (checked, or measured at first use).
+THIS_MACHINE = "this_machine"
+SESSION = "session:"
 GRIDS = {
     "quick: 8 shapes up to 4,096 nodes (about 15 s)": {"count": 8, "max_nodes": 4096, "max_edges": 32_768,
                                                         "max_graphs": 256, "budget": 0.3},
@@ -28,16 +36,22 @@ GRIDS = {
 GPU_HOWTO = (
     "On your GPU machine, in this project, run `python -m throughput calibrate --model gin --device cuda --out "
     "my_gpu.json` (about a minute; `--mode compile` also prices torch.compile) and upload `my_gpu.json` here.")
+_SECONDS = {"format": "%.3g"}
 COLUMNS = {
-    "strategy": st.column_config.TextColumn("Strategy"),
-    "steps_per_epoch": st.column_config.NumberColumn("Steps per epoch", format="%.1f"),
+    "strategy": st.column_config.TextColumn("Strategy", width="medium"),
+    "steps_per_epoch": st.column_config.NumberColumn("Steps per epoch", format="localized"),
     "step_ms": st.column_config.NumberColumn("Step (ms)", format="%.2f", help="mean model step, compilations aside"),
-    "epoch_seconds": st.column_config.NumberColumn("Epoch (s)", format="%.3g"),
-    "epoch_low": st.column_config.NumberColumn("Epoch, low (s)", format="%.3g", help="error band of the cost model"),
-    "epoch_high": st.column_config.NumberColumn("Epoch, high (s)", format="%.3g"),
-    "compile_seconds_per_epoch": st.column_config.NumberColumn("Compilation (s per epoch)", format="%.3g"),
-    "graphs_per_second": st.column_config.NumberColumn("Graphs/s", format="%.0f"),
-    "speedup": st.column_config.NumberColumn("Speed-up", format="%.2fx", help="over your current batching"),
+    "steady_epoch_s": st.column_config.NumberColumn("Steady epoch (s)", help="every shape compiled", **_SECONDS),
+    "first_epoch_s": st.column_config.NumberColumn("First epoch (s)", help="with its compilations", **_SECONDS),
+    "run_s": st.column_config.NumberColumn("Whole run (s)", help="every compilation once", **_SECONDS),
+    "run_low": st.column_config.NumberColumn("Run, low (s)", help="error band of the cost model", **_SECONDS),
+    "run_high": st.column_config.NumberColumn("Run, high (s)", **_SECONDS),
+    "compile_seconds": st.column_config.NumberColumn("Compilation in the run (s)", **_SECONDS),
+    "compilations": st.column_config.NumberColumn("Compilations", format="localized"),
+    "graphs_per_second": st.column_config.NumberColumn("Graphs/s", format="localized",
+                                                       help="graphs of the run / its time"),
+    "speedup_steady": st.column_config.NumberColumn("Speed-up, steady", format="%.2fx", help="over your batching"),
+    "speedup_run": st.column_config.NumberColumn("Speed-up, run", format="%.2fx", help="over your batching"),
     "wait_share": st.column_config.NumberColumn("Waiting", format="percent",
                                                 help="device time spent waiting for the step's largest batch"),
     "extrapolated": st.column_config.CheckboxColumn("Extrapolated", help="a shape larger than any timed"),
@@ -46,47 +60,81 @@ COLUMNS = {
 
 @st.cache_data(show_spinner=False)
 def shipped() -> dict[str, Calibration]:
-    """The shipped calibrations, by label, this machine's CPU first."""
-    first = default_calibration()
-    paths = [first, *(path for path in shipped_calibrations() if path != first)]
-    return {f"shipped: {cal.label}": cal for cal in map(load_calibration, paths)}
+    """The shipped calibrations (and a team's own, ``$GRAPH_PACKING_CALIBRATIONS``), by file stem."""
+    return {Path(path).stem: load_calibration(path) for path in shipped_calibrations()}
 
 
-def calibrations() -> dict[str, Calibration]:
-    """Every calibration the user can choose: shipped, then this session's."""
-    return {**shipped(), **st.session_state.setdefault(SESSION_CALIBRATIONS, {})}
+def machine() -> MachineCalibration:
+    """This machine's calibration; the first time in this server process it is checked or
+    measured here, with a progress bar."""
+    if cache.machine_calibration_ready():
+        return cache.machine_calibration()
+    bar = st.progress(0.0, text="First use on this machine: checking the shipped calibration of this CPU...")
+
+    def progress(done: int, total: int, shape: tuple[int, int, int]) -> None:
+        bar.progress(done / total, text=f"First use: calibrating this machine, shape {min(done + 1, total)} of "
+                                        f"{total} ({shape[0]:,} nodes, {shape[1]:,} edges, {shape[2]:,} graphs)")
+
+    found = cache.machine_calibration(progress)
+    bar.empty()
+    return found
+
+
+def calibrations(this: Calibration) -> dict[str, Calibration]:
+    """Every calibration the user can choose, by id: this machine's, the shipped ones, then
+    this session's."""
+    return {THIS_MACHINE: this, **shipped(), **st.session_state.setdefault(SESSION_CALIBRATIONS, {})}
+
+
+def option_label(key: str, cal: Calibration) -> str:
+    """How calibration ``key`` is listed."""
+    if key == THIS_MACHINE:
+        return f"this machine: {cal.label}"
+    return key[len(SESSION):] if key.startswith(SESSION) else f"shipped: {cal.label}"
 
 
 def add_calibration(label: str, calibration: Calibration) -> None:
-    st.session_state.setdefault(SESSION_CALIBRATIONS, {})[label] = calibration
-    st.session_state[CHOICE] = label
+    st.session_state.setdefault(SESSION_CALIBRATIONS, {})[SESSION + label] = calibration
+    state.throughput_settings()["calibration"] = SESSION + label
 
 
-def choose_calibration(column) -> Calibration:
-    """The calibration select box in ``column``; the chosen calibration."""
-    options = calibrations()
-    chosen = st.session_state.get(CHOICE)
-    if chosen not in options:
-        chosen = next(iter(options))
-    column.selectbox("Calibration", list(options), on_change=lambda: st.session_state.update(
-        {CHOICE: st.session_state["tp_calibration"]}), **mirrored_choice("tp_calibration", list(options), chosen),
-        help="Step times of a real PyG model measured on one device; every number on this page comes from it.")
-    return options[chosen]
+def _save(name: str, key: str) -> None:
+    state.throughput_settings()[name] = st.session_state[key]
 
 
-def upload_calibration() -> None:
-    """Take a calibration file from the user's own machine (checked before it is listed)."""
-    upload = st.file_uploader("Upload a calibration JSON (python -m throughput calibrate ... --out file.json)",
-                              type=["json"], key="tp_upload")
-    if upload is None or any(label.startswith(f"uploaded {upload.name}:") for label in calibrations()):
-        return
+def controls(options: dict[str, Calibration]) -> tuple[str, Calibration, str]:
+    """The calibration and the current batching select boxes; the calibration's id, the
+    calibration and the baseline."""
+    saved = state.throughput_settings()
+    chosen = saved["calibration"] if saved["calibration"] in options else THIS_MACHINE
+    left, right = st.columns([3, 1.4])
+    left.selectbox("Calibration", list(options), format_func=lambda key: option_label(key, options[key]),
+                   on_change=_save, args=("calibration", "tp_calibration"),
+                   **mirrored_choice("tp_calibration", list(options), chosen),
+                   help="Step times of a real PyG model measured on one device; every number on this page comes "
+                        "from it.")
+    right.selectbox("Your current batching", list(ROWS), format_func=throughput_figures.label, on_change=_save,
+                    args=("baseline", "tp_baseline"), **mirrored_choice("tp_baseline", list(ROWS), saved["baseline"]),
+                    help="The speed-ups compare every strategy with this one.")
+    return chosen, options[chosen], saved["baseline"]
+
+
+def check_of(key: str, cal: Calibration, this: MachineCalibration) -> tuple[CalibrationCheck | None, str]:
+    """The check of the chosen calibration on this machine and the sentence shown for it."""
+    if key == THIS_MACHINE:
+        if this.measured:
+            return this.check, f"Calibration of this machine: {this.reason}"
+        return this.check, f"{this.check.describe()} {this.reason}"
+    if key.startswith(SESSION + "measured now"):
+        return None, f"Measured on this machine in this session ({cal.created[11:16]} UTC)."
     try:
-        cal = load_calibration(upload.getvalue())
+        check = cache.calibration_check(cal)
     except ValueError as error:
-        show_error(error, f"{upload.name} is not a usable calibration")
-        return
-    add_calibration(f"uploaded {upload.name}: {cal.label}", cal)
-    st.rerun()
+        return None, f"Not checked on this machine: {error} The numbers are those of {cal.device_name}."
+    if check.within_band:
+        return check, check.describe()
+    return check, (f"{check.describe()} This calibration does not hold on this machine: its numbers are those of "
+                   f"{cal.device_name} as measured on {cal.created[:10]}, not this machine's.")
 
 
 def describe(cal: Calibration) -> None:
@@ -104,35 +152,29 @@ def describe(cal: Calibration) -> None:
         f"**Cost model** ({cal.fit.form}): `{cal.fit.describe()}`; error on held-out shapes: median "
         f"{held_out['median']:.1%}, 90th percentile {held_out['p90']:.1%} (the error bars).")
     if cal.compile is not None:
-        st.caption(f"torch.compile (dynamic=False): {cal.compile['seconds']:.3g} s per new shape (the first of a "
-                   f"process {cal.compile['first_seconds']:.3g} s); after {cal.compile['recompile_limit']} shapes "
-                   "new ones run eagerly.")
+        cost = cal.compile
+        cold = cost["cold_seconds"]
+        st.caption(f"torch.compile (dynamic=False): a process's first compilation {cost['first_seconds']:.3g} s "
+                   f"(cold: {len(cold)} fresh process{'es' if len(cold) > 1 else ''}, {cost['cold_low']:.3g}-"
+                   f"{cost['cold_high']:.3g} s), later ones {cost['seconds']:.3g} s (warm: quartiles "
+                   f"{cost['p25']:.3g}-{cost['p75']:.3g} s); after {cost['recompile_limit']} shapes new ones run "
+                   "eagerly.")
 
 
-def controls() -> tuple[Calibration, dict]:
-    """The calibration, batch size, devices and current batching (defaults from the Batching
-    page); the calibration and the other settings."""
-    batching = st.session_state.get("batching") or {}
-    saved = st.session_state.setdefault(SETTINGS + "_controls", {
-        "batch_size": int(batching.get("batch_size", 32)), "devices": int(batching.get("devices", 1)),
-        "baseline": "pyg_dataloader"})
-
-    def save(name: str, key: str) -> None:
-        saved[name] = st.session_state[key]
-
-    columns = st.columns([3, 1, 1, 1.4])
-    cal = choose_calibration(columns[0])
-    columns[1].number_input("Batch size (graphs)", min_value=2, max_value=4096, step=1, on_change=save,
-                            args=("batch_size", "tp_batch_size"), **mirrored("tp_batch_size", saved["batch_size"]))
-    columns[2].number_input("Devices", min_value=1, max_value=64, step=1, on_change=save,
-                            args=("devices", "tp_devices"), **mirrored("tp_devices", saved["devices"]),
-                            help="Data-parallel devices: a step waits for the slowest of its device batches.")
-    columns[3].selectbox("Your current batching", list(ROWS), format_func=throughput_figures.label, on_change=save,
-                         args=("baseline", "tp_baseline"), **mirrored_choice("tp_baseline", list(ROWS),
-                                                                               saved["baseline"]),
-                         help="The speed-up compares every strategy with this one.")
-    return cal, {"batch_size": int(saved["batch_size"]), "devices": int(saved["devices"]),
-                 "baseline": saved["baseline"], "seed": int(batching.get("seed", 0))}
+def upload_calibration() -> None:
+    """Take a calibration file from the user's own machine (checked before it is listed)."""
+    upload = st.file_uploader("Upload a calibration JSON (python -m throughput calibrate ... --out file.json)",
+                              type=["json"], key="tp_upload")
+    session = st.session_state.setdefault(SESSION_CALIBRATIONS, {})
+    if upload is None or any(key.startswith(f"{SESSION}uploaded {upload.name}:") for key in session):
+        return
+    try:
+        cal = load_calibration(upload.getvalue())
+    except ValueError as error:
+        show_error(error, f"{upload.name} is not a usable calibration")
+        return
+    add_calibration(f"uploaded {upload.name}: {cal.label}", cal)
+    st.rerun()
 
 
 def calibrate_here() -> None:
@@ -160,11 +202,19 @@ def calibrate_here() -> None:
                             progress=progress)
             add_calibration(f"measured now: {cal.label}", cal)
             st.rerun()
-        measured = {label: cal for label, cal in calibrations().items() if label.startswith("measured now")}
-        for label, cal in measured.items():
+        session = st.session_state.setdefault(SESSION_CALIBRATIONS, {})
+        for label, cal in session.items():
+            if not label.startswith(SESSION + "measured now"):
+                continue
             st.download_button(f"Download {cal.filename}", json.dumps(cal.to_dict(), indent=1),
                                file_name=cal.filename, mime="application/json", key=f"tp_download_{label}",
                                on_click="ignore", icon=":material/download:")
+        this = cache.machine_calibration()
+        if this.measured:
+            st.download_button(f"Download this machine's calibration ({this.calibration.filename})",
+                               json.dumps(this.calibration.to_dict(), indent=1), file_name=this.calibration.filename,
+                               mime="application/json", key="tp_download_machine", on_click="ignore",
+                               icon=":material/download:")
 
 
 def main() -> None:
@@ -174,27 +224,40 @@ def main() -> None:
         return
     selection, hist, _ = loaded
     st.caption(
-        f"Dataset: {selection.label}: {hist.num_graphs:,} graphs. Time per training step and per epoch of every "
-        "batching strategy on a calibrated device: each simulated batch (Batching page) costs the step time the "
-        "calibration measured for its padded shape. Model time only (forward, backward, optimizer step); loading "
-        "and collating batches is not included.")
-    cal, settings = controls()
-    row = packing_row(hist, settings["batch_size"])
-    table = cache.throughput_table(hist, cal, settings, row.request)
-    st.session_state[SETTINGS] = {"calibration": cal, **settings}
+        f"Dataset: {selection.label}: {hist.num_graphs:,} graphs. Time per training step, per epoch and per "
+        "training run of every batching strategy on a calibrated device: each simulated batch (Batching page) "
+        "costs the step time the calibration measured for its padded shape. Model time only (forward, backward, "
+        "optimizer step); loading and collating batches is not included.")
+    this = machine()
+    options = calibrations(this.calibration)
+    key, cal, baseline = controls(options)
+    run = run_controls(seed=False)
+    row = packing_row(hist, run)
+    table = cache.throughput_table(hist, cal, run, baseline, row.request)
+    check, check_words = check_of(key, cal, this)
+    st.session_state[SETTINGS] = {"calibration": cal, "baseline": baseline, "check": check,
+                                  "check_words": check_words}
+    if check is not None and not check.within_band or key != THIS_MACHINE and not key.startswith(SESSION):
+        st.warning(f"**These are the numbers of {cal.device_name}** (measured {cal.created[:10]}), not of this "
+                   f"machine. {check_words}", icon=":material/warning:")
     st.plotly_chart(throughput_figures.epoch_figure(table), key="tp_epoch_chart")
+    for note in one_off_notes(table, throughput_figures.label):
+        st.info(note, icon=":material/timer:")
     if table["extrapolated"].any():
         st.warning("Some padded shapes are larger than any the calibration timed, so their time is extrapolated; "
                    "calibrate with larger shapes (python -m throughput calibrate --max-nodes ... --max-edges ...).",
                    icon=":material/warning:")
     shown = table.assign(strategy=[throughput_figures.label(s) for s in table["strategy"]])
     st.dataframe(shown[list(COLUMNS)], hide_index=True, width="stretch", column_config=COLUMNS)
-    st.caption(f"{row.note} One epoch simulated; error bars: the cost model's 90th-percentile error on "
-               "held-out shapes. In compile mode every new padded shape is priced as a torch.compile compilation "
-               "(the measured cost), spread over the epoch.")
+    st.caption(f"{row.note} Run: {throughput_figures.run_length_words(table.attrs['run'])} on "
+               f"{run['devices']:,} device(s), batch size {run['batch_size']:,}. Error bars: the cost model's "
+               "90th-percentile error on held-out shapes, as a factor (t / (1 + e) to t x (1 + e)). In compile mode "
+               "every new padded shape of a device is one torch.compile compilation at the measured cost (its first "
+               "at a fresh process's cost), paid once per run.")
+    st.caption(f"**Calibration check:** {check_words}")
     st.subheader("Calibration")
     describe(cal)
-    gpus = sorted({c.device_name for c in calibrations().values() if c.device_info.get("type") == "cuda"})
+    gpus = sorted({c.device_name for c in options.values() if c.device_info.get("type") == "cuda"})
     st.info((f"GPU calibrations shipped: {', '.join(gpus)}. For another GPU: " if gpus else
              "No GPU calibration ships with the tool: we publish only numbers measured on a named device. ")
             + GPU_HOWTO, icon=":material/info:")

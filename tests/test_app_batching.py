@@ -43,19 +43,23 @@ def test_table_and_padding_chart_on_the_default_dataset(app):
     assert app.title[0].value == "Batching"
     table = app.dataframe[0].value
     assert table["strategy"].tolist() == [batching_figures.label(s) for s in STRATEGIES]
-    assert (table["batches"] == 100_000).all()  # the default run: 100,000 steps, batch size 32
     rows = table.set_index("strategy")
+    # the default run: 10 epochs of QM9 at batch size 32 (static batches take 31 real graphs)
+    assert rows.loc["static-64", "batches"] == -(-10 * 130_831 // 31)
     assert rows.loc["static-constant", "distinct_shapes"] == 1 and rows.loc["static-64", "distinct_shapes"] > 1
-    # no limits chosen yet (data defaults): packs of the dynamic target's shape, one per batch
+    # the sidebar's chosen configuration (the data defaults until others are chosen), about 32 graphs a step
+    limits = chosen(app).limits
     assert chosen(app).source == "data defaults (largest graph)"
-    assert rows.loc["packing", "max_padded_nodes"] == rows.loc["dynamic (jraph)", "max_padded_nodes"]
-    assert rows.loc["packing", "max_padded_graphs"] == 32
+    hist, _ = data_loaders.load_histogram("qm9")
+    packs = round(32 / pack(hist, limits).packing_factor)
+    assert rows.loc["packing", "max_padded_nodes"] == packs * limits.max_nodes
+    assert rows.loc["packing", "max_padded_graphs"] == packs * limits.max_graphs
     (padding,) = charts(app)  # only the open tab runs
     assert padding["layout"]["title"]["text"].startswith("Real share of every padded batch")
     assert [trace["name"] for trace in padding["data"]] == ["real nodes", "real edges", "real graphs"]
-    assert any(c.value.startswith("No pack limits chosen yet") for c in app.caption)
-    assert app.session_state["batching"] == {"batch_size": 32, "steps": 100_000, "seed": 0, "devices": 1,
-                                             "num_shapes": 8}
+    assert any(c.value.startswith("Packing row: the chosen configuration") for c in app.caption)
+    assert app.session_state["batching"] == {"batch_size": 32, "epochs": 10, "steps": None, "seed": 0, "devices": 1,
+                                             "num_shapes": 8, "packs_per_batch": None}
 
 
 def test_every_tab_draws_its_figure(app):
@@ -86,8 +90,8 @@ def test_packing_row_follows_limits_chosen_on_the_packing_page_and_the_target_bu
     assert (rows.loc["packing", "max_padded_nodes"], rows.loc["packing", "max_padded_edges"]) == (120 * packs,
                                                                                                   240 * packs)
     assert rows.loc["packing", "mean_graphs_per_batch"] == pytest.approx(packs * plan.packing_factor, rel=0.02)
-    assert any(f"Packing row: {packs} packs per batch" in c.value and
-               "of limits 120 nodes, 240 edges, 256 graphs from your input on the Packing page" in c.value
+    assert any(f"{packs} packs per step (about 32 graphs, the batch size" in c.value and
+               "limits 120 nodes, 240 edges, 256 graphs from your input on the Packing page" in c.value
                for c in app.caption)
     button = next(b for b in app.button if b.label.startswith("Use the dynamic target as pack limits"))
     button.click().run()
@@ -101,14 +105,14 @@ def test_packing_row_follows_limits_chosen_on_the_packing_page_and_the_target_bu
 
 def test_devices_and_buckets_change_the_comparison(app):
     open_batching(app)
-    app.number_input(key="bt_devices").set_value(4).run()
+    app.number_input(key="run_devices").set_value(4).run()
     table = app.dataframe[0].value.set_index("strategy")
     assert table.loc["static-64", "mixed_shape_steps"] > 0.5 and table.loc["dynamic (jraph)", "mixed_shape_steps"] == 0
     assert any("On 4 devices" in c.value for c in app.caption)
     app.slider(key="bt_shapes").set_value(2).run()
     table = app.dataframe[0].value.set_index("strategy")
     assert table.loc["shape buckets", "distinct_shapes"] <= 2
-    app.selectbox(key="bt_steps").set_value("one epoch").run()
+    app.selectbox(key="run_length").set_value("1 epoch").run()
     table = app.dataframe[0].value.set_index("strategy")
     assert table.loc["static-64", "batches"] == -(-130_831 // 31)
 

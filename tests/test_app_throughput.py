@@ -1,17 +1,25 @@
 """The Throughput page rendered headless with Streamlit's AppTest on the bundled data: the
-shipped calibration, the epoch chart with error bars, the table, the baseline, the GPU
-instructions, a calibration measured on this machine from the page, and the figure."""
+calibration checked (or measured) on this machine, a failing shipped one replaced, the
+steady-epoch and whole-run chart with error bars, the table, the chosen configuration
+with its packs per step, the run shared with the Batching page, the baseline, the GPU
+calibrations labelled as the GPU's, a calibration measured from the page, and the figure."""
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
+import streamlit as st
+import torch
 from streamlit.testing.v1 import AppTest
 
 from app_helpers import chosen
 
-from pages import throughput_figures
-from throughput import ROWS, default_calibration, load_calibration
+from pages import cache, throughput_figures
+from throughput import ROWS, Calibration, calibrate, default_calibration, load_calibration
+from throughput.calibration import CALIBRATIONS_ENV
+from throughput.device import cpu_name
+from throughput.shapes import default_shapes
 
 PAGE = "pages/throughput_page.py"
 
@@ -32,60 +40,116 @@ def epoch_chart(at: AppTest) -> dict:
     return chart
 
 
-def test_page_prices_every_strategy_with_the_shipped_calibration(app):
-    shipped = load_calibration(default_calibration())
+def test_page_starts_on_a_calibration_checked_on_this_machine(app):
+    this = cache.machine_calibration()
     assert app.title[0].value == "Throughput"
-    assert app.selectbox(key="tp_calibration").value == f"shipped: {shipped.label}"
-    assert any(shipped.device_name in m.value and "Cost model" in m.value for m in app.markdown)
+    assert app.selectbox(key="tp_calibration").value == "this_machine"
+    assert this.calibration.device_info["name"] == cpu_name() and this.calibration.device_info["type"] == "cpu"
+    assert any(c.value.startswith("**Calibration check:**") and this.reason in c.value for c in app.caption)
     table = app.dataframe[0].value
     assert table["strategy"].tolist() == [throughput_figures.label(s) for s in ROWS]
     rows = table.set_index("strategy")
-    assert rows.loc["PyG DataLoader (no padding)", "speedup"] == pytest.approx(1.0)
-    assert (rows["epoch_low"] <= rows["epoch_seconds"]).all() and (rows["epoch_seconds"] <= rows["epoch_high"]).all()
+    assert rows.loc["PyG DataLoader (no padding)", "speedup_run"] == pytest.approx(1.0)
+    assert (rows["run_low"] <= rows["run_s"]).all() and (rows["run_s"] <= rows["run_high"]).all()
+    assert (rows["run_low"] > 0).all()
     chart = epoch_chart(app)
-    (bars,) = chart["data"]
-    assert bars["x"] == pytest.approx(rows["epoch_seconds"].tolist())
-    assert bars["error_x"]["array"] == pytest.approx((rows["epoch_high"] - rows["epoch_seconds"]).tolist())
-    assert shipped.device_name in chart["layout"]["title"]["text"]
+    steady, whole = chart["data"]
+    assert steady["x"] == pytest.approx(rows["steady_epoch_s"].tolist())
+    assert whole["x"] == pytest.approx(rows["run_s"].tolist())
+    assert whole["error_x"]["array"] == pytest.approx((rows["run_high"] - rows["run_s"]).tolist())
+    assert cpu_name() in chart["layout"]["title"]["text"]
+    assert "10 epochs" in json.dumps(chart["layout"]["annotations"])  # the run's length names the run panel
+    assert app.session_state["throughput"]["calibration"] == this.calibration
+    assert not any("These are the numbers of" in w.value for w in app.warning)  # this machine's own numbers
     assert any("python -m throughput calibrate --model gin --device cuda" in i.value for i in app.info)
-    assert app.session_state["throughput"]["calibration"] == shipped
-    assert app.session_state["throughput"]["batch_size"] == 32  # the Batching page's default
-    assert any(c.value.startswith("No pack limits chosen yet") for c in app.caption)
-    assert rows.loc["packing", "steps_per_epoch"] > 0 and chosen(app).limits.max_nodes == 29
 
 
-def test_baseline_and_batch_size_change_the_estimate(app):
+def test_the_chosen_configuration_is_priced_with_its_packs_per_step(app):
+    limits = chosen(app).limits  # the data defaults until others are chosen: the sidebar's configuration
+    note = next(c.value for c in app.caption if c.value.startswith("Packing row: the chosen configuration"))
+    assert str(limits) in note and "about 32 graphs, the batch size" in note
+    rows = app.dataframe[0].value.set_index("strategy")
+    packs = rows.loc["packing", "steps_per_epoch"]
+    app.number_input(key="run_packs_per_batch").set_value(2).run()
+    assert not app.exception
+    assert app.session_state["batching"]["packs_per_batch"] == 2
+    note = next(c.value for c in app.caption if c.value.startswith("Packing row"))
+    assert "2 packs per step (set on this page" in note and f"{2 * limits.max_nodes:,} nodes" in note
+    assert app.dataframe[0].value.set_index("strategy").loc["packing", "steps_per_epoch"] != packs
+
+
+def test_baseline_batch_size_and_run_length_change_the_estimate(app):
     app.selectbox(key="tp_baseline").select("static_64").run()
     rows = app.dataframe[0].value.set_index("strategy")
-    assert rows.loc["static-64", "speedup"] == pytest.approx(1.0)
+    assert rows.loc["static-64", "speedup_steady"] == pytest.approx(1.0)
     before = rows.loc["static-64", "steps_per_epoch"]
-    app.number_input(key="tp_batch_size").set_value(128).run()
+    app.number_input(key="run_batch_size").set_value(128).run()
     assert not app.exception
     rows = app.dataframe[0].value.set_index("strategy")
     assert rows.loc["static-64", "steps_per_epoch"] < before / 3
-    assert app.session_state["throughput"]["batch_size"] == 128
-    assert app.session_state["throughput"]["baseline"] == "static_64"
+    app.selectbox(key="run_length").select("1 epoch").run()
+    one = app.dataframe[0].value.set_index("strategy")
+    assert one.loc["static-64", "run_s"] < rows.loc["static-64", "run_s"] / 5
+    assert app.session_state["batching"]["batch_size"] == 128 and app.session_state["batching"]["epochs"] == 1
+    assert app.session_state["throughput_controls"]["baseline"] == "static_64"
+    app.switch_page("pages/batching_page.py").run()  # one run, shared with the Batching page
+    assert app.number_input(key="run_batch_size").value == 128 and app.selectbox(key="run_length").value == "1 epoch"
+
+
+def test_a_failing_shipped_calibration_is_replaced_by_one_of_this_machine(tmp_path, monkeypatch):
+    good = calibrate("gin", 64, 3, "cpu", default_shapes(8, max_nodes=2048, max_edges=16_384, max_graphs=64),
+                     budget=0.2, threads=1)
+    timings = [dataclasses.replace(t, median=3 * t.median, p25=3 * t.p25, p75=3 * t.p75, fastest=3 * t.fastest)
+               for t in good.timings]
+    slow = Calibration.from_timings("gin", 64, 3, "cpu", "eager", timings, device_info=good.device_info,
+                                    versions=good.versions, model_info=good.model_info, timing=good.timing,
+                                    created=good.created)
+    slow.save(tmp_path)
+    monkeypatch.setenv(CALIBRATIONS_ENV, str(tmp_path))
+    st.cache_resource.clear()  # a fresh server process: nothing checked yet
+    st.cache_data.clear()
+    try:
+        at = AppTest.from_file("../app.py", default_timeout=180)
+        at.run()
+        at.switch_page(PAGE).run()
+        assert not at.exception, [e.value for e in at.exception]
+        this = cache.machine_calibration()
+        assert this.measured and not this.check.within_band and this.check.ratio_median < 0.6
+        words = next(c.value for c in at.caption if c.value.startswith("**Calibration check:**"))
+        assert "failed its check" in words and "calibrated now" in words
+        assert at.selectbox(key="tp_calibration").value == "this_machine"
+        assert at.session_state["throughput"]["calibration"] == this.calibration != slow
+        at.selectbox(key="tp_calibration").select(tmp_path.glob("*.json").__next__().stem).run()
+        assert any("These are the numbers of" in w.value and "does not hold on this machine" in w.value
+                   for w in at.warning)
+    finally:
+        st.cache_resource.clear()
+        st.cache_data.clear()
 
 
 def test_the_shipped_h100_calibrations_price_the_same_batches_on_the_gpu(app):
     gpu = "NVIDIA H100 80GB HBM3"
     assert any(f"GPU calibrations shipped: {gpu}" in i.value for i in app.info)
     cpu_rows = app.dataframe[0].value.set_index("strategy")
-    labels = app.selectbox(key="tp_calibration").options
-    eager = next(label for label in labels if gpu in label and "eager" in label)
+    labels = app.selectbox(key="tp_calibration").options  # shown as labels, chosen by file stem
+    assert labels[0].startswith("this machine: ") and sum(gpu in label for label in labels) == 2
+    eager = "nvidia-h100-80gb-hbm3__gin-h64-l3__eager"
     app.selectbox(key="tp_calibration").select(eager).run()
     assert not app.exception and not app.error
     assert gpu in epoch_chart(app)["layout"]["title"]["text"]
     assert any(gpu in m.value and "CUDA 13.0" in m.value for m in app.markdown)
+    assert any(f"These are the numbers of {gpu}" in w.value for w in app.warning)
+    assert any("Not checked on this machine" in c.value for c in app.caption) or torch.cuda.is_available()
     rows = app.dataframe[0].value.set_index("strategy")
     assert (rows["steps_per_epoch"] == cpu_rows["steps_per_epoch"]).all()  # same batches, another device
-    assert not rows["epoch_seconds"].equals(cpu_rows["epoch_seconds"])
-    compiled = next(label for label in labels if gpu in label and "compile" in label)
+    assert not rows["steady_epoch_s"].equals(cpu_rows["steady_epoch_s"])
+    compiled = "nvidia-h100-80gb-hbm3__gin-h64-l3__compile"
     app.selectbox(key="tp_calibration").select(compiled).run()
     rows = app.dataframe[0].value.set_index("strategy")
     # a compilation per distinct padded shape: static-64 compiles many times, dynamic batching once
-    compiling = rows["compile_seconds_per_epoch"]
+    compiling = rows["compile_seconds"]
     assert compiling["static-64"] > 2 * compiling["dynamic (jraph)"] > 0
+    assert (rows["first_epoch_s"] >= rows["steady_epoch_s"]).all() and (rows["run_s"] > rows["steady_epoch_s"]).all()
 
 
 def test_calibrating_this_machine_from_the_page(app):
@@ -93,22 +157,27 @@ def test_calibrating_this_machine_from_the_page(app):
     app.number_input(key="tp_layers").set_value(1)
     app.button(key="tp_calibrate").click().run(timeout=300)
     assert not app.exception, [e.value for e in app.exception]
-    chosen_label = app.selectbox(key="tp_calibration").value
-    assert chosen_label.startswith("measured now: gin (hidden 8, 1 layers, eager)")
+    chosen_key = app.selectbox(key="tp_calibration").value
+    assert chosen_key.startswith("session:measured now: gin (hidden 8, 1 layers, eager)")
+    assert any("Measured on this machine in this session" in c.value for c in app.caption)
     measured = app.session_state["throughput"]["calibration"]
     assert measured.hidden == 8 and len(measured.timings) == 8 and measured.shape_range[0] <= 4096
     assert any(b.label.startswith("Download ") for b in app.get("download_button"))
 
 
-def test_epoch_figure_marks_the_baseline_and_shows_graphs_per_second():
+def test_run_figure_shows_steady_and_whole_run_and_marks_the_baseline():
     from packing import SizeHistogram
     from throughput import estimate
 
     table = estimate(SizeHistogram.from_counts([10, 20], [20, 44], [300, 100]), 32,
-                     load_calibration(default_calibration()), baseline="static_64")
+                     load_calibration(default_calibration()), baseline="static_64", epochs=3)
     fig = throughput_figures.epoch_figure(table)
-    (bars,) = fig.data
-    shapes = list(bars.marker.pattern.shape)
-    assert shapes[list(table["strategy"]).index("static_64")] == "/" and shapes.count("/") == 1
-    assert all("graphs/s" in text for text in bars.text)
-    assert list(bars.y) == [throughput_figures.label(s) for s in table["strategy"]]
+    steady, whole = fig.data
+    for bars in (steady, whole):
+        shapes = list(bars.marker.pattern.shape)
+        assert shapes[list(table["strategy"]).index("static_64")] == "/" and shapes.count("/") == 1
+        assert list(bars.y) == [throughput_figures.label(s) for s in table["strategy"]]
+    texts = [a.text for a in fig.layout.annotations]
+    assert "Whole run: 3 epochs, compilations once" in texts
+    base = [a.text for a in fig.layout.annotations if a.y == throughput_figures.label("static_64")]
+    assert len(base) == 2 and all(text.endswith(", 1.00x") for text in base)  # against itself, both panels

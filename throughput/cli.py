@@ -1,10 +1,14 @@
-"""Command line: ``python -m throughput calibrate|estimate``.
+"""Command line: ``python -m throughput calibrate|check|estimate``.
 
     python -m throughput calibrate --model gin --device cuda --out my_gpu.json
-    python -m throughput estimate config.json --calibration my_gpu.json
+    python -m throughput check my_cpu.json            # does it hold on this machine?
+    python -m throughput check                        # this machine's calibration (as the page starts)
+    python -m throughput estimate config.json --calibration my_gpu.json --epochs 10 --check
 
 ``calibrate`` times the model at the default grid of shapes (progress on stderr, about a
-minute) and writes the calibration JSON. ``estimate`` reads an exported configuration
+minute) and writes the calibration JSON. ``check`` times a few of a calibration's shapes
+on this machine and says whether its predictions hold here (without a file: the shipped
+calibration of this CPU, checked, else one measured now). ``estimate`` reads an exported configuration
 (``packing.export``: the dataset's histogram and the chosen plan) and prints the time per
 step and per epoch of every batching strategy on the calibrated device. Errors end with
 ``error: ...`` on stderr and exit status 2, never a traceback.
@@ -43,8 +47,14 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--max-graphs", type=int, default=DEFAULT_MAX_GRAPHS,
                      help=f"largest graphs per batch timed (default {DEFAULT_MAX_GRAPHS})")
     cal.add_argument("--threads", type=int, help="torch CPU threads while timing (default: torch's)")
+    cal.add_argument("--cold-runs", type=int, default=2,
+                     help="compile mode: fresh processes timing a process's first compilation (default 2)")
     cal.add_argument("--out", type=Path, help="output JSON file or folder (default: <device>__<model>__<mode>.json "
                                                "in the current folder)")
+    chk = commands.add_parser("check", help="check a calibration's predictions on this machine")
+    chk.add_argument("calibration", nargs="?", help="calibration JSON (default: this machine's, as the page starts)")
+    chk.add_argument("--seconds", type=float, default=2.0, help="time spent on timed steps (default 2)")
+    chk.add_argument("--out", type=Path, help="write the check as JSON")
     est = commands.add_parser("estimate", help="time per step and per epoch of every batching strategy")
     est.add_argument("config", type=Path, help="configuration JSON exported by the dashboard or python -m packing")
     est.add_argument("--calibration", required=True, help="calibration JSON (python -m throughput calibrate)")
@@ -52,7 +62,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="graphs per batch for the batching strategies (default: the configuration's batching "
                           "section)")
     est.add_argument("--devices", type=int, default=1, help="data-parallel devices (default 1)")
-    est.add_argument("--epochs", type=int, default=1, help="epochs simulated (default 1)")
+    run = est.add_mutually_exclusive_group()
+    run.add_argument("--epochs", type=int, default=1, help="epochs of the training run priced (default 1)")
+    run.add_argument("--steps", type=int, help="optimizer steps of the training run priced, instead of epochs")
+    est.add_argument("--check", action="store_true",
+                     help="check the calibration on this machine first and put the check in the output")
     est.add_argument("--baseline", default="pyg_dataloader", help="your current batching, for the speed-up "
                                                                   "(default pyg_dataloader)")
     add_packs_per_batch(est)
@@ -74,15 +88,40 @@ def _calibrate(args: argparse.Namespace) -> None:
           f"{len(shapes)} shapes", file=sys.stderr)
     start = time.perf_counter()
     cal = calibrate(args.model, args.hidden, args.layers, args.device, shapes, args.mode, threads=args.threads,
-                    progress=_progress)
+                    cold_runs=args.cold_runs, progress=_progress)
     path = cal.save(args.out if args.out is not None else Path.cwd())
     held_out = cal.fit.held_out
     lines = [f"{cal.label}: {len(cal.timings)} shapes in {time.perf_counter() - start:.0f} s", cal.fit.describe(),
              f"held-out error: median {100 * held_out['median']:.1f} %, 90th percentile {100 * held_out['p90']:.1f} %"]
     if cal.compile is not None:
-        lines.append(f"one compilation (torch.compile, a new shape): {cal.compile['seconds']:.3g} s (the first of a "
-                     f"process {cal.compile['first_seconds']:.3g} s)")
+        cost = cal.compile
+        lines.append(f"compilations (torch.compile, a new shape): a process's first {cost['first_seconds']:.3g} s "
+                     f"(cold, {cost['cold_low']:.3g}-{cost['cold_high']:.3g} s), later ones {cost['seconds']:.3g} s "
+                     f"(warm, quartiles {cost['p25']:.3g}-{cost['p75']:.3g} s)")
     print("\n".join([*lines, f"wrote {path}"]))
+
+
+def _check(args: argparse.Namespace) -> None:
+    from .check import calibration_for_this_machine, check_calibration
+
+    if args.calibration is None:
+        found = calibration_for_this_machine(_progress, args.seconds)
+        check, text = found.check, found.reason
+        print(f"this machine's calibration: {found.calibration.label}\n{found.calibration.fit.describe()}\n{text}")
+    else:
+        cal = load_calibration(args.calibration)
+        check = check_calibration(cal, seconds=args.seconds)
+        text = check.describe()
+        print(f"{cal.label}\n{text}")
+    if check is not None:
+        for shape in check.shapes:
+            nodes, edges, graphs = shape.shape
+            print(f"  {nodes:>7,} nodes {edges:>9,} edges {graphs:>4} graphs: predicted {1e3 * shape.predicted:8.3f} "
+                  f"ms, measured {1e3 * shape.measured:8.3f} ms, ratio {shape.ratio:.2f}")
+    if args.out is not None:
+        args.out.write_text(json.dumps({"check": None if check is None else check.to_dict(), "note": text}, indent=1)
+                            + "\n", encoding="utf-8")
+        print(f"wrote {args.out}")
 
 
 def _batch_size(args: argparse.Namespace, config: dict[str, Any]) -> int:
@@ -104,12 +143,19 @@ def _estimate(args: argparse.Namespace) -> None:
     config, plan = load_config(args.config)
     cal = load_calibration(args.calibration)
     batch_size = _batch_size(args, config)
+    check = None
+    if args.check:
+        from .check import check_calibration
+
+        check = check_calibration(cal)
     table = estimate(config_histogram(config), batch_size, cal, plan, baseline=args.baseline, devices=args.devices,
-                     epochs=args.epochs, packs_per_batch=packs_per_batch(args, plan, batch_size))
+                     epochs=args.epochs, steps=args.steps, packs_per_batch=packs_per_batch(args, plan, batch_size))
     print(format_table(table))
+    if check is not None:
+        print(f"\ncalibration check: {check.describe()}")
     if args.out is not None:
         if args.out.suffix == ".json":
-            args.out.write_text(json.dumps(throughput_section(table), indent=1) + "\n", encoding="utf-8")
+            args.out.write_text(json.dumps(throughput_section(table, check), indent=1) + "\n", encoding="utf-8")
         elif args.out.suffix == ".csv":
             table.to_csv(args.out, index=False)
         else:
@@ -125,10 +171,7 @@ def run(argv: list[str] | None = None) -> int:
     """
     args = build_parser().parse_args(argv)
     try:
-        if args.command == "calibrate":
-            _calibrate(args)
-        else:
-            _estimate(args)
+        {"calibrate": _calibrate, "check": _check, "estimate": _estimate}[args.command](args)
     except (ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

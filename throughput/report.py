@@ -7,27 +7,39 @@ The section (version 1)::
       "calibration": {"label": "...", "device": {...}, "versions": {...}, "model": {...}, "mode": "eager",
                       "created": "...", "shapes_timed": 24, "fit": {"form": "linear", "model": "step = ...",
                       "held_out": {"median": ..., "p90": ..., ...}}, "compile": null, "source": "file name"},
-      "run": {"batch_size": 128, "steps": null, "epochs": 1, "seed": 0, "devices": 1, "num_shapes": 8},
+      "run": {"batch_size": 128, "steps": null, "epochs": 10, "seed": 0, "devices": 1, "num_shapes": 8},
       "baseline": "pyg_dataloader",
-      "table": [{"strategy": "static_constant", "steps_per_epoch": ..., "step_ms": ..., "epoch_seconds": ...,
-                 "epoch_low": ..., "epoch_high": ..., "graphs_per_second": ..., "speedup": ..., ...}, ...]
+      "check": {"calibration": "...", "device": {...}, "checked": "...", "band": 0.25, "ratio_median": 1.02,
+                "within_band": true, "shapes": [{"nodes": ..., "predicted_s": ..., "measured_s": ...}, ...]},
+      "check_note": "the check in words (or why there is none)",
+      "table": [{"strategy": "static_constant", "steps_per_epoch": ..., "step_ms": ..., "steady_epoch_s": ...,
+                 "first_epoch_s": ..., "run_s": ..., "run_low": ..., "run_high": ..., "speedup_steady": ...,
+                 "speedup_run": ..., "epoch_seconds": ..., ...}, ...]
     }
 
 Every number in ``table`` is a prediction of the calibration named in ``calibration``
-(the device it was measured on, the software versions, the fit and its held-out error).
+(the device it was measured on, the software versions, the fit and its held-out error);
+``check`` is :func:`throughput.check_calibration` of it on the machine that exported, or
+null when it could not be checked there (a GPU calibration on a CPU machine: the note says
+so). Version 2 added the check and the steady-epoch and whole-run columns.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import pandas as pd
 
 from packing.batching_report import json_rows
 
-SECTION_VERSION = 1
+from .check import CalibrationCheck
+
+SECTION_VERSION = 2
+#: Run and steady speed-ups further apart than this share are reported as one-off cost.
+ONE_OFF_SHARE = 0.1
 
 
-def throughput_section(table: pd.DataFrame) -> dict[str, Any]:
+def throughput_section(table: pd.DataFrame, check: CalibrationCheck | None = None, check_note: str = "",
+                       ) -> dict[str, Any]:
     """The export's ``throughput`` section (module docstring) from a
     :func:`throughput.estimate` table; give it to ``packing.export.export_config(...,
     sections={"throughput": ...})``.
@@ -46,7 +58,14 @@ def throughput_section(table: pd.DataFrame) -> dict[str, Any]:
                          "calibration and the run).")
     rows = json_rows(table)
     return {"version": SECTION_VERSION, "calibration": calibration, "run": dict(run),
-            "baseline": table.attrs.get("baseline"), "table": rows}
+            "baseline": table.attrs.get("baseline"), "check": None if check is None else check.to_dict(),
+            "check_note": check_note or (check.describe() if check is not None else "not checked on this machine"),
+            "table": rows}
+
+
+def _run_words(run: dict[str, Any]) -> str:
+    length = f"{run['steps']:,} steps" if run.get("steps") else f"{run.get('epochs') or 1:,} epoch(s)"
+    return f"{length} on {run.get('devices', 1)} device(s), batch size {run.get('batch_size', '?')}"
 
 
 def format_table(table: pd.DataFrame) -> str:
@@ -57,20 +76,51 @@ def format_table(table: pd.DataFrame) -> str:
              f"cost model:  {calibration.get('fit', {}).get('model', '?')}",
              f"fit error on held-out shapes: median {100 * held_out.get('median', float('nan')):.1f} %, "
              f"90th percentile {100 * held_out.get('p90', float('nan')):.1f} % (the error band below)",
-             f"speed-up against: {table.attrs.get('baseline')}", ""]
+             f"run: {_run_words(table.attrs.get('run', {}))}; speed-up against: {table.attrs.get('baseline')}", ""]
     shown = pd.DataFrame({
         "strategy": table["strategy"],
         "steps/epoch": table["steps_per_epoch"].round(1),
         "step ms": table["step_ms"].round(2),
-        "epoch s": table["epoch_seconds"].map(lambda v: f"{v:.3g}"),
-        "band s": [f"{low:.3g}-{high:.3g}" for low, high in zip(table["epoch_low"], table["epoch_high"])],
-        "compile s": table["compile_seconds_per_epoch"].map(lambda v: f"{v:.3g}"),
+        "steady epoch s": table["steady_epoch_s"].map(lambda v: f"{v:.3g}"),
+        "first epoch s": table["first_epoch_s"].map(lambda v: f"{v:.3g}"),
+        "run s": table["run_s"].map(lambda v: f"{v:.3g}"),
+        "run band s": [f"{low:.3g}-{high:.3g}" for low, high in zip(table["run_low"], table["run_high"])],
+        "compile s": table["compile_seconds"].map(lambda v: f"{v:.3g}"),
         "graphs/s": table["graphs_per_second"].round(0).astype(int),
-        "speed-up": table["speedup"].map(lambda v: f"{v:.2f}x"),
+        "speed-up steady": table["speedup_steady"].map(lambda v: f"{v:.2f}x"),
+        "speed-up run": table["speedup_run"].map(lambda v: f"{v:.2f}x"),
         "extrapolated": table["extrapolated"].map({True: "yes", False: ""}),
     })
     lines.append(shown.to_string(index=False))
+    lines.extend(f"\n{note}" for note in one_off_notes(table))
     if table["extrapolated"].any():
         lines.append("\nextrapolated: a padded shape is larger than any the calibration timed; calibrate with "
                      "larger shapes (--max-nodes/--max-edges/--max-graphs) for a measured number.")
     return "\n".join(lines)
+
+
+def one_off_notes(table: pd.DataFrame, label: Callable[[str], str] = str) -> list[str]:
+    """A sentence for every strategy whose speed-up over the run differs from its steady
+    speed-up by more than 10 %: the difference is compilation, paid once per run
+    (``label`` names a strategy).
+
+    >>> rows = pd.DataFrame({"strategy": ["dynamic", "pyg_dataloader"], "speedup_run": [2.6, 1.0],
+    ...                      "speedup_steady": [1.2, 1.0], "compile_seconds": [8.6, 34.5],
+    ...                      "compilations": [1, 8]})
+    >>> rows.attrs["baseline"] = "pyg_dataloader"
+    >>> one_off_notes(rows)[0]
+    'dynamic: 2.60x over the run but 1.20x per steady epoch; the difference is compilation, a one-off cost that a longer run spreads thinner (dynamic compiles 1 shape(s) in 8.6 s, pyg_dataloader 8 in 34.5 s).'
+    """
+    baseline = table.attrs.get("baseline")
+    rows = table.set_index("strategy")
+    base = rows.loc[baseline] if baseline in rows.index else None
+    notes = []
+    for name, row in rows.iterrows():
+        if abs(row["speedup_run"] / row["speedup_steady"] - 1) <= ONE_OFF_SHARE:
+            continue
+        cost = f"{label(name)} compiles {int(row['compilations']):,} shape(s) in {row['compile_seconds']:.3g} s" + (
+            f", {label(baseline)} {int(base['compilations']):,} in {base['compile_seconds']:.3g} s" if base is not None else "")
+        notes.append(f"{label(name)}: {row['speedup_run']:.2f}x over the run but {row['speedup_steady']:.2f}x per "
+                     f"steady epoch; the difference is compilation, a one-off cost that a longer run spreads thinner "
+                     f"({cost}).")
+    return notes
