@@ -10,6 +10,7 @@ from app_helpers import chosen, started_app
 
 import data_loaders
 from packing import PackLimits, PackMethod, pack
+from throughput.device import cpu_name
 
 PAGES = {
     "datasets": "pages/datasets_page.py",
@@ -244,14 +245,14 @@ def test_export_carries_the_batching_comparison_once_the_batching_page_ran(app):
     assert any("Open the Batching page" in c.value for c in app.caption)
     assert "batching" not in json.loads(app.json[0].value)
     app.switch_page("pages/batching_page.py").run()
-    app.number_input(key="bt_batch_size").set_value(16).run()
+    app.number_input(key="run_batch_size").set_value(16).run()
     assert not app.exception
     open_page(app, "export")
     assert any("batching comparison of the Batching page (batch size 16)" in c.value for c in app.caption)
     section = json.loads(app.json[0].value)["batching"]
     assert section["run"]["batch_size"] == 16 and section["table"].endswith("strategies (in the file)")
     app.switch_page("pages/batching_page.py").run()  # the page shows the settings kept for the session
-    assert app.number_input(key="bt_batch_size").value == 16
+    assert app.number_input(key="run_batch_size").value == 16
 
 
 def test_export_carries_the_throughput_estimates_once_the_throughput_page_ran(app):
@@ -262,4 +263,8 @@ def test_export_carries_the_throughput_estimates_once_the_throughput_page_ran(ap
     open_page(app, "export")
     section = json.loads(app.json[0].value)["throughput"]
     assert section["calibration"]["device"]["type"] == "cpu" and section["table"].endswith("strategies (in the file)")
+    assert section["version"] == 2 and section["run"]["epochs"] == 10  # the shared run
+    # the calibration of this machine, checked here (shipped) or measured here now: the export says which
+    assert section["check"] is None or section["check"]["within_band"] is True
+    assert section["check_note"] and section["calibration"]["device"]["name"] == cpu_name()
     assert any("throughput estimates of the Throughput page" in c.value for c in app.caption)
