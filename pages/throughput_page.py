@@ -130,7 +130,7 @@ def check_of(key: str, cal: Calibration, this: MachineCalibration) -> tuple[Cali
     try:
         check = cache.calibration_check(cal)
     except ValueError as error:
-        return None, f"Not checked on this machine: {error} The numbers are those of {cal.device_name}."
+        return None, f"Not checked on this machine: {error}"
     if check.within_band:
         return check, check.describe()
     return check, (f"{check.describe()} This calibration does not hold on this machine: its numbers are those of "
@@ -237,7 +237,8 @@ def main() -> None:
     check, check_words = check_of(key, cal, this)
     st.session_state[SETTINGS] = {"calibration": cal, "baseline": baseline, "check": check,
                                   "check_words": check_words}
-    if check is not None and not check.within_band or key != THIS_MACHINE and not key.startswith(SESSION):
+    own = key == THIS_MACHINE or key.startswith(SESSION + "measured now")
+    if not own and (check is None or not check.within_band):
         st.warning(f"**These are the numbers of {cal.device_name}** (measured {cal.created[:10]}), not of this "
                    f"machine. {check_words}", icon=":material/warning:")
     st.plotly_chart(throughput_figures.epoch_figure(table), key="tp_epoch_chart")

@@ -37,15 +37,16 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def serve_dashboard(tmp: Path) -> Iterator[str]:
+def serve_dashboard(tmp: Path, extra_env: dict[str, str] | None = None) -> Iterator[str]:
     """Run the dashboard as ``bash run.sh dashboard`` does (``dashboard.py``) on a free local
-    port with empty data and cache folders under ``tmp``; yield its URL once healthy, stop it
-    afterwards."""
+    port with empty data and cache folders under ``tmp`` (and ``extra_env``); yield its URL
+    once healthy, stop it afterwards."""
     port = free_port()
     env = {
         **os.environ,
         "GRAPH_PACKING_DATA": str(tmp / "data"),
         "GRAPH_PACKING_CACHE": str(tmp / "cache"),
+        **(extra_env or {}),
     }
     log = open(tmp / "streamlit.log", "w")
     process = subprocess.Popen(

@@ -25,7 +25,11 @@ def test_batching_page_compares_and_sets_pack_limits(server, browser):
     table = main.get_by_test_id("stDataFrame").first
     table.wait_for()
     page.locator(".js-plotly-plot").first.wait_for()
-    assert main.get_by_text(re.compile(r"^No pack limits chosen yet")).is_visible()
+    # the sidebar's chosen configuration (the data defaults) is what the packing row packs
+    assert main.get_by_text(re.compile(r"^Packing row: the chosen configuration, limits 29 nodes, 56 edges, 256 "
+                                       r"graphs from data defaults")).is_visible()
+    packs = page.get_by_role("spinbutton", name="Packs per step")
+    assert packs.input_value() == "" and packs.get_attribute("placeholder") == "about batch size graphs"
     # the padding chart names every strategy
     chart_text = page.locator(".js-plotly-plot").first.inner_text()
     for name in ("static-constant", "static-64", "static-2^N", "dynamic (jraph)", "shape buckets", "packing"):
@@ -60,6 +64,12 @@ def test_batching_page_compares_and_sets_pack_limits(server, browser):
     size.press("Enter")
     settle(page)
     assert main.get_by_role("button", name=re.compile(r"Use the dynamic target as pack limits \(.*64 graphs\)")).is_visible()
+
+    packs.fill("2")
+    packs.press("Enter")
+    settle(page)
+    assert main.get_by_text(re.compile(r"2 packs per step \(set on this page: .* 58 nodes, 112 edges, 512 graphs")) \
+        .is_visible()
 
     open_tab(page, "Buckets vs packing")
     page.locator(".js-plotly-plot").first.wait_for()

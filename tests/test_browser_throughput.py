@@ -1,20 +1,47 @@
-"""The Throughput page in a real browser (Debian chromium driven by playwright-python): the
-shipped calibration and its epoch chart, hovering a bar, the GPU instructions, an uploaded
+"""The Throughput page in a real browser (Debian chromium driven by playwright-python), on a
+server whose only calibration of this CPU is 3x too slow: the page checks it, calibrates
+this machine instead with progress and says so; the steady-epoch and whole-run chart,
+hovering a bar, a GPU calibration labelled as the GPU's, the GPU instructions, an uploaded
 calibration file (and a broken one refused), and the current-batching choice. Fixtures and
 helpers: ``conftest.py`` and ``browser_helpers.py``."""
 from __future__ import annotations
 
+import dataclasses
 import re
+from typing import Iterator
 
-from browser_helpers import go_to, new_page, screenshot, settle
+import pytest
+from browser_helpers import go_to, new_page, screenshot, serve_dashboard, settle
 from playwright.sync_api import expect
 
-from throughput import default_calibration, load_calibration
+from throughput import Calibration, calibrate, load_calibration, shipped_calibrations
+from throughput.calibration import CALIBRATIONS_ENV
+from throughput.device import cpu_name
+from throughput.shapes import default_shapes
 
 
-def test_throughput_page_estimates_and_takes_an_uploaded_calibration(server, browser, tmp_path):
-    shipped = load_calibration(default_calibration())
-    page = new_page(browser, server)
+def too_slow_calibration() -> Calibration:
+    """A calibration of this CPU whose every step time is 3x what this CPU takes."""
+    good = calibrate("gin", 64, 3, "cpu", default_shapes(8, max_nodes=2048, max_edges=16_384, max_graphs=64),
+                     budget=0.2, threads=1)
+    timings = [dataclasses.replace(t, median=3 * t.median, p25=3 * t.p25, p75=3 * t.p75, fastest=3 * t.fastest)
+               for t in good.timings]
+    return Calibration.from_timings("gin", 64, 3, "cpu", "eager", timings, device_info=good.device_info,
+                                    versions=good.versions, model_info=good.model_info, timing=good.timing,
+                                    created=good.created)
+
+
+@pytest.fixture(scope="module")
+def failing_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The dashboard with a team calibration folder holding only a 3x too slow calibration of this CPU."""
+    folder = tmp_path_factory.mktemp("calibrations")
+    too_slow_calibration().save(folder)
+    yield from serve_dashboard(tmp_path_factory.mktemp("browser-throughput"), {CALIBRATIONS_ENV: str(folder)})
+
+
+def test_throughput_page_replaces_a_failing_calibration_and_takes_an_uploaded_one(failing_server, browser,
+                                                                                   tmp_path):
+    page = new_page(browser, failing_server)
     page.get_by_role("heading", name="Graph packing dashboard").wait_for()
     settle(page)
     go_to(page, "Throughput")
@@ -22,40 +49,53 @@ def test_throughput_page_estimates_and_takes_an_uploaded_calibration(server, bro
     chart = page.locator(".js-plotly-plot").first
     chart.wait_for()
     text = chart.inner_text()
-    assert f"Time per epoch on {shipped.device_name}" in text
+    assert f"Measured on {cpu_name()}" in text
+    assert "Steady epoch (every shape compiled)" in text and "Whole run: 10 epochs, compilations once" in text
     for name in ("static-constant", "packing", "PyG DataLoader (no padding)"):
         assert name in text
-    assert "graphs/s" in text and "1.00x" in text
+    assert "1.00x" in text
+    check = main.get_by_text(re.compile(r"Calibration check:.*failed its check.*calibrated now"))
+    assert check.is_visible()
+    assert page.get_by_role("combobox", name="Calibration").input_value().startswith(
+        f"this machine: gin (hidden 64, 3 layers, eager) on {cpu_name()}")
+    assert page.get_by_role("spinbutton", name="Batch size (graphs)").input_value() == "32"
+    assert main.get_by_text(re.compile(r"Packing row: the chosen configuration")).is_visible()
     assert main.get_by_text(re.compile(r"python -m throughput calibrate --model gin --device cuda")).is_visible()
-    assert main.get_by_text(re.compile(r"error on held-out shapes")).first.is_visible()
-    assert page.get_by_role("combobox", name="Calibration").input_value() == f"shipped: {shipped.label}"
     screenshot(page, "throughput")
 
-    # hovering the packing bar names its step time and steps per epoch
+    # hovering the packing bar of the steady panel names its step time and steps per epoch
     chart.scroll_into_view_if_needed()
     point = chart.evaluate(
         """gd => {
             const layout = gd._fullLayout, trace = gd._fullData[0];
             const index = trace.y.indexOf('packing');
             const box = gd.getBoundingClientRect();
-            return {x: box.left + layout._size.l + layout.xaxis.d2p(trace.x[index] / 2),
-                    y: box.top + layout._size.t + layout.yaxis.d2p(trace.y[index])};
+            return {x: box.left + layout.xaxis._offset + layout.xaxis.l2p(trace.x[index] / 2),
+                    y: box.top + layout.yaxis._offset + layout.yaxis.d2p(trace.y[index])};
         }""")
     page.mouse.move(point["x"] - 5, point["y"])
     page.mouse.move(point["x"], point["y"])
     page.locator(".hoverlayer .hovertext").first.wait_for()
     hover = page.locator(".hoverlayer .hovertext").first.text_content()
-    assert "ms x" in hover and "steps" in hover
+    assert "ms x" in hover and "steps per epoch" in hover
 
-    # the speed-up follows the batching chosen as current
+    # the speed-ups follow the batching chosen as current
     page.get_by_role("combobox", name="Your current batching").click()
     page.get_by_role("option", name="static-64").click()
     page.wait_for_function(
         """() => {
-            const trace = document.querySelector('.js-plotly-plot')._fullData[0];
-            return trace.text[trace.y.indexOf('static-64')].endsWith(', 1.00x');
+            const gd = document.querySelector('.js-plotly-plot');
+            return gd._fullLayout.annotations.some(a => a.y === 'static-64' && a.text.endsWith(', 1.00x'));
         }""")
     settle(page)
+
+    # a GPU calibration speaks for the GPU, never for this machine
+    page.get_by_role("combobox", name="Calibration").click()
+    page.get_by_role("option", name=re.compile(r"NVIDIA H100 80GB HBM3")).first.click()
+    settle(page)
+    expect(main.get_by_text(re.compile(r"These are the numbers of NVIDIA H100 80GB HBM3"))).to_be_visible()
+    assert "Measured on NVIDIA H100 80GB HBM3" in page.locator(".js-plotly-plot").first.inner_text()
+    screenshot(page, "throughput-gpu")
 
     # a broken file is refused with a message, a real calibration file is taken and chosen
     broken = tmp_path / "broken.json"
@@ -64,10 +104,11 @@ def test_throughput_page_estimates_and_takes_an_uploaded_calibration(server, bro
     upload.set_input_files(str(broken))
     settle(page)
     assert main.get_by_text(re.compile(r"broken.json is not a usable calibration")).is_visible()
+    shipped = load_calibration(next(p for p in shipped_calibrations() if "nvidia" in p.name))
     mine = shipped.save(tmp_path / "my_machine.json")
     upload.set_input_files(str(mine))
     settle(page)
     expect(page.get_by_role("combobox", name="Calibration")).to_have_value(re.compile(r"^uploaded my_machine.json: "))
     settle(page)
-    assert f"Time per epoch on {shipped.device_name}" in page.locator(".js-plotly-plot").first.inner_text()
+    assert f"Measured on {shipped.device_name}" in page.locator(".js-plotly-plot").first.inner_text()
     page.close()
