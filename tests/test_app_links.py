@@ -198,3 +198,22 @@ def test_an_upload_link_opens_the_default_dataset_with_its_own_defaults():
     assert at.session_state[state.METHOD] == PackMethod()
     assert state.SWEEP not in at.session_state and links.REQUESTED_SWEEP not in at.session_state
     assert at.session_state[state.RUN]["batch_size"] == 64  # the run is no dataset's: it still travels
+
+
+def test_a_throughput_link_opens_the_pages_with_every_setting_and_writes_their_changes_back():
+    gpu = "nvidia-h100-80gb-hbm3__gin-h64-l3__eager"
+    at = opened({"dataset": "ogbg-molhiv", "calibration": gpu, "baseline": "static_64", "batch_size": "64",
+                 "devices": "4", "steps": "5000", "packs_per_step": "2"})
+    at.switch_page("pages/throughput_page.py").run()
+    assert not at.exception and not at.error, [e.value for e in at.exception]
+    assert at.selectbox(key="tp_calibration").value == gpu and at.selectbox(key="tp_baseline").value == "static_64"
+    assert at.number_input(key="run_batch_size").value == 64 and at.number_input(key="run_devices").value == 4
+    assert at.selectbox(key="run_length").value == "5,000 steps"  # a run length offered only through the link
+    assert at.number_input(key="run_packs_per_batch").value == 2
+    chart = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert "NVIDIA H100 80GB HBM3" in chart["layout"]["title"]["text"]
+    assert "5,000 steps" in json.dumps(chart["layout"]["annotations"])
+    at.switch_page("pages/batching_page.py").run()
+    assert at.selectbox(key="run_length").value == "5,000 steps" and at.number_input(key="run_devices").value == 4
+    at.number_input(key="run_devices").set_value(2).run()
+    assert link(at)["devices"] == "2" and link(at)["calibration"] == gpu and link(at)["steps"] == "5000"
