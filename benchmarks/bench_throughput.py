@@ -1,35 +1,38 @@
-"""Predicted against measured epochs: does a calibration's estimate hold for real training?
+"""Predicted against measured training runs: does a calibration's estimate hold for real
+training, over a whole run of several epochs?
 
-For QM9 (bond graphs, 130,831 molecules) and ogbg-molhiv's training split (32,901
-graphs), a dataset with the real graph sizes and random features of OGB's widths
-(``data_loaders.random_mol_dataset``) is trained for whole epochs with the calibration's
-own model (GIN, hidden 64, 3 layers by default: forward, mean squared error, backward,
-Adam) through
+First the calibration is checked on this machine (:func:`throughput.check_calibration`:
+measured / predicted step time at 4 of its own shapes). Then, for QM9 (bond graphs,
+130,831 molecules) and ogbg-molhiv's training split (32,901 graphs), a dataset with the
+real graph sizes and random features of OGB's widths (``data_loaders.random_mol_dataset``)
+is trained for a run of ``--epochs`` epochs with the calibration's own model (GIN, hidden
+64, 3 layers by default: forward, mean squared error, backward, Adam) through
 
 * PyG's ``DataLoader(batch_size=128, shuffle=True)``, and
 * the packed loader (``data_loaders.PackedLoader``) with the plan ``throughput.estimate``
   uses when given none: best fit into the dynamic padding target of batch size 128.
 
-The model trains on the calibration's device. For a compile-mode calibration it is compiled
-as the calibration compiled it (``dynamic=False``, eager past the recompile limit) and one
-cold epoch per loader is measured, compilations included, as the estimate prices them.
+The model trains on the calibration's device. In eager mode a few warm-up steps come first
+and the loaders take turns epoch by epoch, so that load from other work hits them alike.
+For a compile-mode calibration the model is compiled as the calibration compiled it
+(``dynamic=False``, eager past the recompile limit), each loader's run starts cold (dynamo
+reset, FX graph cache off), and the run pays its compilations as the estimate prices them.
 
-Measured: the training time of the epoch (every step timed on its own, as the calibration
-times steps; the loader's work between steps is not part of it) and the wall time of the
-epoch (loader included). Predicted: ``throughput.estimate`` on the dataset's histogram
-(simulated batches, no training data needed), and the calibration applied to the padded
-shapes the measured epoch really had. The loaders take turns epoch by epoch so that load
-from other work hits them alike; medians over ``--epochs`` epochs.
+Measured: the training time of the run (every step timed on its own, as the calibration
+times steps; the loader's work between steps is not part of it) and its wall time (loader
+included). Predicted: ``throughput.estimate(..., epochs=N)`` on the dataset's histogram
+(simulated batches, no training data needed): the whole run (``run_s``, every compilation
+once) and the steady epoch.
 
-    .venv/bin/python -m benchmarks.bench_throughput [--calibration FILE] [--epochs 1]
+    .venv/bin/python -m benchmarks.bench_throughput [--calibration FILE] [--epochs 3]
 
-Prints the table and writes benchmarks/results/throughput.csv.
+Prints the check and the table, and writes benchmarks/results/throughput.csv and
+benchmarks/results/throughput_check.csv.
 """
 from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import time
 from pathlib import Path
 from typing import Any
@@ -44,9 +47,8 @@ from benchmarks.timing import save_results
 from data_loaders import PackedLoader, load_histogram, random_mol_dataset
 from packing import PackingPlan, SizeHistogram, pack
 from packing.batching import default_requests
-from throughput import Calibration, estimate, load_calibration, shipped_calibrations
-from throughput.calibration import slug
-from throughput.device import cpu_name
+from throughput import Calibration, check_calibration, estimate, load_calibration
+from throughput.check import shipped_for_this_cpu
 from throughput.measure import TrainStep
 from throughput.models import model_spec
 
@@ -57,13 +59,12 @@ TOLERANCE = 0.15
 
 
 def this_cpu_calibration() -> Path:
-    """The shipped GIN calibration of this machine's CPU (named by its model string)."""
-    prefix = f"{slug(cpu_name())}__gin-h64-l3__eager"
-    found = [path for path in shipped_calibrations() if path.name.startswith(prefix)]
-    if not found:
-        raise SystemExit(f"No shipped calibration for this CPU ({prefix}*.json); run "
-                         "python -m throughput calibrate --out throughput/calibrations/ first, or pass --calibration.")
-    return found[0]
+    """The shipped GIN calibration of this machine's CPU (``throughput.check.shipped_for_this_cpu``)."""
+    found = shipped_for_this_cpu()
+    if found is None:
+        raise SystemExit("No shipped calibration of this CPU; run python -m throughput calibrate --threads 1 "
+                         "--out throughput/calibrations/ first, or pass --calibration.")
+    return found
 
 
 def packed_plan(hist: SizeHistogram) -> PackingPlan:
@@ -110,17 +111,17 @@ def measure(dataset_name: str, name: str, options: dict[str, Any], cal: Calibrat
     hist, _ = load_histogram(name, **options)
     dataset = random_mol_dataset(hist)
     plan = packed_plan(hist)
-    table = estimate(hist, BATCH_SIZE, cal, plan).set_index("strategy")
+    table = estimate(hist, BATCH_SIZE, cal, plan, epochs=epochs).set_index("strategy")
     loaders = {"PyG DataLoader (batch_size=128)": ("pyg_dataloader", DataLoader(dataset, BATCH_SIZE, shuffle=True)),
                f"packed loader ({plan.limits.max_nodes} nodes, {plan.limits.max_edges} edges, "
                f"{plan.limits.max_graphs} graphs)": ("packing", PackedLoader(dataset, plan))}
     trainers = {label: Trainer(cal) for label in loaders}
     runs: dict[str, list[dict[str, Any]]] = {label: [] for label in loaders}
-    if cal.mode == "compile":  # cold, as the estimate prices it: the epoch pays for its compilations
+    if cal.mode == "compile":  # each run cold, as the estimate prices it: the run pays for its compilations
         for label, (_, loader) in loaders.items():
             torch._dynamo.reset()  # the loaders' models share forward's code, and so its recompile limit
             with inductor_config.patch(fx_graph_cache=False):
-                runs[label].append(trainers[label].epoch(loader, 0))
+                runs[label] = [trainers[label].epoch(loader, epoch) for epoch in range(epochs)]
     else:
         for label, (_, loader) in loaders.items():
             trainers[label].warm_up(loader)
@@ -130,37 +131,46 @@ def measure(dataset_name: str, name: str, options: dict[str, Any], cal: Calibrat
     rows = []
     for label, (strategy, _) in loaders.items():
         row = table.loc[strategy]
-        measured = statistics.median(run["train"] for run in runs[label])
-        wall = statistics.median(run["wall"] for run in runs[label])
-        shapes = runs[label][0]["shapes"]
-        on_real_shapes = float(np.sum(cal.predict_step(shapes[:, 0], shapes[:, 1], shapes[:, 2])))
-        predicted = float(row["epoch_seconds"])
+        measured = sum(run["train"] for run in runs[label])
+        wall = sum(run["wall"] for run in runs[label])
+        predicted = float(row["run_s"])
         rows.append({
-            "dataset": dataset_name, "loader": label, "steps": len(shapes),
-            "predicted_steps": round(float(row["steps_per_epoch"]), 1),
-            "predicted_s": round(predicted, 2),
-            "band_s": f"{row['epoch_low']:.2f}-{row['epoch_high']:.2f}",
-            "predicted_on_real_shapes_s": round(on_real_shapes, 2),
-            "measured_train_s": round(measured, 2),
+            "dataset": dataset_name, "loader": label, "epochs": epochs,
+            "steps": sum(len(run["shapes"]) for run in runs[label]),
+            "predicted_steps": round(float(row["steps_per_epoch"]) * epochs, 1),
+            "predicted_run_s": round(predicted, 2),
+            "band_s": f"{row['run_low']:.2f}-{row['run_high']:.2f}",
+            "measured_run_s": round(measured, 2),
             "error_pct": round(100 * (predicted / measured - 1), 1),
             "within_15pct": abs(predicted / measured - 1) <= TOLERANCE,
-            "measured_epoch_wall_s": round(wall, 2),
+            "predicted_steady_epoch_s": round(float(row["steady_epoch_s"]), 2),
+            "measured_epochs_s": " / ".join(f"{run['train']:.2f}" for run in runs[label]),
+            "run_wall_s": round(wall, 2),
             "loading_s": round(wall - measured, 2),
         })
-        print(f"{dataset_name:<18} {label:<52} predicted {predicted:7.2f} s, measured {measured:7.2f} s "
-              f"({rows[-1]['error_pct']:+.1f} %), wall {wall:7.2f} s", flush=True)
+        print(f"{dataset_name:<18} {label:<52} run of {epochs}: predicted {predicted:7.2f} s, measured "
+              f"{measured:7.2f} s ({rows[-1]['error_pct']:+.1f} %), wall {wall:7.2f} s", flush=True)
     return rows
+
+
+def check_here(cal: Calibration) -> pd.DataFrame:
+    """The calibration's check on this machine, one row per shape."""
+    check = check_calibration(cal)
+    print(check.describe())
+    return pd.DataFrame([shape.to_dict() for shape in check.shapes]).assign(
+        band=check.band, within_band=check.within_band, device=check.device["name"], checked=check.checked)
 
 
 def main() -> pd.DataFrame:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calibration", type=Path, help="calibration JSON (default: this CPU's shipped one)")
-    parser.add_argument("--epochs", type=int, default=1, help="measured epochs per loader (default 1)")
+    parser.add_argument("--epochs", type=int, default=3, help="epochs of each measured run (default 3)")
     args = parser.parse_args()
     cal = load_calibration(args.calibration or this_cpu_calibration())
     torch.set_num_threads(int(cal.device_info["threads"]))
     print(f"calibration: {cal.label}; {cal.fit.describe()}; held-out error p90 {100 * cal.error_band:.1f} %")
     print(f"torch threads {torch.get_num_threads()}, load average {os.getloadavg()[0]:.2f} at start")
+    save_results(check_here(cal), "throughput_check")
     rows = []
     for dataset_name, (name, options) in DATASETS.items():
         rows.extend(measure(dataset_name, name, options, cal, args.epochs))

@@ -155,7 +155,7 @@ def check_calibration(calibration: Calibration, device: str | None = None, secon
     spec = model_spec(calibration.model, calibration.hidden, calibration.layers,
                       calibration.model_info.get("in_channels", 9))
     shapes = check_shapes_of(calibration, seconds)
-    plan = TimingPlan(warmup=2, repeats=15, min_repeats=3, budget=seconds / len(shapes))
+    plan = TimingPlan(warmup=3, repeats=60, min_repeats=5, budget=seconds / len(shapes))
     threads = whole_number(calibration.device_info.get("threads", 1), "threads", 1, 4096)
     with torch_threads(threads if device == "cpu" else None):
         timer = ShapeTimer(spec, device, calibration.mode, plan, int(calibration.timing.get("seed", 0)))
