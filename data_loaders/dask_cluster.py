@@ -11,17 +11,22 @@ nothing: a task that fails comes back through its future with the error (a dead 
 replaced and its tasks rerun by Dask), so the caller reports it once, without tracebacks.
 
 A scheduler address connects to a cluster started elsewhere with Dask's own commands
-(``dask scheduler``, ``dask worker``); an address nobody answers at gives a ``ValueError``
-within ``timeout`` seconds. Dask is imported only when a client is made.
+(``dask scheduler``, ``dask worker``); an address nobody answers at, or where something
+else answers (a web server, Dask's dashboard), gives a ``ValueError`` within ``timeout``
+seconds: the scheduler is asked for its identity first, with one deadline for connecting,
+Dask's handshake and the answer (``distributed.Client``'s own timeout covers the connection
+only, and it waits for ever on a server that accepts and says nothing). Dask is imported only when a client is made.
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import queue
 import subprocess
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
@@ -80,6 +85,25 @@ def scheduler_address(text: str) -> str:
     return address
 
 
+def _identity(address: str, timeout: float) -> dict:
+    """The scheduler's answer to Dask's ``identity`` call, within ``timeout`` seconds in all
+    (connecting, Dask's handshake and the answer): ``TimeoutError`` when something accepts
+    the connection but does not answer as Dask does (a web server, Dask's own dashboard),
+    ``OSError`` when nothing accepts it. Run on a thread of its own, so that no event loop
+    of the caller's is in the way."""
+    from distributed.core import rpc
+
+    async def ask() -> dict:  # connecting gets most of the time: a refused address is an OSError
+        scheduler = rpc(address, timeout=0.8 * timeout)
+        try:
+            return await scheduler.identity()
+        finally:
+            await scheduler.close_rpc()
+
+    with ThreadPoolExecutor(1, thread_name_prefix="dask-probe") as pool:
+        return pool.submit(asyncio.run, asyncio.wait_for(ask(), timeout)).result()
+
+
 def _connect(address: str, timeout: float) -> "Client":
     """A client of the scheduler at ``address``, or a ``ValueError`` within ``timeout`` s."""
     from distributed import Client
@@ -87,13 +111,22 @@ def _connect(address: str, timeout: float) -> "Client":
     advice = (f"Start a scheduler there with `dask scheduler` and workers with `dask worker {address}`, check "
               "the address and the firewall, or leave the scheduler out to use a local cluster.")
     try:
-        return Client(address, timeout=timeout, set_as_default=False)
-    except (OSError, TimeoutError) as error:
+        _identity(address, timeout)
+    except TimeoutError:
+        raise ValueError(f"Something accepts connections at {address} but did not answer as a Dask scheduler within "
+                         f"{timeout:g} s (a web server? Dask's dashboard is usually on port 8787, the scheduler on "
+                         f"8786). {advice}") from None
+    except OSError as error:
         raise ValueError(f"Could not reach a Dask scheduler at {address} within {timeout:g} s ({error}). "
                          f"{advice}") from None
     except Exception as error:  # something answered, but not as a Dask scheduler (e.g. garbage framing)
         raise ValueError(f"Something answers at {address}, but not as a Dask scheduler "
                          f"({type(error).__name__}: {str(error)[:200]}). {advice}") from None
+    try:
+        return Client(address, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError) as error:
+        raise ValueError(f"Could not reach a Dask scheduler at {address} within {timeout:g} s ({error}). "
+                         f"{advice}") from None
 
 
 @contextmanager

@@ -282,3 +282,56 @@ def test_cli_refuses_bad_arguments_before_starting_a_cluster(args, message, tmp_
     assert main(["histogram", *args, "--out", str(tmp_path / "h.csv")]) == 2
     error = capsys.readouterr().err
     assert error.startswith("error: ") and message in error and "Dask dashboard" not in error
+
+
+def serve_forever(handler: str) -> tuple[subprocess.Popen, int]:
+    """A local server in a child process that accepts connections and then ``handler``s:
+    ``http`` (Python's web server), ``silent`` (reads and never answers), ``garbage`` (answers
+    random bytes); its port."""
+    code = f"""
+import http.server, os, socket, sys
+if {handler!r} == "http":
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
+listener = socket.create_server(("127.0.0.1", 0))
+print(listener.getsockname()[1], flush=True)
+kept = []
+while True:
+    conn, _ = listener.accept()
+    kept.append(conn)
+    if {handler!r} == "garbage":
+        conn.sendall(os.urandom(4096))
+"""
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               text=True)
+    return process, int(process.stdout.readline())
+
+
+@pytest.mark.parametrize("handler", ["http", "silent", "garbage"])
+def test_something_else_answering_at_the_address_fails_clearly_within_10_seconds(handler, tmp_path):
+    server, port = serve_forever(handler)
+    try:
+        start = time.perf_counter()
+        result = subprocess.run([sys.executable, "-m", "data_loaders", "histogram", "--input", "x/*.csv",
+                                 "--scheduler", f"127.0.0.1:{port}", "--out", str(tmp_path / "h.csv")],
+                                capture_output=True, text=True, timeout=60, cwd=Path(__file__).resolve().parents[1])
+        took = time.perf_counter() - start
+    finally:
+        stop_process(server, timeout=5)
+    assert result.returncode == 2, result.stderr
+    assert took < 10
+    assert result.stderr.startswith(f"error: Something ") and f"tcp://127.0.0.1:{port}" in result.stderr
+    assert "as a Dask scheduler" in result.stderr and "Traceback" not in result.stderr
+    assert "Exception ignored" not in result.stderr
+    assert not (tmp_path / "h.csv").exists()
+
+
+def test_the_dask_dashboard_port_is_named_as_not_a_scheduler():
+    with LocalCluster(n_workers=0, processes=False, dashboard_address="127.0.0.1:0") as cluster:
+        port = cluster.scheduler.http_server.port
+        start = time.perf_counter()
+        with pytest.raises(ValueError, match=r"did not answer as a Dask scheduler within 5 s \(a web server\? "):
+            with dask_client(f"127.0.0.1:{port}"):
+                pass
+        assert time.perf_counter() - start < 10
