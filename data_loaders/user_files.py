@@ -29,6 +29,7 @@ from packing.size_table import (
     TABLE_SUFFIXES,
     decompress,
     histogram_from_table,
+    lower_columns,
     read_file_bytes,
     read_table,
     size_limit_words,
@@ -89,7 +90,7 @@ def _from_smiles(smiles: list[str], name: str, hydrogens: bool,
 
 def _from_table(frame: pd.DataFrame, name: str, hydrogens: bool, k: int,
                 progress: Progress | None = None) -> tuple[SizeHistogram, dict[str, Any]]:
-    frame = frame.rename(columns=lambda column: str(column).strip().lower())
+    frame = lower_columns(frame, name)
     if len(frame) == 0:
         raise ValueError(f"{name} has a header but no rows.")
     if {"num_nodes", "num_edges"} <= set(frame.columns):

@@ -121,7 +121,25 @@ def read_table(data: bytes, name: str, max_bytes: int = MAX_BYTES) -> pd.DataFra
         raise ValueError(f"{name} could not be read as a table: {str(error).strip()}") from None
     except (OSError, ArrowException) as error:  # pyarrow's errors on bytes that are not Parquet
         raise ValueError(f"{name} is not a Parquet file ({error}).") from None
-    return frame.rename(columns=lambda column: str(column).strip().lower())
+    return lower_columns(frame, name)
+
+
+def lower_columns(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    """``frame`` with its column names stripped and lower-cased; a ``ValueError`` naming the
+    columns that then collide (``SMILES`` and ``smiles``: one column read twice).
+
+    >>> lower_columns(pd.DataFrame({"SMILES": ["C"], "smiles": ["O"]}), "m.csv")
+    Traceback (most recent call last):
+    ...
+    ValueError: m.csv has the column 'smiles' twice ('SMILES', 'smiles'): column names are read without case and spaces; keep one of them.
+    """
+    lowered = [str(column).strip().lower() for column in frame.columns]
+    for column in dict.fromkeys(lowered):
+        same = [str(original) for original, low in zip(frame.columns, lowered) if low == column]
+        if len(same) > 1:
+            raise ValueError(f"{name} has the column {column!r} twice ({', '.join(map(repr, same))}): column names "
+                             "are read without case and spaces; keep one of them.")
+    return frame.set_axis(lowered, axis=1)
 
 
 def histogram_from_table(frame: pd.DataFrame, name: str) -> SizeHistogram:

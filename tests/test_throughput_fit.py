@@ -85,7 +85,9 @@ def test_the_fit_is_deterministic():
 
 @pytest.mark.parametrize("shapes, seconds, message", [
     (SHAPES[:5], np.ones(5), "at least 6"),
-    (SHAPES, -np.ones(len(SHAPES)), "positive"),
+    (SHAPES, -np.ones(len(SHAPES)), "finite seconds between"),
+    (SHAPES, np.full(len(SHAPES), 5e-324), "finite seconds between 1e-09"),
+    (SHAPES * 2**38, np.ones(len(SHAPES)), "at most 2\\^40"),
     (SHAPES, np.ones(3), "one time per shape"),
     (SHAPES.astype(float), np.ones(len(SHAPES)), "whole numbers"),
     (np.vstack([SHAPES, [[0, 1, 1]]]), np.ones(len(SHAPES) + 1), "at least 1 node"),

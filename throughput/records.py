@@ -10,20 +10,25 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from packing.limits import MAX_LIMIT
+
 from .shapes import Shape
+
+#: A timed step or compilation lies between a nanosecond and about eleven days.
+SHORTEST, LONGEST = 1e-9, 1e6
 
 
 def _seconds(value: Any, where: str, allow_zero: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or \
-            value < 0 or (value == 0 and not allow_zero):
-        raise ValueError(f"{where} must be a {'non-negative' if allow_zero else 'positive'} number of seconds, "
-                         f"got {value!r}.")
+            not (SHORTEST <= value <= LONGEST or (value == 0 and allow_zero)):
+        raise ValueError(f"{where} must be {'0 or ' if allow_zero else ''}between {SHORTEST:g} and {LONGEST:g} "
+                         f"seconds, got {value!r}; calibrate again instead of editing the file.")
     return float(value)
 
 
 def _count(value: Any, where: str, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{where} must be a whole number of at least {low}, got {value!r}.")
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MAX_LIMIT:
+        raise ValueError(f"{where} must be a whole number between {low} and {MAX_LIMIT:,} (2^40), got {value!r}.")
     return value
 
 
