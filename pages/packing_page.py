@@ -19,9 +19,11 @@ from packing import (
     PackMethod,
     lower_bounds,
 )
+from packing.limits import MAX_LIMIT
 from packing.published import PAPER_MIN, PUBLISHED_HEURISTICS
 from pages import cache, figures, state
 from pages.widgets import (
+    MAX_WEIGHT,
     ALGORITHM_LABELS,
     HEURISTIC_LABELS,
     PROVE_SECONDS,
@@ -37,6 +39,7 @@ from pages.widgets import (
 VIEWS = ["Plots", "All methods (Table 2)", "Pack strategies"]
 LIMIT_LABELS = {"max_nodes": "Max nodes per pack", "max_edges": "Max edges per pack", "max_graphs": "Max graphs per pack"}
 METHOD_MEMORY = "pk_method_memory"  # heuristics, 1D algorithm and weights last chosen
+LIMIT_ERROR = "pk_limit_error"  # why the limits typed last were not taken
 ALGORITHMS = list(ALL_ALGORITHMS)
 PUBLISHED_LABELS = {name: name for name in PUBLISHED_HEURISTICS} | {PAPER_MIN: "min as published (computes max)"}
 NO_SETTINGS = {
@@ -53,7 +56,10 @@ def _on_limit_change() -> None:
     values = [st.session_state[f"pk_{name}"] for name in LIMIT_LABELS]
     if any(value is None for value in values):
         return
-    state.set_limits(PackLimits(*values), "your input on the Packing page")
+    try:
+        state.set_limits(PackLimits(*values), "your input on the Packing page")
+    except ValueError as error:  # keep the last limits and say why
+        st.session_state[LIMIT_ERROR] = str(error)
 
 
 def _settings() -> dict:
@@ -102,7 +108,7 @@ def controls(hist) -> None:
     columns = st.columns([1, 1, 1, 1])
     for column, (name, label) in zip(columns, LIMIT_LABELS.items()):
         with column:
-            st.number_input(label, min_value=1, step=1, on_change=_on_limit_change,
+            st.number_input(label, min_value=1, max_value=MAX_LIMIT, step=1, on_change=_on_limit_change,
                             **mirrored(f"pk_{name}", getattr(chosen.limits, name)))
     defaults = state.data_defaults(hist)
     with columns[3]:
@@ -112,6 +118,9 @@ def controls(hist) -> None:
                        f"1 each); {defaults.max_graphs:,} graphs per pack.")
     st.caption(f"Limits from {chosen.source}. The largest graph has {hist.max_nodes:,} nodes and the graph with the "
                f"most edges has {hist.max_edges:,}, so limits must be at least that.")
+    problem = st.session_state.pop(LIMIT_ERROR, None)
+    if problem:
+        st.error(f"**Those limits do not work; the last ones are kept.** {problem}", icon=":material/error:")
     algorithm = method.algorithm
     columns = st.columns(3)
     with columns[0]:
@@ -139,9 +148,9 @@ def controls(hist) -> None:
     with columns[2]:
         if algorithm in TUPLE_ALGORITHMS and shown["heuristic"] == "weighted":
             left, right = st.columns(2)
-            left.number_input("Node weight", min_value=0.0, step=0.5, on_change=_on_method_change,
+            left.number_input("Node weight", min_value=0.0, max_value=MAX_WEIGHT, step=0.5, on_change=_on_method_change,
                               **mirrored("pk_w_nodes", float(shown["weights"][0])))
-            right.number_input("Edge weight", min_value=0.0, step=0.5, on_change=_on_method_change,
+            right.number_input("Edge weight", min_value=0.0, max_value=MAX_WEIGHT, step=0.5, on_change=_on_method_change,
                                **mirrored("pk_w_edges", float(shown["weights"][1])))
     problem = st.session_state.pop("pk_method_error", None)
     if problem:

@@ -47,7 +47,7 @@ def run_controls(seed: bool = True) -> dict:
                             help="Packs of the chosen limits in one batch. Empty: as many as carry about batch "
                                  "size graphs, so packing takes about as many steps as the others.")
     if seed:
-        columns[4].number_input("Seed", min_value=0, step=1, on_change=_save, args=("run_seed",),
+        columns[4].number_input("Seed", min_value=0, max_value=2**32 - 1, step=1, on_change=_save, args=("run_seed",),
                                 **mirrored("run_seed", settings["seed"]),
                                 help="Seed of the epoch orders and of the dynamic target's 1,000-graph sample.")
     return dict(state.run_settings())

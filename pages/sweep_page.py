@@ -5,9 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from packing import TUPLE_ALGORITHMS, PackLimits, smallest_limits
+from packing.limits import MAX_LIMIT
 from pages import cache, figures, links, state
 from pages.sweeps import RANGE_FIELDS, SETTINGS, check_grid, default_params, grid, sweep_method
 from pages.widgets import (
+    MAX_WEIGHT,
     ALGORITHM_LABELS,
     HEURISTIC_LABELS,
     current_dataset,
@@ -35,18 +37,18 @@ def form(params: dict, owner: str) -> None:
         labels = {"n0": "Max nodes from", "n1": "to", "ns": "step", "e0": "Max edges from", "e1": "to", "es": "step"}
         for column, name in zip(st.columns(6), RANGE_FIELDS):
             with column:
-                st.number_input(labels[name], min_value=1, step=1, **mirrored(f"sw_{name}", int(params[name])))
+                st.number_input(labels[name], min_value=1, max_value=MAX_LIMIT, step=1, **mirrored(f"sw_{name}", int(params[name])))
         columns = st.columns([2, 2, 1, 1, 3, 1], vertical_alignment="bottom")
         with columns[0]:
-            st.number_input("Max graphs per pack", min_value=1, step=1, **mirrored("sw_max_graphs", params["max_graphs"]))
+            st.number_input("Max graphs per pack", min_value=1, max_value=MAX_LIMIT, step=1, **mirrored("sw_max_graphs", params["max_graphs"]))
         with columns[1]:
             heuristics = list(HEURISTIC_LABELS)
             st.selectbox("Heuristic", heuristics, **mirrored_choice("sw_heuristic", heuristics, params["heuristic"]),
                          format_func=HEURISTIC_LABELS.get)
         weight_help = "Used by the weighted heuristic only: node weight x nodes + edge weight x edges."
-        columns[2].number_input("Node weight", min_value=0.0, step=0.5, help=weight_help,
+        columns[2].number_input("Node weight", min_value=0.0, max_value=MAX_WEIGHT, step=0.5, help=weight_help,
                                 **mirrored("sw_w_nodes", float(params["w_nodes"])))
-        columns[3].number_input("Edge weight", min_value=0.0, step=0.5, help=weight_help,
+        columns[3].number_input("Edge weight", min_value=0.0, max_value=MAX_WEIGHT, step=0.5, help=weight_help,
                                 **mirrored("sw_w_edges", float(params["w_edges"])))
         with columns[4]:
             st.selectbox("Algorithm", TUPLE_ALGORITHMS, format_func=ALGORITHM_LABELS.get,

@@ -33,6 +33,9 @@ PROVE_SECONDS = 60
 #: The heuristics offered, in words (``weighted`` asks for two weights).
 HEURISTIC_LABELS = {**{name: name for name in HEURISTICS}, "weighted": "weighted sum (set the weights)"}
 
+#: The largest node / edge weight the weight boxes take (the heuristics need only their ratio).
+MAX_WEIGHT = 1e6
+
 #: Exceptions that become an inline message instead of a traceback.
 USER_ERRORS = (ValueError, data_loaders.DatasetUnavailableError, FileNotFoundError, OSError)
 

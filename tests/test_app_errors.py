@@ -156,3 +156,16 @@ def test_another_file_under_the_same_name_is_a_new_dataset(app):
     assert errors(app) == [] and {m.label: m.value for m in app.metric}["Packs"] == "2"
     app.switch_page("pages/sweep_page.py").run()
     assert (app.number_input(key="sw_n0").value, app.number_input(key="sw_e0").value) == (50, 80)
+
+
+def test_limit_boxes_stop_at_the_engines_largest_limit(app):
+    from packing.limits import MAX_LIMIT
+
+    app.switch_page("pages/packing_page.py").run()
+    for key in ("pk_max_nodes", "pk_max_edges", "pk_max_graphs"):
+        assert app.number_input(key=key).max == MAX_LIMIT
+    app.number_input(key="pk_max_nodes").set_value(MAX_LIMIT).run()  # the largest the engine takes still packs
+    assert errors(app) == [] and chosen(app).limits.max_nodes == MAX_LIMIT
+    assert app.sidebar.subheader and "Chosen configuration" in [h.value for h in app.sidebar.subheader]
+    app.switch_page("pages/sweep_page.py").run()
+    assert all(app.number_input(key=f"sw_{name}").max == MAX_LIMIT for name in ("n0", "n1", "e1", "max_graphs"))
