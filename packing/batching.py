@@ -70,6 +70,7 @@ last batch, as a PyTorch ``DataLoader`` does).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable
@@ -108,6 +109,12 @@ DEFAULT_BUCKETS = 8
 MAX_BATCH_SIZE = 2**20
 MAX_STEPS = 20_000_000
 MAX_DEVICES = 4096
+#: The most batches (steps x devices) and graphs drawn (graphs x epochs, or batches x batch
+#: size) that one simulation holds in memory: every strategy's batches at once then take a few
+#: GB. seed 001's run, 2,000,000 steps of 32 graphs, is within both.
+MAX_BATCHES = 4_000_000
+MAX_PACKS_PER_BATCH = 1 << 16
+MAX_GRAPHS_DRAWN = 200_000_000
 _OPTIONS = {
     "static_constant": (),
     "static_64": (),
@@ -146,6 +153,31 @@ class RunSpec:
     @property
     def stream_epochs(self) -> int | None:
         return self.epochs if self.steps is None else None
+
+    def check_work(self, num_graphs: int) -> None:
+        """``ValueError`` naming what to lower when this run over ``num_graphs`` graphs would
+        simulate more than ``MAX_BATCHES`` batches or draw more than ``MAX_GRAPHS_DRAWN``
+        graphs (the work and memory grow with the products, not with each number alone).
+
+        >>> RunSpec(2, 20_000_000, 1, 0, 1).check_work(1000)
+        Traceback (most recent call last):
+        ...
+        ValueError: This run simulates 20,000,000 batches (steps x devices); at most 4,000,000 fit in memory: lower the steps or the devices.
+        """
+        if self.steps is not None:
+            batches, graphs = self.steps * self.devices, self.steps * self.devices * self.batch_size
+            what, lower = "steps x devices", "the steps or the devices"
+            drawn, fewer = "steps x devices x batch size", "the steps, the devices or the batch size"
+        else:
+            batches, graphs = math.ceil(self.epochs * num_graphs / max(1, self.batch_size - 1)), self.epochs * num_graphs
+            what, lower = "epochs x graphs / batch size", "the epochs, or raise the batch size"
+            drawn, fewer = "epochs x graphs", "the epochs"
+        if batches > MAX_BATCHES:
+            raise ValueError(f"This run simulates {batches:,} batches ({what}); at most {MAX_BATCHES:,} fit in memory: "
+                             f"lower {lower}.")
+        if graphs > MAX_GRAPHS_DRAWN:
+            raise ValueError(f"This run draws {graphs:,} graphs ({drawn}); at most {MAX_GRAPHS_DRAWN:,} fit in memory: "
+                             f"lower {fewer}.")
 
     def to_dict(self) -> dict[str, Any]:
         return {"batch_size": self.batch_size, "steps": self.steps, "epochs": None if self.steps else self.epochs,
@@ -405,7 +437,7 @@ def _packing_plan(sizes: GraphSizes, options: dict[str, Any]) -> PackingPlan:
 
 def _simulate_packing(sizes: GraphSizes, run: RunSpec, cross: bool, options: dict[str, Any]) -> BatchingResult:
     plan = _packing_plan(sizes, options)
-    packs = whole_number(options.get("packs_per_batch", 1), "packs_per_batch", 1, 1 << 16)
+    packs = whole_number(options.get("packs_per_batch", 1), "packs_per_batch", 1, MAX_PACKS_PER_BATCH)
     stream = PackStream(sizes, plan)
     done = stream.run(packs, run.wanted, run.stream_epochs, run.seed, cross)
     capacity = (plan.node_capacity, plan.edge_capacity, plan.limits.max_graphs)
@@ -443,6 +475,7 @@ def run_strategies(hist_or_sizes: Any, run: RunSpec, requests: dict[str, dict[st
     order, for all), each with its options; strategies that cut the stream alike (the
     static ones and buckets) share one cut. ``cross_epochs=None``: each strategy's default."""
     sizes = hist_or_sizes if isinstance(hist_or_sizes, GraphSizes) else GraphSizes.of(hist_or_sizes)
+    run.check_work(sizes.num_graphs)
     results: dict[str, BatchingResult] = {}
     cuts: dict[str, _Cut] = {}
     for strategy, options in requests.items():
@@ -491,7 +524,12 @@ def packs_matching_batch_size(plan: PackingPlan, batch_size: int) -> int:
     (4.0, 8)
     """
     whole_number(batch_size, "batch_size", 1, 1 << 40)
-    return max(1, round(batch_size / plan.packing_factor))
+    packs = max(1, round(batch_size / plan.packing_factor))
+    if packs > MAX_PACKS_PER_BATCH:
+        raise ValueError(f"A batch of {batch_size:,} graphs takes {packs:,} packs of limits {plan.limits} (about "
+                         f"{plan.packing_factor:.1f} graphs each); at most {MAX_PACKS_PER_BATCH:,} packs fit in a batch: "
+                         "lower the batch size or raise the pack limits.")
+    return packs
 
 
 def default_requests(hist: SizeHistogram, batch_size: int, plan: PackingPlan | None, seed: int,

@@ -116,13 +116,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def check_out(path: Path | None) -> None:
+    """``ValueError`` for an output file that is neither .csv nor .json (checked before any work)."""
+    if path is not None and path.suffix not in (".csv", ".json"):
+        raise ValueError(f"--out must end in .csv or .json, got {path.name!r}.")
+
+
 def _write_table(frame, path: Path) -> None:
+    check_out(path)
     if path.suffix == ".json":
         frame.to_json(path, orient="records", indent=1)
-    elif path.suffix == ".csv":
-        frame.to_csv(path, index=False)
     else:
-        raise ValueError(f"Unknown output type {path.suffix!r}; use .csv or .json.")
+        frame.to_csv(path, index=False)
 
 
 def _method(args: argparse.Namespace) -> PackMethod:
@@ -220,8 +225,13 @@ def add_packs_per_batch(parser: argparse.ArgumentParser) -> None:
 
 
 def packs_per_batch(args: argparse.Namespace, plan: PackingPlan | None, batch_size: int) -> int:
-    """``--packs-per-batch`` resolved for ``plan`` (1 without a plan: packs of the dynamic target)."""
+    """``--packs-per-batch`` resolved for ``plan`` (1 without a plan: packs of the dynamic
+    target; a number given then is refused, as it would not apply)."""
     if plan is None:
+        if args.packs_per_batch is not None:
+            raise ValueError("--packs-per-batch applies to packs of chosen limits; give --max-nodes, --max-edges or "
+                             "--max-graphs (or a configuration with a plan), or leave it out: without limits the "
+                             "packing row packs into the dynamic batching target, one pack per batch.")
         return 1
     if args.packs_per_batch is None:
         return packs_matching_batch_size(plan, batch_size)
@@ -261,6 +271,7 @@ def run(argv: list[str] | None = None) -> int:
     """
     args = build_parser().parse_args(argv)
     try:
+        check_out(getattr(args, "out", None))
         hist = SizeHistogram.load(args.histogram)
         if args.command == "stats":
             print(json.dumps(hist.stats(), indent=1))

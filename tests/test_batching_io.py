@@ -3,6 +3,7 @@ user would) and as the ``batching`` section of the exported configuration."""
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -11,7 +12,8 @@ import pytest
 from common_helpers import replaced
 
 from packing import PackLimits, SizeHistogram, pack
-from packing.batching import STRATEGIES, batching_section, check_batching_section, compare_batching
+from packing.batching import (STRATEGIES, batching_section, check_batching_section, compare_batching,
+                              packs_matching_batch_size)
 from packing.export import config_json, export_config, load_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -134,3 +136,35 @@ def test_section_needs_the_compare_table():
     unknown["strategies"]["static_9"] = {}
     with pytest.raises(ValueError, match="unknown strategies"):
         check_batching_section(unknown)
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--batch-size", "2", "--steps", "20000000"), "20,000,000 batches (steps x devices); at most 4,000,000"),
+    (("--batch-size", "32", "--steps", "20000000", "--devices", "4096"), "lower the steps or the devices"),
+    (("--batch-size", "32", "--epochs", "100000", "--devices", "4096"), "lower the epochs, or raise the batch size"),
+    (("--batch-size", "512", "--steps", "1000000", "--devices", "2"),
+     "draws 1,024,000,000 graphs (steps x devices x batch size)"),
+])
+def test_runs_too_large_for_memory_are_refused_at_once(molhiv_file, args, message):
+    start = time.perf_counter()
+    result = cli("batching", str(molhiv_file), *args)
+    assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
+    assert time.perf_counter() - start < 20  # refused before simulating (the CLI's start-up is most of it)
+
+
+def test_settings_that_do_not_apply_and_bad_outputs_are_refused_before_any_work(molhiv_file, tmp_path):
+    ignored = cli("batching", str(molhiv_file), "--batch-size", "8", "--packs-per-batch", "5")
+    assert ignored.returncode == 2 and "--packs-per-batch applies to packs of chosen limits" in ignored.stderr
+    out = tmp_path / "x.txt"
+    start = time.perf_counter()
+    wrong = cli("batching", str(molhiv_file), "--batch-size", "8", "--steps", "2000000", "--out", str(out))
+    assert wrong.returncode == 2 and "--out must end in .csv or .json, got 'x.txt'" in wrong.stderr
+    assert time.perf_counter() - start < 20 and not out.exists() and wrong.stdout == ""
+
+
+def test_a_batch_too_large_for_its_packs_names_the_batch_size():
+    plan = pack(SMALL, PackLimits(40, 120, 8))
+    with pytest.raises(ValueError, match=r"A batch of 1,000,000 graphs takes [\d,]+ packs .* lower the batch size or "
+                                         r"raise the pack limits"):
+        compare_batching(SMALL, 1_000_000, plan=plan, steps=10, packs_per_batch=packs_matching_batch_size(plan,
+                                                                                                         1_000_000))

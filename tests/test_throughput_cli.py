@@ -56,8 +56,23 @@ def test_errors_end_with_a_message_and_status_2(tmp_path, capsys):
         (("estimate", str(tmp_path / "none.json"), "--calibration", str(broken)), "No configuration file"),
         (("calibrate", "--device", "cuda:7", "--shapes", "6"), "error:"),
         (("calibrate", "--shapes", "2"), "count must lie"),
+        (("estimate", str(config), "--calibration", str(shipped_calibrations()[0]), "--batch-size", "1000000"),
+         "A batch of 1,000,000 graphs takes"),
+        (("estimate", str(config), "--calibration", str(shipped_calibrations()[0]), "--batch-size", "4",
+          "--out", str(tmp_path / "x.txt")), "--out must end in .csv or .json"),
+        (("check", str(broken)), "not a calibration file"),
     ]
     for args, message in cases:
         assert run(list(args)) == 2, args
         stderr = capsys.readouterr().err
         assert stderr.splitlines()[-1].startswith("error: ") and message in stderr, (args, stderr)
+    assert not (tmp_path / "x.txt").exists()
+
+
+def test_check_prints_every_shape_and_writes_the_check(tmp_path):
+    done = run_cli("check", "--seconds", "0.5", "--out", str(tmp_path / "check.json"))
+    assert done.returncode == 0, done.stderr
+    assert "this machine's calibration: gin (hidden 64, 3 layers, eager)" in done.stdout
+    assert done.stdout.count("ratio ") in (0, 3, 4)  # none when no calibration of this CPU ships (then measured)
+    saved = json.loads((tmp_path / "check.json").read_text())
+    assert saved["note"] and (saved["check"] is None or {"ratio_median", "within_band"} <= set(saved["check"]))

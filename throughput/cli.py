@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from packing.cli import add_packs_per_batch, packs_per_batch
+from packing.cli import add_packs_per_batch, check_out, packs_per_batch
 
 from .calibration import MODELS, MODES, calibrate, load_calibration
 from .shapes import DEFAULT_COUNT, DEFAULT_MAX_EDGES, DEFAULT_MAX_GRAPHS, DEFAULT_MAX_NODES, default_shapes
@@ -140,6 +140,7 @@ def _estimate(args: argparse.Namespace) -> None:
     from .estimate import estimate
     from .report import format_table, throughput_section
 
+    check_out(args.out)
     config, plan = load_config(args.config)
     cal = load_calibration(args.calibration)
     batch_size = _batch_size(args, config)
@@ -156,10 +157,8 @@ def _estimate(args: argparse.Namespace) -> None:
     if args.out is not None:
         if args.out.suffix == ".json":
             args.out.write_text(json.dumps(throughput_section(table, check), indent=1) + "\n", encoding="utf-8")
-        elif args.out.suffix == ".csv":
-            table.to_csv(args.out, index=False)
         else:
-            raise ValueError(f"--out must end in .csv or .json, got {args.out.name!r}.")
+            table.to_csv(args.out, index=False)
         print(f"wrote {args.out}")
 
 
