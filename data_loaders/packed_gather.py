@@ -122,6 +122,9 @@ class PackSource(torch.utils.data.Dataset):
         self.exclude_keys = list(exclude_keys)
         self.storage = StorageGather.for_dataset(dataset, layout)
         self.layout = layout if self.storage is None else self.storage.layout
+        if isinstance(dataset, (list, tuple)):  # in memory already: check every graph now, as stored datasets are
+            for position, graph in enumerate(dataset):
+                self.layout.check_graph(graph, position)
 
     def __len__(self) -> int:
         return len(self.dataset)
@@ -135,4 +138,6 @@ class PackSource(torch.utils.data.Dataset):
         if self.storage is not None:
             return self.storage.gather(indices)
         graphs = [self.dataset[index] for index in indices]
+        for index, graph in zip(indices, graphs):  # an on-disk dataset is checked as its graphs are read
+            self.layout.check_graph(graph, index)
         return Batch.from_data_list(graphs, exclude_keys=self.exclude_keys)

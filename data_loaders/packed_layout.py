@@ -132,6 +132,35 @@ class GraphLayout:
             resolved.append(dataclasses.replace(attribute, level=fitting[0]))
         return GraphLayout(tuple(resolved), self.counts_nodes)
 
+    def check_graph(self, graph: Data, position: int) -> None:
+        """``ValueError`` when an attribute of ``graph`` (graph ``position`` of the dataset)
+        does not have the rows its level asks for (nodes, edges, or one row per graph), as
+        :meth:`resolve_levels` refuses for stored datasets; a batch would otherwise carry more
+        or fewer rows than it has nodes, edges or graphs.
+
+        >>> layout = GraphLayout((Attribute("y", GRAPH, (), torch.float),))
+        >>> layout.check_graph(Data(y=torch.zeros(4), num_nodes=2, edge_index=torch.zeros(2, 0, dtype=torch.long)), 7)
+        Traceback (most recent call last):
+        ...
+        ValueError: Attribute 'y' has 4 rows in graph 7 (2 nodes, 0 edges), but the dataset's graphs carry it as graph-level (1 row per graph): every graph must agree for it to be padded. Fix the data or leave it out with exclude_keys=['y'].
+        """
+        expected = {NODE: graph.num_nodes, EDGE: graph.num_edges, GRAPH: 1}
+        for attribute in self.attributes:
+            value = graph[attribute.key] if attribute.key in graph else None
+            if attribute.key == EDGE_INDEX or not isinstance(value, torch.Tensor):
+                continue
+            shape = tuple(value.shape)
+            stacked = attribute.level == GRAPH and shape == attribute.row_shape  # PyG adds the graph dimension
+            if stacked or (shape[1:] == attribute.row_shape and shape[:1] == (expected[attribute.level],)):
+                continue
+            words = {NODE: "node-level (1 row per node)", EDGE: "edge-level (1 row per edge)",
+                     GRAPH: "graph-level (1 row per graph)"}[attribute.level]
+            raise ValueError(
+                f"Attribute {attribute.key!r} has {shape[0] if shape else 0} rows in graph {position} "
+                f"({graph.num_nodes} nodes, {graph.num_edges} edges), but the dataset's graphs carry it as {words}: "
+                f"every graph must agree for it to be padded. Fix the data or leave it out with "
+                f"exclude_keys=[{attribute.key!r}].")
+
     def empty_batch(self) -> Batch:
         """A batch of zero graphs with every attribute (zero rows), for empty steps."""
         batch = new_batch()

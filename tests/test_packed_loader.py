@@ -371,6 +371,37 @@ def test_an_attribute_whose_rows_change_level_between_graphs_is_named():
         PackedLoader(dataset, plan_for(dataset, max_nodes=5, max_edges=4))
 
 
+def test_a_list_of_graphs_whose_target_changes_rows_is_refused_as_a_stored_dataset_is():
+    def graph(rows: int) -> Data:
+        return Data(x=torch.ones(2, 1), edge_index=torch.zeros(2, 0, dtype=torch.long), y=torch.ones(rows))
+
+    graphs = [graph(1) for _ in range(256)] + [graph(4)]
+    plan = pack(SizeHistogram.from_sizes([2] * 257, [0] * 257), PackLimits(20, 1, 10))
+    with pytest.raises(ValueError, match=r"'y' has 4 rows in graph 256 \(2 nodes, 0 edges\), but the dataset's graphs "
+                                         r"carry it as graph-level"):
+        PackedLoader(graphs, plan)
+    stored = Graphs(graphs)  # the same graphs stored: refused when the levels are resolved
+    with pytest.raises(ValueError, match="'y' has 4 rows in stored graph 256"):
+        PackedLoader(stored, plan)
+    lazy = LazyGraphs(graphs)  # read graph by graph (an on-disk dataset): refused at the step that reads it
+    loader = PackedLoader(lazy, plan, shuffle=False)
+    with pytest.raises(ValueError, match="'y' has 4 rows in graph 256"):
+        list(loader)
+
+
+class LazyGraphs(torch.utils.data.Dataset):
+    """Graphs read one by one, as PyG's on-disk datasets are."""
+
+    def __init__(self, graphs: list[Data]) -> None:
+        self.graphs = graphs
+
+    def __len__(self) -> int:
+        return len(self.graphs)
+
+    def __getitem__(self, index: int) -> Data:
+        return self.graphs[index]
+
+
 def test_reserved_names_are_refused():
     graphs = [Data(x=torch.ones(2, 1), edge_index=torch.zeros(2, 0, dtype=torch.long), node_mask=torch.ones(2))] * 2
     with pytest.raises(ValueError, match="node_mask, which the padded batch sets itself"):
