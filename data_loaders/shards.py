@@ -24,10 +24,9 @@ import pandas as pd
 from packing import SizeHistogram
 from packing.size_table import MAX_BYTES, histogram_from_table, read_file_bytes, read_table
 
-from .smiles import smiles_sizes
+from .smiles import invalid_example, smiles_sizes
 
 EXAMPLES = 5  # unparsable SMILES quoted per shard
-_EXAMPLE_CHARS = 80
 
 
 @dataclass(frozen=True)
@@ -81,7 +80,9 @@ class ShardReport:
 class PartialHistogram:
     """The histogram of some shards (None when none of their rows is a graph) and their reports.
 
-    >>> part = read_shard_frame(pd.DataFrame({"smiles": ["CCO", "C1CC"]}), "a.csv", ShardFormat("smiles"))
+    >>> from packing.size_table import numbered_rows
+    >>> frame = numbered_rows(pd.DataFrame({"smiles": ["CCO", "C1CC"]}))
+    >>> part = read_shard_frame(frame, "a.csv", ShardFormat("smiles"))
     >>> part.histogram.num_graphs, part.shards[0].invalid_examples
     (1, ("row 2: 'C1CC'",))
     """
@@ -90,16 +91,9 @@ class PartialHistogram:
     shards: tuple[ShardReport, ...]
 
 
-def _example(row: int, value: object) -> str:
-    text = value if isinstance(value, str) else None
-    if text is None or not text.strip():
-        return f"row {row}: (no value)"
-    shown = text if len(text) <= _EXAMPLE_CHARS else text[:_EXAMPLE_CHARS] + "..."
-    return f"row {row}: {shown!r}"
-
-
 def read_shard_frame(frame: pd.DataFrame, name: str, shard_format: ShardFormat) -> PartialHistogram:
-    """The partial histogram of one shard's table (columns already lower-cased)."""
+    """The partial histogram of one shard's table (columns lower-cased, rows numbered as in
+    the file: :func:`packing.size_table.read_table`)."""
     if shard_format.column is None:
         hist = histogram_from_table(frame, name)
         return PartialHistogram(hist, (ShardReport(name, len(frame), hist.num_graphs),))
@@ -110,7 +104,7 @@ def read_shard_frame(frame: pd.DataFrame, name: str, shard_format: ShardFormat) 
         raise ValueError(f"{name} has a header but no rows.")
     smiles = frame[shard_format.column].tolist()
     nodes, edges, invalid = smiles_sizes(smiles, hydrogens=shard_format.hydrogens)
-    examples = tuple(_example(position + 1, smiles[position]) for position in invalid[:EXAMPLES])
+    examples = tuple(invalid_example(f"row {frame.index[position]}", smiles[position]) for position in invalid[:EXAMPLES])
     report = ShardReport(name, len(smiles), int(nodes.size), len(invalid), examples)
     return PartialHistogram(SizeHistogram.from_sizes(nodes, edges) if nodes.size else None, (report,))
 

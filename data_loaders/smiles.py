@@ -6,6 +6,8 @@ RDKit parses one molecule at a time; this is the only per-item loop in the packa
 """
 from __future__ import annotations
 
+import math
+
 from typing import Callable
 
 import numpy as np
@@ -43,3 +45,21 @@ def smiles_sizes(
         nodes.append(molecule.GetNumAtoms())
         edges.append(2 * molecule.GetNumBonds())
     return np.array(nodes, dtype=np.int64), np.array(edges, dtype=np.int64), invalid
+
+
+#: Characters of an unparsable entry quoted in a report.
+EXAMPLE_CHARS = 80
+
+
+def invalid_example(where: str, value: object) -> str:
+    """How an entry RDKit could not parse is quoted: ``"row 3: 'C1CC'"``; a missing value is
+    ``(no value)`` and a number is quoted as the text it was read as.
+
+    >>> invalid_example("row 3", 123), invalid_example("line 7", float("nan")), invalid_example("row 2", "C1CC")
+    ("row 3: '123'", 'line 7: (no value)', "row 2: 'C1CC'")
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)) or (isinstance(value, str) and not value.strip()):
+        return f"{where}: (no value)"
+    text = value if isinstance(value, str) else str(value)
+    shown = text if len(text) <= EXAMPLE_CHARS else text[:EXAMPLE_CHARS] + "..."
+    return f"{where}: {shown!r}"

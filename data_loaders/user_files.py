@@ -30,13 +30,14 @@ from packing.size_table import (
     decompress,
     histogram_from_table,
     lower_columns,
+    numbered_rows,
     read_file_bytes,
     read_table,
     size_limit_words,
 )
 
 from .aflow import DEFAULT_K, aflow_frame_sizes
-from .smiles import Progress, smiles_sizes
+from .smiles import Progress, invalid_example, smiles_sizes
 
 _SMILES = {".smi", ".smiles", ".txt"}
 _PICKLES = {".pt", ".pth", ".pkl", ".pickle"}
@@ -67,15 +68,19 @@ def _text(suffix: str, data: bytes, name: str) -> str:
                          f"{'one SMILES per line' if suffix in _SMILES else 'JSON text'}.") from None
 
 
-def _smiles_lines(text: str) -> list[str]:
-    tokens = [line.split()[0] if line.split() else "" for line in text.splitlines()]
-    if tokens and tokens[0].lower() == "smiles":
-        tokens = tokens[1:]
-    return [token for token in tokens if token]
+def _smiles_lines(text: str) -> tuple[list[str], list[str]]:
+    """The first token of every non-blank line (a ``smiles`` header skipped) and where each
+    is (``line N`` of the file)."""
+    numbered = [(number, line.split()[0]) for number, line in enumerate(text.splitlines(), 1) if line.split()]
+    if numbered and numbered[0][1].lower() == "smiles":
+        numbered = numbered[1:]
+    return [token for _, token in numbered], [f"line {number}" for number, _ in numbered]
 
 
-def _from_smiles(smiles: list[str], name: str, hydrogens: bool,
+def _from_smiles(smiles: list[Any], places: list[str], name: str, hydrogens: bool,
                  progress: Progress | None = None) -> tuple[SizeHistogram, dict[str, Any]]:
+    """The histogram of the SMILES that RDKit parses; those it cannot are counted and
+    reported by their ``places`` (``line 7``, ``row 3``)."""
     nodes, edges, invalid = smiles_sizes(smiles, hydrogens=hydrogens, progress=progress)
     if nodes.size == 0:
         raise ValueError(f"{name}: none of the {len(smiles)} SMILES could be parsed by RDKit.")
@@ -83,8 +88,8 @@ def _from_smiles(smiles: list[str], name: str, hydrogens: bool,
     note = f"{name}: {nodes.size} molecules from SMILES via RDKit ({atoms}, 2 x bonds)"
     if invalid:
         note += f"; {len(invalid)} SMILES could not be parsed and are not counted"
-    extra = {"invalid": len(invalid), "invalid_entries": [i + 1 for i in invalid],
-             "invalid_examples": [f"entry {i + 1}: {smiles[i]!r}" for i in invalid[:_EXAMPLES]]}
+    extra = {"invalid": len(invalid), "invalid_entries": [int(places[i].split()[-1]) for i in invalid],
+             "invalid_examples": [invalid_example(places[i], smiles[i]) for i in invalid[:_EXAMPLES]]}
     return SizeHistogram.from_sizes(nodes, edges), {"provenance": note + ".", **extra}
 
 
@@ -103,7 +108,7 @@ def _from_table(frame: pd.DataFrame, name: str, hydrogens: bool, k: int,
         note = f"{name}: AFLOW export, {atoms.size} crystals, k-NN graphs with k = {k}."
         return SizeHistogram.from_sizes(atoms, edges), {"provenance": note}
     if "smiles" in frame.columns:
-        return _from_smiles(frame["smiles"].astype(str).tolist(), name, hydrogens, progress)
+        return _from_smiles(frame["smiles"].tolist(), [f"row {row}" for row in frame.index], name, hydrogens, progress)
     raise ValueError(
         f"{name} has columns {list(frame.columns)}; expected num_nodes,num_edges[,count], "
         "a smiles column or an AFLOW compound column."
@@ -145,14 +150,14 @@ def load_user_file(
             report("Parsing the table", 0.2)
             hist, extra = _from_table(read_table(data, name, max_bytes), name, hydrogens, k, progress)
         elif suffix in _SMILES:
-            lines = _smiles_lines(_text(*decompress(name, data, max_bytes), name))
-            hist, extra = _from_smiles(lines, name, hydrogens, progress)
+            hist, extra = _from_smiles(*_smiles_lines(_text(*decompress(name, data, max_bytes), name)), name,
+                                       hydrogens, progress)
         elif suffix == ".json":
             content = json.loads(_text(*decompress(name, data, max_bytes), name))
             entries = list(content.values()) if isinstance(content, dict) else content
             if not isinstance(entries, list) or not all(isinstance(entry, dict) for entry in entries):
                 raise ValueError(f"{name}: an AFLOW JSON export is a list (or object) of entries with a compound.")
-            hist, extra = _from_table(pd.DataFrame(entries), name, hydrogens, k)
+            hist, extra = _from_table(numbered_rows(pd.DataFrame(entries)), name, hydrogens, k)
         else:
             raise ValueError(
                 f"{name}: unknown file type {suffix or '(none)'}; use .csv, .tsv, .parquet, "

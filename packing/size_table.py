@@ -79,7 +79,7 @@ def _read_parquet(data: bytes, name: str, max_bytes: int) -> pd.DataFrame:
     if max(encoded, 8 * metadata.num_rows * metadata.num_columns) > max_bytes:
         raise ValueError(f"{name} ({metadata.num_rows:,} rows) is larger than the limit of {size_limit_words(max_bytes)} "
                          "once decoded; use a smaller file or a histogram (num_nodes,num_edges,count) instead.")
-    return pd.read_parquet(io.BytesIO(data))
+    return numbered_rows(pd.read_parquet(io.BytesIO(data)))
 
 
 def _read_text_table(data: bytes, name: str, separator: str) -> pd.DataFrame:
@@ -90,7 +90,8 @@ def _read_text_table(data: bytes, name: str, separator: str) -> pd.DataFrame:
     with warnings.catch_warnings():
         warnings.simplefilter("error", pd.errors.ParserWarning)
         try:
-            return pd.read_csv(io.BytesIO(data), sep=separator, index_col=False, encoding="utf-8")
+            frame = pd.read_csv(io.BytesIO(data), sep=separator, index_col=False, encoding="utf-8",
+                                skip_blank_lines=False)
         except UnicodeDecodeError:
             raise ValueError(f"{name} is not a text table: it holds bytes that are not UTF-8 text. Expected a "
                              "CSV/TSV with a header such as num_nodes,num_edges[,count] (or use .parquet for "
@@ -98,6 +99,13 @@ def _read_text_table(data: bytes, name: str, separator: str) -> pd.DataFrame:
         except pd.errors.ParserWarning:
             raise ValueError(f"{name}: some rows have more fields than the header; every row needs exactly one "
                              "value per column.") from None
+    return numbered_rows(frame).dropna(how="all")  # blank lines keep their numbers, then go
+
+
+def numbered_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` indexed by its rows' numbers in the file (1 for the first row under the
+    header), so that a message can name a row after blank rows were dropped."""
+    return frame.set_axis(pd.RangeIndex(1, len(frame) + 1), axis=0)
 
 
 def read_table(data: bytes, name: str, max_bytes: int = MAX_BYTES) -> pd.DataFrame:
@@ -158,7 +166,7 @@ def histogram_from_table(frame: pd.DataFrame, name: str) -> SizeHistogram:
     for column in columns:
         empty = frame[column].isna().to_numpy()
         if empty.any():
-            raise ValueError(f"{name}: row {int(empty.argmax()) + 1} has no value for {column}; every row needs "
+            raise ValueError(f"{name}: row {frame.index[int(empty.argmax())]} has no value for {column}; every row needs "
                              "one value per column.")
     try:
         if "count" in columns:

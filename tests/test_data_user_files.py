@@ -72,7 +72,8 @@ def test_smiles_file_counts_and_reports_unparsable_lines() -> None:
     hist, info = load_user_file(Upload(text, "mols.smi"))
     assert hist == SizeHistogram.from_sizes([3, 6], [4, 12])
     assert info["invalid"] == 2 and "2 SMILES could not be parsed" in info["provenance"]
-    assert info["invalid_examples"] == ["entry 2: 'not_a_molecule'", "entry 4: 'C1CC'"]
+    assert info["invalid_examples"] == ["line 3: 'not_a_molecule'", "line 6: 'C1CC'"]  # lines of the file
+    assert info["invalid_entries"] == [3, 6]
     with_h = load_user_file(Upload(b"CCO\n", "m.smiles"), hydrogens=True)[0]
     assert with_h == SizeHistogram.from_sizes([9], [16])
     with pytest.raises(ValueError, match="none of the 2 SMILES"):
@@ -157,3 +158,13 @@ def test_decompressed_and_decoded_sizes_are_limited_too() -> None:
     assert len(buffer.getvalue()) < 100_000
     with pytest.raises(ValueError, match=r"\(2,000,000 rows\) is larger than the limit of 100,000 bytes once decoded"):
         load_user_file(Upload(buffer.getvalue(), "ones.parquet"), max_bytes=100_000)
+
+
+def test_rows_are_named_as_in_the_file_after_blank_lines_and_numbers_are_quoted() -> None:
+    text = b'smiles\nCCO\n\n\n123\nC1CC\n""\n'
+    hist, info = load_user_file(Upload(text, "mols.csv"))
+    assert hist == SizeHistogram.from_sizes([3], [4])
+    # rows under the header: 1 CCO, 2-3 blank (dropped), 4 the number 123, 5 C1CC, 6 an empty value
+    assert info["invalid_examples"] == ["row 4: '123'", "row 5: 'C1CC'"] and info["invalid_entries"] == [4, 5]
+    with pytest.raises(ValueError, match="row 4 has no value for num_edges"):
+        load_user_file(Upload(b"num_nodes,num_edges\n3,4\n\n\n5,\n", "sizes.csv"))
