@@ -171,8 +171,11 @@ def _histogram(patterns: list[str], label: str, shard_format: ShardFormat, clien
         raise
     _check_complete(merged, paths)
     if merged.histogram is None:
-        raise ValueError(f"{label}: none of the {sum(r.rows for r in merged.shards):,} SMILES in "
-                         f"{len(paths):,} shards could be parsed by RDKit; check the SMILES column and the files.")
+        rows = sum(r.rows for r in merged.shards)
+        raise ValueError(f"{label}: none of the {rows:,} SMILES in {len(paths):,} shards could be parsed by RDKit; "
+                         "check the SMILES column and the files." if rows else
+                         f"{label}: all {len(paths):,} shards are empty (a header and no rows); there are no graphs "
+                         "to count.")
     order = {path: index for index, path in enumerate(paths)}
     reports = sorted(merged.shards, key=lambda report: order[report.shard])
     return merged.histogram, _info(label, shard_format, reports, merged.histogram, client,

@@ -93,15 +93,22 @@ class PartialHistogram:
 
 def read_shard_frame(frame: pd.DataFrame, name: str, shard_format: ShardFormat) -> PartialHistogram:
     """The partial histogram of one shard's table (columns lower-cased, rows numbered as in
-    the file: :func:`packing.size_table.read_table`)."""
+    the file: :func:`packing.size_table.read_table`). A shard with the right header and no
+    rows holds no graphs (Spark and Dask write empty partitions): it is counted as empty,
+    not refused.
+
+    >>> read_shard_frame(pd.DataFrame({"num_nodes": [], "num_edges": []}), "part-9.csv", ShardFormat()).shards
+    (ShardReport(shard='part-9.csv', rows=0, graphs=0, invalid=0, invalid_examples=()),)
+    """
+    wanted = ["num_nodes", "num_edges"] if shard_format.column is None else [shard_format.column]
+    if len(frame) == 0 and set(wanted) <= set(frame.columns):
+        return PartialHistogram(None, (ShardReport(name, 0, 0),))
     if shard_format.column is None:
         hist = histogram_from_table(frame, name)
         return PartialHistogram(hist, (ShardReport(name, len(frame), hist.num_graphs),))
     if shard_format.column not in frame.columns:
         raise ValueError(f"{name}: no column {shard_format.column!r} holding SMILES; its columns are "
                          f"{list(frame.columns)[:20]}.")
-    if len(frame) == 0:
-        raise ValueError(f"{name} has a header but no rows.")
     smiles = frame[shard_format.column].tolist()
     nodes, edges, invalid = smiles_sizes(smiles, hydrogens=shard_format.hydrogens)
     examples = tuple(invalid_example(f"row {frame.index[position]}", smiles[position]) for position in invalid[:EXAMPLES])

@@ -134,6 +134,10 @@ def test_missing_files_and_all_bad_smiles_are_refused(client, tmp_path):
     (tmp_path / "bad.csv").write_text("smiles\nC1CC\nQQ\n")
     with pytest.raises(ValueError, match="none of the 2 SMILES in 1 shard"):
         sharded_histogram(str(tmp_path / "bad.csv"), column="smiles", client=client)
+    for index in range(2):
+        (tmp_path / f"empty-{index}.csv").write_text("num_nodes,num_edges\n")
+    with pytest.raises(ValueError, match="all 2 shards are empty"):
+        sharded_histogram(str(tmp_path / "empty-*.csv"), client=client)
 
 
 def test_without_a_client_a_local_cluster_of_one_worker_per_core_is_made(molhiv_shards):

@@ -96,7 +96,6 @@ def test_a_histogram_shard_counts_graphs_not_rows(tmp_path):
 @pytest.mark.parametrize("content, message", [
     (b"num_nodes,num_edges\n3,4\n5,\n", "row 2 has no value for num_edges"),
     (b"num_nodes\n3\n", "missing column"),
-    (b"num_nodes,num_edges\n", "has a header but no rows"),
     (b"num_nodes,num_edges\n3,4,9\n", "more fields than the header"),
     (b"num_nodes,num_edges\n0,4\n", "edges but no nodes"),
 ])
@@ -106,6 +105,19 @@ def test_a_bad_size_shard_is_refused_with_its_path(tmp_path, content, message):
     with pytest.raises(ValueError, match=message) as error:
         read_shard(str(path), ShardFormat())
     assert str(path) in str(error.value)
+
+
+def test_an_empty_shard_counts_as_no_graphs_and_all_empty_is_refused(tmp_path):
+    (tmp_path / "part-0.csv").write_text("num_nodes,num_edges\n3,4\n5,8\n")
+    (tmp_path / "part-1.csv").write_text("num_nodes,num_edges\n")  # an empty partition, as Spark writes them
+    (tmp_path / "part-2.csv").write_text("smiles\n")
+    empty = read_shard(str(tmp_path / "part-1.csv"), ShardFormat())
+    assert empty.histogram is None and (empty.shards[0].rows, empty.shards[0].graphs) == (0, 0)
+    assert read_shard(str(tmp_path / "part-2.csv"), ShardFormat("smiles")).shards[0].rows == 0
+    with pytest.raises(ValueError, match="missing column"):  # an empty shard must still have the columns
+        read_shard(str(tmp_path / "part-2.csv"), ShardFormat())
+    merged = merge_partials([read_shard(str(tmp_path / f"part-{i}.csv"), ShardFormat()) for i in (0, 1)])
+    assert merged.histogram == SizeHistogram.from_sizes([3, 5], [4, 8]) and len(merged.shards) == 2
 
 
 def test_smiles_shards_count_every_unparsable_row(tmp_path):
