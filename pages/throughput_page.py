@@ -60,8 +60,12 @@ COLUMNS = {
 
 @st.cache_data(show_spinner=False)
 def shipped() -> dict[str, Calibration]:
-    """The shipped calibrations (and a team's own, ``$GRAPH_PACKING_CALIBRATIONS``), by file stem."""
-    return {Path(path).stem: load_calibration(path) for path in shipped_calibrations()}
+    """The shipped calibrations (and a team's own, ``$GRAPH_PACKING_CALIBRATIONS``, which replace
+    shipped ones of the same file name), by file stem."""
+    found: dict[str, Calibration] = {}
+    for path in shipped_calibrations():  # the team's folder comes first
+        found.setdefault(Path(path).stem, load_calibration(path))
+    return found
 
 
 def machine() -> MachineCalibration:

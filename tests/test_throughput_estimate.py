@@ -175,6 +175,13 @@ def test_speedups_over_the_steady_epoch_and_the_whole_run():
         assert row["one_off_share"] == pytest.approx(row["compile_seconds"] / row["run_s"])
 
 
+def test_a_dataset_smaller_than_one_step_is_refused():
+    one = SizeHistogram.from_counts([5], [8], [1])  # one graph on 4 devices: epochs would not mean one pass
+    with pytest.raises(ValueError, match=r"holds 1 graphs, fewer than one step takes \(4 device\(s\) x batch size 4\)"):
+        estimate(one, 4, synthetic(1e-3, 1e-5), devices=4, steps=10)
+    assert len(estimate(HIST, 2, synthetic(1e-3, 1e-5), devices=4)) == len(ROWS)  # 10 graphs, 8 a step: priced
+
+
 def test_pyg_dataloader_batches_follow_distributed_sampler():
     from packing.batching import RunSpec
 

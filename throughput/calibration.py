@@ -413,8 +413,8 @@ def load_calibration(source: Any) -> Calibration:
 
 def shipped_calibrations() -> list[Path]:
     """The calibration files of the folder named by ``$GRAPH_PACKING_CALIBRATIONS`` (a team's
-    own, e.g. on a shared drive; listed first) and those shipped in
-    ``throughput/calibrations``, each sorted by name."""
+    own, e.g. on a shared drive; listed first, so one named as a shipped file replaces it on
+    the dashboard) and those shipped in ``throughput/calibrations``, each sorted by name."""
     extra = os.environ.get(CALIBRATIONS_ENV)
     own = sorted(Path(extra).glob("*.json")) if extra and Path(extra).is_dir() else []
     return own + sorted(SHIPPED.glob("*.json"))

@@ -201,6 +201,12 @@ def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, pla
     if baseline not in ROWS:
         raise ValueError(f"baseline must be one of {', '.join(ROWS)}, got {baseline!r}.")
     run = RunSpec(batch_size, steps, epochs, seed, devices)
+    if hist.num_graphs < run.devices * run.batch_size:
+        raise ValueError(f"The dataset holds {hist.num_graphs:,} graphs, fewer than one step takes ({run.devices:,} "
+                         f"device(s) x batch size {run.batch_size:,}): every step would mix epochs, and a time per "
+                         "epoch would mean different things for PyG's DistributedSampler (which repeats graphs to "
+                         "fill the devices) and for the simulated strategies (which draw the next epoch). Lower the "
+                         "batch size or the devices.")
     results = run_strategies(hist, run, default_requests(hist, run.batch_size, plan, run.seed, num_shapes,
                                                                packs_per_batch))
     rows = []
