@@ -343,57 +343,106 @@ def lp_bound(
     return run.result
 
 
-def _duals(hist: SizeHistogram, duals: object) -> np.ndarray:
-    """A certificate's duals, checked: one finite number >= 0 per histogram row."""
-    if not isinstance(duals, (list, tuple)) or len(duals) != hist.num_tuples or \
-            not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in duals):
-        raise ValueError(f"An LP certificate needs {hist.num_tuples:,} duals, one number per histogram row.")
-    values = np.asarray(duals, dtype=np.float64)
-    if not np.isfinite(values).all() or (values < 0).any():
-        raise ValueError("An LP certificate's duals must be finite numbers >= 0.")
-    return values
+_EXTREME = 200  # duals whose largest is beyond 2**200 (or below 2**-200) are scaled before use
+_AGAIN = ("prove the bound again (pack --prove, or \"Prove a tighter lower bound\" on the Packing page) and export "
+          "the configuration again")
+
+
+def _duals(hist: SizeHistogram, duals: object) -> tuple[np.ndarray, int]:
+    """A certificate's duals, checked (one finite number >= 0 per histogram row), and the
+    power of two they were divided by: none unless the largest lies outside
+    ``[2**-_EXTREME, 2**_EXTREME]``, where they are scaled (exactly) so that it lies in
+    [0.5, 1). Farley's bound is the same for any positive multiple of the duals; scaled,
+    they neither overflow nor lose precision as subnormal numbers, and the duals of a run
+    are never scaled, so they price exactly as they did in the run.
+
+    >>> hist = SizeHistogram.from_counts([2, 3], [1, 1], [5, 5])
+    >>> _duals(hist, [1.0, 3.0]), _duals(hist, [2.0**300, 3 * 2.0**300])
+    ((array([1., 3.]), 0), (array([0.25, 0.75]), 302))
+    """
+    values = None
+    if isinstance(duals, (list, tuple)) and len(duals) == hist.num_tuples and \
+            all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in duals):
+        try:
+            values = np.asarray(duals, dtype=np.float64)
+        except OverflowError:  # an integer beyond any float
+            pass
+    if values is None or not np.isfinite(values).all() or (values < 0).any():
+        raise ValueError(f"bounds.lp_certificate.duals must be {hist.num_tuples:,} finite numbers >= 0, one number "
+                         f"per histogram row; {_AGAIN}.")
+    largest = float(values.max(initial=0.0))
+    power = 0 if largest == 0 or 2.0**-_EXTREME <= largest <= 2.0**_EXTREME else math.frexp(largest)[1]
+    return np.ldexp(values, -power), power
+
+
+def _proven(hist: SizeHistogram, values: np.ndarray, most_worth: float) -> int:
+    """The whole packs the duals ``values`` prove when no pack is worth more than ``most_worth``."""
+    return proven_ceiling(farley_bound(hist.counts, values, most_worth))
 
 
 def verify_certificate(hist: SizeHistogram, limits: PackLimits, duals: list[float], claimed: int | None = None) -> int:
     """The bound that ``duals`` (one value >= 0 per histogram row, from
     :meth:`LPBound.certificate`) prove, recomputed: first with the bound that needs no
     table (:meth:`PackPricer.linear_bound`), then, unless that already proves ``claimed``,
-    with one knapsack.
+    with one knapsack. Any positive multiple of the duals proves the same bound.
 
     >>> hist = SizeHistogram.from_counts([15, 3], [20, 2], [7, 20])
     >>> verify_certificate(hist, PackLimits(29, 100, 256), [0.0, 1.0])  # one per (15, 20): 7 of them
     7
+    >>> verify_certificate(hist, PackLimits(29, 100, 256), [0.0, 1e308])
+    7
     """
-    values = _duals(hist, duals)
+    values = _duals(hist, duals)[0]
     pricer = PackPricer(hist, limits)
-    proven = proven_ceiling(farley_bound(hist.counts, values, pricer.linear_bound(values)))
+    proven = _proven(hist, values, pricer.linear_bound(values))
     if claimed is not None and proven >= claimed:
         return proven
-    return proven_ceiling(farley_bound(hist.counts, values, pricer.price(values).upper_bound))
+    return _proven(hist, values, pricer.price(values).upper_bound)
+
+
+def _scaled_back(value: float, power: int) -> float:
+    """``value * 2**power``, infinity where that is more than a float holds."""
+    try:
+        return math.ldexp(value, power)
+    except OverflowError:
+        return math.inf
 
 
 def lp_bound_from_certificate(hist: SizeHistogram, limits: PackLimits, data: object) -> LPBound:
-    """An :class:`LPBound` read back from :meth:`LPBound.certificate` output, its bound
-    checked against the duals (:func:`verify_certificate`); a ``ValueError`` when the
-    certificate does not prove the bound it claims.
+    """An :class:`LPBound` read back from :meth:`LPBound.certificate` output, verified: the
+    most a pack is worth under the duals is recomputed (the bound without a table when the
+    stored ``pricing_bound`` is that one, else one knapsack) and must be the stored
+    ``pricing_bound``; the bound those prove must be the stored ``bound``. Anything else is
+    a ``ValueError`` naming the field. ``converged`` and ``stopped`` describe the run and
+    are kept as given.
 
     >>> hist, limits = SizeHistogram.from_counts([15, 3], [20, 2], [7, 20]), PackLimits(29, 100, 256)
     >>> lp_bound_from_certificate(hist, limits, lp_bound(hist, limits).certificate()).bound
     7
     """
     if not isinstance(data, dict):
-        raise ValueError("bounds.lp_certificate must be an object with duals, bound, converged and stopped.")
-    claimed, converged, stopped = data.get("bound"), data.get("converged"), data.get("stopped")
+        raise ValueError(f"bounds.lp_certificate must be an object with duals, pricing_bound, bound, converged and "
+                         f"stopped; {_AGAIN}.")
+    claimed, converged, stopped, stored = (data.get(key) for key in ("bound", "converged", "stopped", "pricing_bound"))
     if isinstance(claimed, bool) or not isinstance(claimed, int) or not isinstance(converged, bool) \
             or not isinstance(stopped, str):
-        raise ValueError("bounds.lp_certificate needs bound (an integer), converged (true or false) "
-                         "and stopped (text).")
-    proven = verify_certificate(hist, limits, data.get("duals"), claimed)
-    if proven < claimed:
-        raise ValueError(f"The stored LP bound {claimed:,} is not what its certificate proves ({proven:,}).")
-    values = _duals(hist, data["duals"])
-    most = data.get("pricing_bound")
-    if isinstance(most, bool) or not isinstance(most, (int, float)) or not math.isfinite(most) or most <= 0:
-        raise ValueError("bounds.lp_certificate.pricing_bound must be a positive number.")
+        raise ValueError(f"bounds.lp_certificate needs bound (an integer), converged (true or false) and stopped "
+                         f"(text); {_AGAIN}.")
+    values, power = _duals(hist, data.get("duals"))
+    if isinstance(stored, bool) or not isinstance(stored, (int, float)) or not math.isfinite(stored) or stored <= 0:
+        raise ValueError(f"bounds.lp_certificate.pricing_bound must be a positive number, got {stored!r}; {_AGAIN}.")
+    pricer = PackPricer(hist, limits)
+    most = pricer.linear_bound(values)
+    if not math.isclose(stored, _scaled_back(most, power), rel_tol=1e-9):
+        most = pricer.price(values).upper_bound
+    proven = _proven(hist, values, most)
+    if proven != claimed:
+        raise ValueError(f"bounds.lp_certificate.bound ({claimed:,}) is not what its certificate proves ({proven:,}); "
+                         f"{_AGAIN}.")
+    true_most = _scaled_back(most, power)
+    if not math.isclose(stored, true_most, rel_tol=1e-9):
+        worth = "more than a float holds" if math.isinf(true_most) else repr(true_most)
+        raise ValueError(f"bounds.lp_certificate.pricing_bound is {stored!r}, but the most a pack is worth under its "
+                         f"duals is {worth}; {_AGAIN}.")
     return LPBound(claimed, farley_bound(hist.counts, values, most), math.nan, converged, stopped, 0, 0, 0.0, 0.0,
-                   tuple(values.tolist()), float(most))
+                   tuple(float(v) for v in data["duals"]), true_most)

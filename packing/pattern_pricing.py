@@ -17,7 +17,9 @@ the table:
 * when the graph limit can bind it is relaxed in Lagrangian fashion: for any ``mu >= 0``,
   ``max sum a_i (v_i - mu) + mu * G`` without the graph limit bounds the maximum with it;
 * a bound without a table (:meth:`PackPricer.linear_bound`: the largest value per node
-  times N, per edge times E, per graph times G) caps it.
+  times N, per edge times E, per graph times G) caps it;
+* rows worth at most ``_TINY`` stay out of the table; the most they can add to a pack (their
+  values times the copies a pack holds) is added to the bound.
 
 Packs read back from a relaxed table can break a real limit; they are repaired (copies of
 the least valuable sizes dropped) before use, and ``exact`` says whether the bound is the
@@ -181,7 +183,7 @@ class PackPricer:
         ``time.perf_counter()`` time) passes."""
         values = np.maximum(np.asarray(values, dtype=np.float64), 0.0)
         worth, packs, exact = self._table(values, deadline, extra)
-        upper = worth
+        upper = worth + self._left_out(values)
         candidates = list(packs)
         if self.graphs_bind and sum(packs[0].values()) > self.limits.max_graphs:
             exact = False
@@ -189,7 +191,7 @@ class PackPricer:
             for _ in range(LAGRANGE_STEPS):
                 mu = (low + high) / 2
                 shifted, shifted_packs, _ = self._table(values - mu, deadline)
-                upper = min(upper, shifted + mu * self.limits.max_graphs)
+                upper = min(upper, shifted + self._left_out(values - mu) + mu * self.limits.max_graphs)
                 candidates.append(shifted_packs[0])
                 if sum(shifted_packs[0].values()) > self.limits.max_graphs:
                     low = mu
@@ -201,6 +203,12 @@ class PackPricer:
         more = [pack for pack in repaired if pack and pack != best]
         upper = max(min(upper, self.linear_bound(values)), value)
         return Priced(upper, best or None, value, exact and best == packs[0], more)
+
+    def _left_out(self, values: np.ndarray) -> float:
+        """The most the rows the table leaves out (worth above 0, at most ``_TINY``) can add
+        to a pack: 0 unless such rows exist."""
+        small = (values > 0) & (values <= _TINY)
+        return math.fsum((values[small] * self.copies[small]).tolist())
 
     def linear_bound(self, values: np.ndarray) -> float:
         """A bound without a table: a pack holds at most N nodes, E edges and G graphs, so it
