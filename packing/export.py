@@ -35,13 +35,32 @@ The JSON file (``SCHEMA_VERSION`` 3) is one object::
     }
 
 Further top-level sections written by later steps (a batching comparison, throughput
-estimates) are kept as given. Edges are directed (PyG ``edge_index`` columns). Each entry
+estimates) are kept (the known ones checked, see below). Edges are directed (PyG ``edge_index`` columns). Each entry
 of ``plan.packs`` is one pack strategy: ``items`` lists the size tuples in the pack with
 how many graphs of that size it takes, ``count`` how many packs of that shape the plan uses.
 Efficiencies are fractions against the limits (node-only / edge-only baselines: the
-ignored component against its largest sum). :func:`load_config` verifies that the plan
-packs the stored histogram exactly, within the limits, and that the metrics match; files
-of schema versions 1 and 2 are read too (their lower bound is the volume bound).
+ignored component against its largest sum).
+
+What :func:`load_config` verifies; anything else is one ``ValueError`` naming the field
+(for a derived field, the stored and the true value):
+
+* the schema, its version and every field's type;
+* the plan packs the stored histogram exactly, within the limits, and ``limits`` and
+  ``method`` are the plan's;
+* ``dataset``: ``name``, ``split``, ``source`` and ``provenance`` are text, ``options`` an
+  object, and ``graphs``, ``max_nodes``, ``max_edges`` and ``distinct_tuples`` are the
+  stored histogram's;
+* every field of ``metrics`` is recomputed from the plan and compared (floats within a
+  relative 1e-9, everything else exactly, with its JSON type: ``1.0`` is not ``1``);
+* every field of ``bounds``, as below;
+* the ``batching`` and ``throughput`` sections, when present, have their documented form
+  (:func:`packing.batching_report.check_batching_section`,
+  :func:`packing.throughput_section.check_throughput_section`); their numbers come from a
+  simulation or a calibration and are not recomputed.
+
+``tool``, ``created``, the certificate's ``converged`` and ``stopped`` and any other
+section are kept as given. Files of schema versions 1 and 2 are read too (their lower
+bound is the volume bound; version 1 stored no ``broken_limits``).
 
 How a stored bound is verified: the volume and large-items bounds are recomputed (a
 millisecond). An LP bound comes with its certificate, the duals ``y`` of the LP (one per
@@ -51,7 +70,10 @@ histogram row): ``sum count_i y_i / z``, with ``z`` the most one pack can be wor
 bound's duals, else one knapsack: 0.3-1.4 s for ogbg-molhiv / ogbg-molpcba at 1-2x their
 data-default limits, milliseconds for QM9 and AFLOW; bounded in the worst case by the
 knapsack's table limits) instead of trusting the file or rerunning the column
-generation, and refuses a file whose certificate does not prove the bound it claims.
+generation; the stored ``pricing_bound`` must be that ``z`` and the stored ``bound`` what
+it proves, and ``bounds.lp``, ``best``, ``name_of_best`` and the metrics must follow.
+Duals may be any finite numbers >= 0: the bound does not change with their scale, and
+duals of extreme magnitude are scaled by a power of two before use, so none overflows.
 
 >>> from packing import PackLimits, SizeHistogram, pack
 >>> hist = SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2])
@@ -77,6 +99,7 @@ from .column_generation import lp_bound_from_certificate
 from .method import PackMethod
 from .metrics import BOUND_COLUMN, METRIC_NAMES
 from .plan import PackingPlan
+from .throughput_section import check_throughput_section
 
 SCHEMA = "graph-packing-config"
 SCHEMA_VERSION = 3
@@ -84,6 +107,8 @@ TOOL_NAME = "graph-packing"
 MAX_CONFIG_BYTES = 256 * 2**20
 _CORE = ("schema", "schema_version", "tool", "created", "dataset", "histogram", "limits", "method", "metrics",
          "bounds", "plan")
+_SECTION_CHECKS = {"batching": check_batching_section, "throughput": check_throughput_section}
+_EDITED = "export the configuration again (a file that does not verify was edited or damaged)"
 
 
 def _metrics(plan: PackingPlan) -> dict[str, Any]:
@@ -102,6 +127,61 @@ def _bounds_section(bounds: Bounds) -> dict[str, Any]:
     return {**bounds.to_dict(), "lp_certificate": certificate}
 
 
+def _same(stored: Any, true: Any) -> bool:
+    """Whether a stored value is the true one: numbers within a relative 1e-9 where the
+    true value is a float, anything else equal and of the same JSON type (``1.0`` is not
+    ``1``, ``true`` is not ``1``), lists and objects item by item.
+
+    >>> _same(0.1 + 0.2, 0.3), _same(True, 1), _same([6, 8.0], [6, 8]), _same({"a": 1}, {"a": 1})
+    (True, False, False, True)
+    """
+    if isinstance(true, float):
+        return isinstance(stored, (int, float)) and not isinstance(stored, bool) and \
+            math.isclose(stored, true, rel_tol=1e-9, abs_tol=1e-12)
+    if isinstance(true, (list, tuple)):
+        return isinstance(stored, list) and len(stored) == len(true) and all(map(_same, stored, true))
+    if isinstance(true, dict):
+        return isinstance(stored, dict) and stored.keys() == true.keys() and \
+            all(_same(stored[key], value) for key, value in true.items())
+    return type(stored) is type(true) and stored == true
+
+
+def _check_same(section: dict[str, Any], where: str, name: str, true: Any) -> None:
+    """Refuse ``section[name]`` (a derived field, ``where`` names the section) unless it
+    is ``true`` (:func:`_same`)."""
+    if name not in section:
+        raise ValueError(f"{where}.{name} is missing; {_EDITED}.")
+    if not _same(section[name], true):
+        raise ValueError(f"The configuration's {where}.{name} ({section[name]!r}) does not match its plan and "
+                         f"histogram ({true!r}); {_EDITED}.")
+
+
+def _check_dataset(data: Any, hist: SizeHistogram) -> None:
+    """The dataset object: its names are text, its options an object, its size summary
+    that of the stored histogram."""
+    if not isinstance(data, dict):
+        raise ValueError(f"dataset must be an object with name, split, options, source and provenance; {_EDITED}.")
+    for name in ("name", "split", "source", "provenance"):
+        if not isinstance(data.get(name), str):
+            raise ValueError(f"dataset.{name} must be text, got {data.get(name)!r}; {_EDITED}.")
+    if not isinstance(data.get("options"), dict):
+        raise ValueError(f"dataset.options must be an object, got {data.get('options')!r}; {_EDITED}.")
+    summary = {"graphs": hist.num_graphs, "max_nodes": hist.max_nodes, "max_edges": hist.max_edges,
+               "distinct_tuples": hist.num_tuples}
+    for name, true in summary.items():
+        _check_same(data, "dataset", name, int(true))
+
+
+def _check_metrics(stored: Any, actual: dict[str, Any], version: int) -> None:
+    """Every metric the file's schema version stores must be the plan's (``actual``)."""
+    if not isinstance(stored, dict):
+        raise ValueError("metrics must be an object.")
+    names = [*METRIC_NAMES, "strategies", "tight_limits"] + ["broken_limits"] * (version >= 2) + \
+        [BOUND_COLUMN] * (version >= 3)
+    for name in names:
+        _check_same(stored, "metrics", name, actual[name])
+
+
 def _stored_bounds(data: Any, hist: SizeHistogram, plan: PackingPlan) -> Bounds:
     """The bounds section checked against the stored histogram: the cheap bounds
     recomputed, an LP bound proven by its certificate (see the module docstring)."""
@@ -109,16 +189,20 @@ def _stored_bounds(data: Any, hist: SizeHistogram, plan: PackingPlan) -> Bounds:
         raise ValueError("bounds must be an object with volume, large_items, lp, best and name_of_best.")
     fresh = lower_bounds(hist, plan.limits, unlimited=plan.method.unlimited)
     for name in ("volume", "large_items", "large_items_by"):
-        if data.get(name) != getattr(fresh, name):
+        if not _same(data.get(name), getattr(fresh, name)):
             raise ValueError(f"bounds.{name} is {data.get(name)!r}, but the stored graphs give "
-                             f"{getattr(fresh, name)!r}.")
+                             f"{getattr(fresh, name)!r}; {_EDITED}.")
     if data.get("lp") is None:
+        if data.get("lp_certificate") is not None:
+            raise ValueError(f"bounds.lp_certificate must be null when bounds.lp is (no LP bound was proved); "
+                             f"{_EDITED}.")
         return fresh
     if plan.method.unlimited is not None:
         raise ValueError("bounds.lp is for plans that keep every limit, not for a 1D baseline.")
     result = lp_bound_from_certificate(hist, plan.limits, data.get("lp_certificate"))
-    if data["lp"] != result.bound:
-        raise ValueError(f"bounds.lp ({data['lp']!r}) differs from the bound of its certificate ({result.bound:,}).")
+    if not _same(data["lp"], result.bound):
+        raise ValueError(f"bounds.lp ({data['lp']!r}) differs from the bound of its certificate ({result.bound:,}); "
+                         f"{_EDITED}.")
     return Bounds(fresh.volume, fresh.large_items, result.bound, fresh.large_items_by, None, result, fresh.limits,
                   fresh.fingerprint)
 
@@ -246,8 +330,6 @@ def load_config(source: str | Path | bytes | dict[str, Any]) -> tuple[dict[str, 
         )
     if version == 1:
         config = _upgrade_v1(config)
-    if not isinstance(config.get("dataset", {}), dict):
-        raise ValueError("dataset must be an object.")
     plan = PackingPlan.from_dict(config["plan"])
     if PackLimits.from_dict(config["limits"]) != plan.limits:
         raise ValueError("The configuration's limits differ from its plan's limits.")
@@ -260,24 +342,19 @@ def load_config(source: str | Path | bytes | dict[str, Any]) -> tuple[dict[str, 
         raise ValueError("method.requested differs from the plan's requested method.")
     hist = config_histogram(config)
     plan.check(hist)
-    if "batching" in config:
-        check_batching_section(config["batching"])
-    stored = config["metrics"]
-    if not isinstance(stored, dict):
-        raise ValueError("metrics must be an object.")
+    _check_dataset(config.get("dataset"), hist)
+    for name, check in _SECTION_CHECKS.items():
+        if name in config:
+            check(config[name])
     if version >= 3:
         plan = plan.with_bounds(_stored_bounds(config.get("bounds"), hist, plan))
         actual = _metrics(plan)
-        if stored.get(BOUND_COLUMN) != actual[BOUND_COLUMN] or config["bounds"].get("best") != plan.lower_bound \
-                or config["bounds"].get("name_of_best") != plan.bound_name:
-            raise ValueError(f"metrics.bound and bounds.best / name_of_best must name the best bound, "
-                             f"{plan.bound_name} ({plan.lower_bound:,}).")
+        bounds = config["bounds"]
+        if not (_same(bounds.get("best"), plan.lower_bound) and _same(bounds.get("name_of_best"), plan.bound_name)):
+            raise ValueError(f"bounds.best / name_of_best ({bounds.get('best')!r}, {bounds.get('name_of_best')!r}) "
+                             f"must name the best bound, {plan.bound_name} ({plan.lower_bound:,}); {_EDITED}.")
     else:  # files before schema 3 measured the gap against the volume bound
         volume = lower_bound(hist, plan.limits, plan.method.unlimited)
         actual = {**_metrics(plan), "lower_bound": volume, "gap": plan.num_packs / volume - 1}
-    for name in METRIC_NAMES:
-        value = stored.get(name)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or \
-                not math.isclose(value, actual[name], rel_tol=1e-9, abs_tol=1e-12):
-            raise ValueError(f"The configuration's metrics.{name} ({value!r}) does not match its plan ({actual[name]!r}).")
+    _check_metrics(config["metrics"], actual, version)
     return config, plan

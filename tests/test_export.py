@@ -239,7 +239,7 @@ def test_an_lp_bound_travels_with_its_certificate_and_is_verified_on_load():
     with pytest.raises(ValueError, match="not what its certificate proves"):
         load_config(edited)
     edited = json.loads(json.dumps(config))
-    edited["bounds"]["lp"] = None
+    edited["bounds"]["lp"] = edited["bounds"]["lp_certificate"] = None
     with pytest.raises(ValueError, match="name the best bound"):
         load_config(edited)
     edited = json.loads(json.dumps(config))
