@@ -6,6 +6,7 @@ from typing import Callable
 
 import streamlit as st
 
+from data_loaders.registry import check_split, resolve_options
 from packing import PackingPlan, SizeHistogram
 from packing.batching_report import batching_section
 from packing.export import SCHEMA_VERSION, config_histogram, config_json, export_config, load_config
@@ -59,26 +60,30 @@ def figure_downloads(builders: dict[str, Callable], stem: str) -> None:
 
 
 def _apply(config: dict, plan: PackingPlan) -> None:
-    """Make a loaded configuration the current dataset, limits and method."""
+    """Make a loaded configuration the current dataset, limits and method; when its split or
+    options are not the dataset's here, say so on the page instead."""
     try:
         _apply_config(config, plan)
-    except (KeyError, TypeError, ValueError) as error:
-        st.session_state["ex_apply_error"] = f"The configuration could not be applied: {error!r} is missing or malformed."
+    except ValueError as error:
+        st.session_state["ex_apply_error"] = f"The configuration could not be applied: {error}"
 
 
 def _apply_config(config: dict, plan: PackingPlan) -> None:
+    """Apply a configuration :func:`load_config` verified (its dataset's name, split and
+    options are text, text and an object); a dataset this dashboard does not offer becomes an
+    upload of the stored histogram. ``ValueError`` when the split or an option is not the
+    dataset's."""
     dataset = config["dataset"]
-    name, split, options = dataset["name"], dataset.get("split", "all"), dict(dataset.get("options", {}))
-    if name.startswith(state.UPLOAD_PREFIX) or cache.spec_for(name) is None:
+    name = dataset["name"]
+    spec = None if name.startswith(state.UPLOAD_PREFIX) else cache.spec_for(name)
+    if spec is None:
         name = name if name.startswith(state.UPLOAD_PREFIX) else state.UPLOAD_PREFIX + name
         state.uploads()[name] = (config_histogram(config), {
             "dataset": name, "split": "all", "options": {}, "source": "configuration file",
-            "provenance": dataset.get("provenance", ""), "graphs": dataset.get("graphs", 0), "seconds": 0.0})
-        split, options = "all", {}
+            "provenance": dataset["provenance"], "graphs": dataset["graphs"], "seconds": 0.0})
         owner = state.upload_selection(name).key
     else:
-        spec = cache.spec_for(name)
-        chosen = state.DatasetSettings(split, {**spec.options, **options})
+        chosen = state.DatasetSettings(check_split(spec, dataset["split"]), resolve_options(spec, dataset["options"]))
         state.set_settings(name, chosen)
         owner = selection_of(spec, chosen).key
     state.choose_dataset(name)
