@@ -126,8 +126,8 @@ def controls(options: dict[str, Calibration]) -> tuple[str, Calibration, str]:
 def check_of(key: str, cal: Calibration, this: MachineCalibration) -> tuple[CalibrationCheck | None, str]:
     """The check of the chosen calibration on this machine and the sentence shown for it."""
     if key == THIS_MACHINE:
-        if this.measured:
-            return this.check, f"Calibration of this machine: {this.reason}"
+        if this.measured:  # measured here now; the check in the reason was of the shipped one it replaced
+            return None, f"Calibration of this machine: {this.reason}"
         return this.check, f"{this.check.describe()} {this.reason}"
     if key.startswith(SESSION + "measured now"):
         return None, f"Measured on this machine in this session ({cal.created[11:16]} UTC)."

@@ -341,7 +341,7 @@ def test_a_configuration_that_fails_verification_is_refused(tmp_path, mixed):
     config["metrics"]["packs"] += 1
     path = tmp_path / "tampered.json"
     path.write_text(json.dumps(config))
-    with pytest.raises(ValueError, match="failed verification: The configuration's metrics.packs"):
+    with pytest.raises(ValueError, match=r"failed verification: The configuration's metrics.packs \(6\) does not match"):
         PackedLoader.from_config(mixed, path)
     with pytest.raises(ValueError, match="failed verification: No configuration file"):
         PackedLoader.from_config(mixed, tmp_path / "missing.json")

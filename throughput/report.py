@@ -1,6 +1,6 @@
 """Estimates as the ``throughput`` section of the exported configuration JSON and as text.
 
-The section (version 1)::
+The section (version 2)::
 
     "throughput": {
       "version": 1,
