@@ -84,3 +84,19 @@ def test_deep_links_work_on_the_first_request_to_a_fresh_server(browser, tmp_pat
         assert page.get_by_text("Page not found").count() == 0
         assert page.get_by_text("aflow (all, k=12)").first.is_visible()
         page.close()
+
+
+def test_a_huge_number_typed_into_a_limit_box_keeps_the_page(server, browser):
+    page = new_page(browser, server)
+    page.get_by_role("heading", name="Graph packing dashboard").wait_for()
+    go_to(page, "Packing")
+    box = page.get_by_label("Max nodes per pack")
+    before = box.input_value()
+    box.fill("9007199254740993")  # 2^53 + 1: more than the engine's largest limit, 2^40
+    box.press("Enter")
+    settle(page)  # no traceback (settle checks), the sidebar and the page are still there
+    assert page.get_by_test_id("stSidebar").get_by_text("Chosen configuration").is_visible()
+    assert page.get_by_role("heading", name="Packing", exact=True).is_visible()
+    # the box does not take what the engine cannot: the chosen limits stay as they were
+    assert f"max nodes {before}" in page.get_by_test_id("stSidebar").inner_text().replace("\n", " ")
+    page.close()
