@@ -9,7 +9,8 @@ import streamlit as st
 from packing import PackLimits
 from packing.batching import DEFAULT_BUCKETS
 from packing.bucket_shapes import MAX_SHAPES
-from pages import batching_figures, cache, state
+import figures.batching as batching_figures
+from pages import cache, state
 from pages.packing_row import packing_row
 from pages.run_controls import run_controls
 from pages.widgets import current_dataset, mirrored, run_page

@@ -4,7 +4,8 @@ from __future__ import annotations
 import streamlit as st
 
 import data_loaders
-from pages import cache, figures, state
+import figures
+from pages import cache, state
 from pages.cluster_section import cluster_section
 from pages.widgets import current_dataset, load_selection, progress_shown, provenance_caption, run_page, selection_of
 

@@ -11,7 +11,8 @@ from packing import PackingPlan, SizeHistogram
 from packing.batching_report import batching_section
 from packing.export import SCHEMA_VERSION, config_histogram, config_json, export_config, load_config
 from throughput import throughput_section
-from pages import cache, figures, state
+import figures
+from pages import cache, state
 from pages.packing_row import packing_row
 from pages.sweeps import grid, sweep_method
 from pages.widgets import current_dataset, run_page, selection_of, show_error, with_proof

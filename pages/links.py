@@ -60,7 +60,7 @@ THIS_MACHINE = "this_machine"   # the Throughput page's calibration of the serve
 SESSION_PREFIX = "session:"     # calibration ids of this session only (uploaded or measured)
 UPLOADED = "uploaded"           # how a session calibration is written into a link
 SWEEP_NAMES = ("sweep_nodes", "sweep_edges", "sweep_graphs", "sweep_algorithm", "sweep_heuristic", "sweep_weights")
-#: Sweep settings a link may leave out (as ``pages.sweeps.default_params`` starts them).
+#: Sweep settings a link may leave out, and the values they then take.
 SWEEP_DEFAULTS = {"max_graphs": DEFAULT_MAX_GRAPHS, "algorithm": "best_fit", "heuristic": "product",
                   "w_nodes": 1.0, "w_edges": 1.0}
 

@@ -21,7 +21,8 @@ from packing import (
 )
 from packing.limits import MAX_LIMIT
 from packing.published import PAPER_MIN, PUBLISHED_HEURISTICS
-from pages import cache, figures, state
+import figures
+from pages import cache, state
 from pages.widgets import (
     MAX_WEIGHT,
     ALGORITHM_LABELS,

@@ -6,7 +6,8 @@ import streamlit as st
 
 from packing import TUPLE_ALGORITHMS, PackLimits, smallest_limits
 from packing.limits import MAX_LIMIT
-from pages import cache, figures, links, state
+import figures
+from pages import cache, links, state
 from pages.sweeps import RANGE_FIELDS, SETTINGS, check_grid, default_params, grid, sweep_method
 from pages.widgets import (
     MAX_WEIGHT,

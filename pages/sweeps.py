@@ -3,23 +3,36 @@ limits a range gives (by the engine's own rule, :func:`packing.limit_grid`), and
 with user-facing messages."""
 from __future__ import annotations
 
-from packing import PackMethod, SizeHistogram, default_limits, limit_grid
+from packing import TUPLE_ALGORITHMS, PackMethod, SizeHistogram, default_limits, limit_grid
 
 MAX_CELLS = 2500
 RANGE_FIELDS = ("n0", "n1", "ns", "e0", "e1", "es")  # node from/to/step, edge from/to/step
 SETTINGS = (*RANGE_FIELDS, "max_graphs", "heuristic", "w_nodes", "w_edges", "algorithm")
 
 
-def default_params(hist: SizeHistogram, max_graphs: int) -> dict:
-    """From the largest graph up to four times it, twelve values per axis."""
+def default_params(hist: SizeHistogram, max_graphs: int, method: PackMethod) -> dict:
+    """From the largest graph up to four times it, twelve values per axis, with ``max_graphs``
+    and the chosen ``method`` (a method the sweep does not offer: best fit, product).
+
+    >>> hist = SizeHistogram.from_sizes([3], [4])
+    >>> params = default_params(hist, 16, PackMethod("worst_fit", "weighted", weights=(2.0, 1.0)))
+    >>> params["max_graphs"], sweep_method(params).label
+    (16, 'worst fit, weighted(2,1) heuristic')
+    >>> sweep_method(default_params(hist, 16, PackMethod("best"))).label
+    'best fit, product heuristic'
+    """
     nodes, edges = default_limits(hist)
+    if method.algorithm not in TUPLE_ALGORITHMS:
+        method = PackMethod()
+    w_nodes, w_edges = method.weights or (1.0, 1.0)
 
     def step(values: list[int]) -> int:
         return max(1, round((values[-1] - values[0]) / max(len(values) - 1, 1)))
 
     return {
         "n0": nodes[0], "n1": nodes[-1], "ns": step(nodes), "e0": edges[0], "e1": edges[-1], "es": step(edges),
-        "max_graphs": max_graphs, "heuristic": "product", "w_nodes": 1.0, "w_edges": 1.0, "algorithm": "best_fit",
+        "max_graphs": max_graphs, "heuristic": method.heuristic, "w_nodes": w_nodes, "w_edges": w_edges,
+        "algorithm": method.algorithm,
     }
 
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages import cache, state, throughput_figures
+import figures.throughput as throughput_figures
+from pages import cache, state
 from pages.packing_row import packing_row
 from pages.run_controls import run_controls
 from pages.widgets import current_dataset, mirrored_choice, run_page, show_error

@@ -13,7 +13,7 @@ from app_helpers import chosen
 import data_loaders
 from packing import PackLimits, pack
 from packing.batching import STRATEGIES, compare_batching
-from pages import batching_figures
+import figures.batching as batching_figures
 
 PAGE = "pages/batching_page.py"
 TABS = ("Padding", "Shapes over steps", "Graphs per batch", "Nodes and edges per batch", "Buckets vs packing")

@@ -7,10 +7,12 @@ import numpy as np
 import pytest
 
 from packing import PackLimits, SizeHistogram, pack, sweep
-from pages import figures, state, sweeps
+import figures
+from pages import state, sweeps
 
 
-@pytest.mark.parametrize("module", [figures, state, sweeps])
+@pytest.mark.parametrize("module", [figures, figures.dataset, figures.packs, figures.sweep, figures.batching,
+                                    figures.throughput, state, sweeps])
 def test_doctests(module):
     result = doctest.testmod(module)
     assert result.failed == 0 and result.attempted > 0

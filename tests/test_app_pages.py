@@ -268,3 +268,21 @@ def test_export_carries_the_throughput_estimates_once_the_throughput_page_ran(ap
     assert section["check"] is None or section["check"]["within_band"] is True
     assert section["check_note"] and section["calibration"]["device"]["name"] == cpu_name()
     assert any("throughput estimates of the Throughput page" in c.value for c in app.caption)
+
+
+def test_sweep_form_starts_from_the_chosen_method_and_enables_weights_for_the_weighted_sum(app):
+    open_page(app, "packing")
+    app.selectbox(key="pk_algorithm").set_value("worst_fit").run()
+    app.selectbox(key="pk_heuristic").set_value("sum").run()
+    app.number_input(key="pk_max_graphs").set_value(16).run()
+    open_page(app, "sweep")
+    assert app.selectbox(key="sw_algorithm").value == "worst_fit"
+    assert app.selectbox(key="sw_heuristic").value == "sum"
+    assert app.number_input(key="sw_max_graphs").value == 16
+    assert app.number_input(key="sw_w_nodes").disabled and app.number_input(key="sw_w_edges").disabled
+    app.selectbox(key="sw_heuristic").set_value("weighted").run()
+    assert not app.number_input(key="sw_w_nodes").disabled and not app.number_input(key="sw_w_edges").disabled
+    app.button[0].click().run()  # the sweep runs with the method shown; clicking a cell keeps it
+    assert not app.exception and not app.error
+    assert app.session_state["sweep"]["params"]["algorithm"] == "worst_fit"
+    assert app.session_state["sweep"]["params"]["heuristic"] == "weighted"

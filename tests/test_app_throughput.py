@@ -15,7 +15,8 @@ from streamlit.testing.v1 import AppTest
 
 from app_helpers import chosen
 
-from pages import cache, throughput_figures
+import figures.throughput as throughput_figures
+from pages import cache
 from throughput import ROWS, Calibration, calibrate, default_calibration, load_calibration
 from throughput.calibration import CALIBRATIONS_ENV
 from throughput.device import cpu_name

@@ -194,7 +194,8 @@ def test_flipped_bytes_never_give_a_wrong_plan(data):
 
 
 def test_figures_export_to_png_and_html(molhiv):
-    from pages import cache, figures
+    import figures
+    from pages import cache
 
     hist, _ = molhiv
     plan = pack(hist, PackLimits(250, 520, 128))

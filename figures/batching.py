@@ -12,6 +12,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .style import LAYOUT as _LAYOUT
+
 LABELS = {
     "static_constant": "static-constant",
     "static_64": "static-64",
@@ -30,7 +32,6 @@ COLORS = {
     "buckets": "#2ca02c",
     "packing": "#d62728",
 }
-_LAYOUT = dict(margin=dict(l=60, r=20, t=50, b=50), template="plotly_white")
 _LEGEND = dict(orientation="h", y=-0.22)
 
 

@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from pages.batching_figures import COLORS, label as batching_label
+from .batching import COLORS, label as batching_label
 
 PYG_DATALOADER_LABEL = "PyG DataLoader (no padding)"
 _BASELINE_COLOR = "#7f7f7f"

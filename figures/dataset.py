@@ -1,0 +1,208 @@
+"""Figures and tables of a dataset's sizes: the 2D (nodes, edges) histogram on a uniform
+grid, the marginals and the statistics of Table 1 of the tuple-packing paper.
+Pure functions of a ``SizeHistogram``, no Streamlit."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from packing import SizeHistogram
+
+from .style import LAYOUT as _LAYOUT
+
+MAX_AXIS_CELLS = 200
+
+
+@dataclass(frozen=True)
+class SizeGrid:
+    """A (nodes, edges) histogram laid out on a uniform grid for a heatmap.
+
+    Cell ``[j, i]`` covers nodes ``nodes[i]`` to ``nodes[i] + node_width - 1`` and edges
+    ``edges[j]`` to ``edges[j] + edge_width - 1``; every cell has the same size, so an area
+    means the same everywhere (a rare size never stretches into a large block). ``counts``
+    has shape (len(edges), len(nodes)); empty cells are NaN.
+    """
+
+    nodes: np.ndarray
+    edges: np.ndarray
+    counts: np.ndarray
+    node_width: int
+    edge_width: int
+    hidden_graphs: int
+    hidden_tuples: int
+    total_graphs: int
+
+    @property
+    def hidden_share(self) -> float:
+        """Share of all graphs that the tail cut-off hides."""
+        return self.hidden_graphs / self.total_graphs if self.total_graphs else 0.0
+
+
+def _axis(values: np.ndarray, max_cells: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """A uniform axis over the range of ``values``: (start of every bin, bin index of each
+    value, bin width), with at most ``max_cells`` bins.
+
+    >>> [a.tolist() if hasattr(a, "tolist") else a for a in _axis(np.array([3, 5, 10]), 4)]
+    [[3, 5, 7, 9], [0, 1, 3], 2]
+    """
+    low, high = int(values.min()), int(values.max())
+    width = max(1, -(-(high - low + 1) // max_cells))
+    bins = (high - low) // width + 1
+    return low + width * np.arange(bins), (values - low) // width, width
+
+
+def size_grid(hist: SizeHistogram, min_count: int = 1, max_cells: int = MAX_AXIS_CELLS) -> SizeGrid:
+    """Lay ``hist`` out on a uniform grid, hiding tuples with fewer than ``min_count`` graphs.
+
+    >>> grid = size_grid(SizeHistogram.from_sizes([2, 2, 3, 5], [2, 2, 4, 8]), min_count=2)
+    >>> grid.nodes.tolist(), grid.edges.tolist(), grid.hidden_graphs
+    ([2], [2], 2)
+    """
+    keep = hist.counts >= max(int(min_count), 1)
+    if not keep.any():  # never hide everything: keep the most common tuple
+        keep = hist.counts == hist.counts.max()
+    nodes, edges, counts = hist.num_nodes[keep], hist.num_edges[keep], hist.counts[keep]
+    x, xi, node_width = _axis(nodes, max_cells)
+    y, yi, edge_width = _axis(edges, max_cells)
+    grid = np.zeros((y.size, x.size))
+    np.add.at(grid, (yi, xi), counts)
+    grid[grid == 0] = np.nan
+    return SizeGrid(
+        nodes=x, edges=y, counts=grid, node_width=node_width, edge_width=edge_width,
+        hidden_graphs=int(hist.counts[~keep].sum()), hidden_tuples=int((~keep).sum()),
+        total_graphs=hist.num_graphs,
+    )
+
+
+def log_ticks(low: float, high: float) -> list[float]:
+    """Tick values for a log colour bar from ``low`` to ``high``: 1, 2 and 5 times powers of
+    ten inside the range, thinned to at most about six, always with both ends labelled.
+
+    >>> log_ticks(1, 1000)
+    [1, 10, 100, 1000]
+    >>> log_ticks(1200, 4300)
+    [1200, 2000, 4300]
+    """
+    nice = [m * 10**p for p in range(int(np.floor(np.log10(low))), int(np.ceil(np.log10(high))) + 1)
+            for m in (1, 2, 5)]
+    inside = [t for t in nice if low < t < high]
+    if len(inside) > 4:  # keep the powers of ten only
+        inside = [t for t in inside if np.log10(t).is_integer()] or inside[:: len(inside) // 4 + 1]
+    ticks = [low] + [t for t in inside if low * 1.25 < t < high / 1.25] + [high]
+    return [int(t) if float(t).is_integer() else t for t in dict.fromkeys(ticks)]
+
+
+def _range(start: np.ndarray, width: int) -> np.ndarray:
+    """Labels of grid cells: the size, or the first and last size of a bin."""
+    return np.array([str(v) for v in start]) if width == 1 else \
+        np.array([f"{v}-{v + width - 1}" for v in start])
+
+
+def histogram_figure(
+    hist: SizeHistogram, log_color: bool = True, min_count: int = 1, title: str | None = None,
+    height: int = 480,
+) -> tuple[go.Figure, SizeGrid]:
+    """The 2D (nodes, edges) histogram as a heatmap on a uniform grid; hover shows nodes,
+    edges, count and share; the colour bar is labelled whatever the counts span."""
+    grid = size_grid(hist, min_count)
+    share = grid.counts / hist.num_graphs * 100
+    node_labels = np.broadcast_to(_range(grid.nodes, grid.node_width), grid.counts.shape)
+    edge_labels = np.broadcast_to(_range(grid.edges, grid.edge_width)[:, None], grid.counts.shape)
+    z = np.log10(grid.counts) if log_color else grid.counts
+    colorbar: dict = {"title": "graphs"}
+    if log_color:
+        ticks = log_ticks(float(np.nanmin(grid.counts)), float(np.nanmax(grid.counts)))
+        colorbar.update(tickvals=np.log10(ticks).tolist(), ticktext=[f"{t:,}" for t in ticks], title="graphs (log)")
+    centre = lambda start, width: start + (width - 1) / 2  # noqa: E731 - cells are drawn around their centre
+    fig = go.Figure(
+        go.Heatmap(
+            x=centre(grid.nodes, grid.node_width), y=centre(grid.edges, grid.edge_width), z=z,
+            customdata=np.dstack([grid.counts, share, node_labels, edge_labels]).astype(object),
+            colorscale="Viridis", colorbar=colorbar, hoverongaps=False, xgap=0, ygap=0,
+            hovertemplate=(
+                "nodes: %{customdata[2]}<br>edges: %{customdata[3]}<br>graphs: %{customdata[0]:,.0f}"
+                "<br>share: %{customdata[1]:.3f}%<extra></extra>"
+            ),
+        )
+    )
+    binned = grid.node_width > 1 or grid.edge_width > 1
+    fig.update_layout(
+        title=title or "Graphs per (nodes, edges) size tuple",
+        xaxis_title="nodes per graph" + (f" (bins of {grid.node_width})" if grid.node_width > 1 else ""),
+        yaxis_title="edges per graph (directed)" + (f" (bins of {grid.edge_width})" if grid.edge_width > 1 else ""),
+        height=height, **_LAYOUT,
+    )
+    if binned:
+        fig.add_annotation(text=f"each cell: {grid.node_width} node value(s) x {grid.edge_width} edge value(s)",
+                           xref="paper", yref="paper", x=1, y=1.06, showarrow=False, font=dict(size=11))
+    return fig, grid
+
+
+def marginal_figure(hist: SizeHistogram, component: str, title: str | None = None) -> go.Figure:
+    """Bar chart of graphs per number of nodes (or edges)."""
+    values, counts = hist.marginal(component)
+    fig = go.Figure(
+        go.Bar(
+            x=values, y=counts, customdata=counts / hist.num_graphs * 100,
+            hovertemplate=f"{component}: %{{x}}<br>graphs: %{{y:,}}<br>share: %{{customdata:.2f}}%<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title=title or f"Graphs per number of {component}", xaxis_title=f"{component} per graph",
+        yaxis_title="graphs", height=320, bargap=0, **_LAYOUT,
+    )
+    return fig
+
+
+def marginal_comparison_figure(hists: dict[str, SizeHistogram], component: str) -> go.Figure:
+    """Share of graphs per number of nodes (or edges), one line per dataset."""
+    fig = go.Figure()
+    for name, hist in hists.items():
+        values, counts = hist.marginal(component)
+        fig.add_trace(
+            go.Scatter(
+                x=values, y=counts / hist.num_graphs * 100, mode="lines", name=name, line_shape="hv",
+                hovertemplate=f"{name}<br>{component}: %{{x}}<br>share: %{{y:.2f}}%<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        title=f"Share of graphs per number of {component}", xaxis_title=f"{component} per graph",
+        yaxis_title="share of graphs (%)", height=340, legend=dict(orientation="h", y=-0.25), **_LAYOUT,
+    )
+    return fig
+
+
+TABLE1_ROWS = {
+    "graphs": "Number of graphs",
+    "max_nodes": "Max number of nodes",
+    "max_edges": "Max number of edges",
+    "distinct_tuples": "Distinct (nodes, edges) size tuples",
+    "node_efficiency": "Node efficiency (%) padding every graph to the largest",
+    "edge_efficiency": "Edge efficiency (%) padding every graph to the largest",
+    "node_speedup": "Potential speed-up for nodes over padding every graph to the largest",
+    "edge_speedup": "Potential speed-up for edges over padding every graph to the largest",
+    "mean_nodes": "Mean nodes per graph",
+    "mean_edges": "Mean edges per graph",
+}
+
+
+def stats_table(hists: dict[str, SizeHistogram]) -> pd.DataFrame:
+    """Dataset statistics in the rows of Table 1 of the tuple-packing paper, one column
+    per dataset; efficiencies are padding to the largest graph, as text for display.
+
+    >>> stats_table({"toy": SizeHistogram.from_sizes([2, 4], [2, 6])})["toy"].tolist()[:5]
+    ['2', '4', '6', '2', '75.00']
+    """
+    columns = {}
+    for name, hist in hists.items():
+        stats = hist.stats()
+        columns[name] = [
+            f"{stats['graphs']:,}", f"{stats['max_nodes']:,}", f"{stats['max_edges']:,}",
+            f"{stats['distinct_tuples']:,}", f"{stats['node_efficiency'] * 100:.2f}",
+            f"{stats['edge_efficiency'] * 100:.2f}", f"{stats['node_speedup']:.2f}",
+            f"{stats['edge_speedup']:.2f}", f"{stats['mean_nodes']:.2f}", f"{stats['mean_edges']:.2f}",
+        ]
+    return pd.DataFrame(columns, index=pd.Index(list(TABLE1_ROWS.values()), name="metric"))

@@ -1,0 +1,128 @@
+"""Figures and tables of a packing plan: graphs per pack, pack fill, the most used pack
+strategies and the comparison table (Table 2 layout). Pure functions, no Streamlit."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from packing import PackingPlan
+from packing.plan import describe
+
+from .style import LAYOUT as _LAYOUT
+
+
+def graphs_per_pack_figure(plan: PackingPlan) -> go.Figure:
+    """How many packs hold 1, 2, ... graphs."""
+    per_pack = plan.graphs_per_pack()
+    fig = go.Figure(
+        go.Bar(
+            x=list(per_pack), y=list(per_pack.values()),
+            hovertemplate="%{x} graphs per pack<br>packs: %{y:,}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title="Graphs per pack", xaxis_title="graphs in the pack", yaxis_title="packs", height=340, **_LAYOUT
+    )
+    return fig
+
+
+def pack_fill_figure(plan: PackingPlan, buckets: int = 20) -> go.Figure:
+    """Distribution of node and edge fill over all packs (weighted by repeat counts)."""
+    edges = np.linspace(0.0, 1.0, buckets + 1)
+    centers = (edges[:-1] + edges[1:]) / 2 * 100
+    fig = go.Figure()
+    fills = {
+        "node fill": plan.pack_nodes / plan.node_capacity,
+        "edge fill": plan.pack_edges / max(plan.edge_capacity, 1),
+    }
+    for name, fill in fills.items():
+        counts, _ = np.histogram(np.clip(fill, 0, 1), bins=edges, weights=plan.pack_counts)
+        fig.add_trace(
+            go.Bar(
+                x=centers, y=counts, name=name, width=100 / buckets * 0.45,
+                hovertemplate=f"{name} %{{x:.1f}}% ± {50 / buckets:.1f}<br>packs: %{{y:,}}<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        title="Pack fill (share of the limit used)", xaxis_title="fill (%)", yaxis_title="packs",
+        barmode="group", height=340, legend=dict(orientation="h", y=-0.25), **_LAYOUT,
+    )
+    fig.update_xaxes(range=[0, 100])
+    return fig
+
+
+def strategies_figure(plan: PackingPlan, top: int = 15) -> go.Figure:
+    """The ``top`` most used distinct packs, by how many packs use them; each labelled
+    ``copies x (nodes, edges)`` per size, shortened after three sizes (never mid-tuple)."""
+    order = np.argsort(-plan.pack_counts, kind="stable")[:top][::-1]
+    labels = [describe(plan.packs[i][0], shown=3) for i in order]
+    counts = plan.pack_counts[order]
+    fig = go.Figure(
+        go.Bar(
+            x=counts, y=labels, orientation="h",
+            customdata=np.stack([plan.pack_graphs[order], plan.pack_nodes[order], plan.pack_edges[order],
+                                 counts / plan.num_packs * 100], axis=1),
+            hovertemplate=(
+                "%{y}<br>used by %{x:,} packs (%{customdata[3]:.1f}%)<br>%{customdata[0]} graphs, "
+                "%{customdata[1]} nodes, %{customdata[2]} edges<extra></extra>"
+            ),
+        )
+    )
+    fig.update_layout(
+        title=f"The {len(order)} most used pack strategies", xaxis_title="packs using it",
+        height=max(320, 26 * len(order) + 120), **_LAYOUT,
+    )
+    fig.update_layout(margin=dict(l=20, r=20, t=50, b=50))
+    fig.update_yaxes(automargin=True)
+    return fig
+
+
+#: Column labels of the comparison table (Table 2 layout), for ``st.dataframe(column_config=...)``.
+COMPARE_LABELS = {
+    "method": "Method", "heuristic": "Heuristic / 1D algorithm", "algorithm": "Algorithm",
+    "keeps_limits": "Keeps limits", "packs": "Packs", "lower_bound": "Lower bound", "gap": "Gap to bound",
+    "node_efficiency": "Node efficiency", "edge_efficiency": "Edge efficiency", "harmonic_mean": "Harmonic mean",
+    "packing_factor": "Graphs per pack", "bound": "Bound",
+}
+#: Column labels of the published algorithm's table in the paper's convention.
+PUBLISHED_LABELS = {
+    "method": "Heuristic", "packs": "Packs", "tight_nodes": "Tight max nodes", "tight_edges": "Tight max edges",
+    "tight_node_pct": "Node efficiency (%, tight)", "tight_edge_pct": "Edge efficiency (%, tight)",
+    "paper_node_pct": "Paper: node (%)", "paper_edge_pct": "Paper: edge (%)",
+}
+
+
+def best_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """Which cells of a comparison table (Table 2 layout) hold the best value of their metric
+    column among the rows that keep every limit: packs and gap are best when lowest,
+    efficiencies and packing factor when highest. Node-only and edge-only break a limit, so
+    their numbers are never best.
+
+    >>> table = pd.DataFrame({"method": ["sum / best_fit", "edge_only"], "keeps_limits": [True, False],
+    ...                       "packs": [4, 1]})
+    >>> best_cells(table)["packs"].tolist()
+    [True, False]
+    """
+    lower_better = {"packs", "gap"}
+    higher_better = {"node_efficiency", "edge_efficiency", "harmonic_mean", "packing_factor"}
+    ranked = frame["keeps_limits"].astype(bool)
+    best = pd.DataFrame(False, index=frame.index, columns=frame.columns)
+    for name in frame.columns:
+        if name in lower_better:
+            best[name] = ranked & (frame[name] == frame.loc[ranked, name].min())
+        elif name in higher_better:
+            best[name] = ranked & (frame[name] == frame.loc[ranked, name].max())
+    return best
+
+
+def highlight_best(frame: pd.DataFrame) -> "pd.io.formats.style.Styler":
+    """Style a comparison table (Table 2 layout): the cells of :func:`best_cells` in bold on
+    green, percentages as percentages, and "no" where a plan breaks a limit."""
+    best = best_cells(frame)
+    marks = pd.DataFrame(np.where(best, "font-weight: bold; background-color: #c7e9c0", ""),
+                         index=best.index, columns=best.columns)
+    percent = {c: "{:.2%}" for c in ("node_efficiency", "edge_efficiency", "harmonic_mean", "gap")}
+    shown = frame.assign(keeps_limits=frame["keeps_limits"].map({True: "yes", False: "no: breaks one"}))
+    return shown.style.apply(lambda _: marks, axis=None).format(
+        {**percent, "packing_factor": "{:.2f}", "packs": "{:,}", "lower_bound": "{:,}"})
