@@ -25,36 +25,42 @@ FORM = "sw_form_settings"   # {"for": selection key, "params": settings last sub
 SUBMITTED = "sw_submitted"  # the form was just submitted
 
 
+def _keep_settings(owner: str) -> None:
+    """Keep the settings shown (the heuristic just chosen, the rest as last submitted)."""
+    st.session_state[FORM] = {"for": owner, "params": {name: st.session_state[f"sw_{name}"] for name in SETTINGS}}
+
+
 def _on_submit(owner: str) -> None:
     """Keep the submitted settings (shown again, even when they do not work) and ask to run."""
-    st.session_state[FORM] = {"for": owner, "params": {name: st.session_state[f"sw_{name}"] for name in SETTINGS}}
+    _keep_settings(owner)
     st.session_state[SUBMITTED] = True
 
 
 def form(params: dict, owner: str) -> None:
     """The sweep settings form, showing ``params`` (the settings last submitted for this
-    dataset, else its defaults); submitting stores them and asks for a run."""
+    dataset, else its defaults); submitting stores them and asks for a run. The heuristic is
+    chosen outside the form, so that the weight boxes are enabled for the weighted sum alone."""
+    heuristics = list(HEURISTIC_LABELS)
+    st.columns(3)[0].selectbox("Heuristic", heuristics, format_func=HEURISTIC_LABELS.get, on_change=_keep_settings,
+                               args=(owner,), **mirrored_choice("sw_heuristic", heuristics, params["heuristic"]))
     with st.form("sweep_form"):
         labels = {"n0": "Max nodes from", "n1": "to", "ns": "step", "e0": "Max edges from", "e1": "to", "es": "step"}
         for column, name in zip(st.columns(6), RANGE_FIELDS):
             with column:
                 st.number_input(labels[name], min_value=1, max_value=MAX_LIMIT, step=1, **mirrored(f"sw_{name}", int(params[name])))
-        columns = st.columns([2, 2, 1, 1, 3, 1], vertical_alignment="bottom")
+        columns = st.columns([2, 1, 1, 3, 2], vertical_alignment="bottom")
         with columns[0]:
             st.number_input("Max graphs per pack", min_value=1, max_value=MAX_LIMIT, step=1, **mirrored("sw_max_graphs", params["max_graphs"]))
-        with columns[1]:
-            heuristics = list(HEURISTIC_LABELS)
-            st.selectbox("Heuristic", heuristics, **mirrored_choice("sw_heuristic", heuristics, params["heuristic"]),
-                         format_func=HEURISTIC_LABELS.get)
         weight_help = "Used by the weighted heuristic only: node weight x nodes + edge weight x edges."
-        columns[2].number_input("Node weight", min_value=0.0, max_value=MAX_WEIGHT, step=0.5, help=weight_help,
-                                **mirrored("sw_w_nodes", float(params["w_nodes"])))
-        columns[3].number_input("Edge weight", min_value=0.0, max_value=MAX_WEIGHT, step=0.5, help=weight_help,
-                                **mirrored("sw_w_edges", float(params["w_edges"])))
-        with columns[4]:
+        unweighted = params["heuristic"] != "weighted"
+        columns[1].number_input("Node weight", min_value=0.0, max_value=MAX_WEIGHT, step=0.5, help=weight_help,
+                                disabled=unweighted, **mirrored("sw_w_nodes", float(params["w_nodes"])))
+        columns[2].number_input("Edge weight", min_value=0.0, max_value=MAX_WEIGHT, step=0.5, help=weight_help,
+                                disabled=unweighted, **mirrored("sw_w_edges", float(params["w_edges"])))
+        with columns[3]:
             st.selectbox("Algorithm", TUPLE_ALGORITHMS, format_func=ALGORITHM_LABELS.get,
                          **mirrored_choice("sw_algorithm", TUPLE_ALGORITHMS, params["algorithm"]))
-        with columns[5]:
+        with columns[4]:
             st.form_submit_button("Run sweep", type="primary", width="stretch", on_click=_on_submit, args=(owner,))
 
 
@@ -157,7 +163,7 @@ def main() -> None:
     elif last and last["for"] == selection.key:
         params = last["params"]
     else:
-        params = default_params(hist, state.choice().limits.max_graphs)
+        params = default_params(hist, state.choice().limits.max_graphs, state.method())
     form(params, selection.key)
     if st.session_state.pop(SUBMITTED, False):
         submitted = params

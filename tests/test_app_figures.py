@@ -6,7 +6,7 @@ import doctest
 import numpy as np
 import pytest
 
-from packing import PackLimits, SizeHistogram, pack, sweep
+from packing import PackLimits, PackMethod, SizeHistogram, pack, sweep
 import figures
 from pages import state, sweeps
 
@@ -129,7 +129,7 @@ def test_baselines_are_never_highlighted_as_best():
 
 def test_sweep_grid_defaults_start_at_the_largest_graph():
     hist = SizeHistogram.from_sizes([10, 20], [30, 44])
-    params = sweeps.default_params(hist, 256)
+    params = sweeps.default_params(hist, 256, PackMethod())
     nodes, edges = sweeps.grid(params)
     assert nodes[0] == 20 and nodes[-1] == 80 and edges[0] == 44 and edges[-1] == 176
     assert sweeps.check_grid(params) is None
