@@ -189,16 +189,17 @@ def result_cards(plan) -> None:
     row[2].metric("Gap to lower bound", f"{plan.gap:.2%}" + (" (optimal)" if plan.gap == 0 else ""),
                   help="packs / lower bound - 1: the plan uses at most this much more than the best possible; "
                        "0 proves it optimal.")
-    shares = plan.closing_limit_shares()
-    closing = max(shares, key=shares.get)
-    row[3].metric("Packs closed by", closing,
-                  help="Which limit each pack is closest to: graphs when its graph slots are full, else the fuller "
-                       "of nodes and edges.")
-    st.caption(
-        "Limit that closes the packs: " + ", ".join(f"{name} {share:.1%}" for name, share in shares.items())
-        + f". Tight limits actually used: {plan.tight_limits[0]:,} nodes, {plan.tight_limits[1]:,} edges. "
-        f"Method: {plan.label}, {plan.num_strategies:,} distinct packs."
-    )
+    words = (f"Tight limits actually used: {plan.tight_limits[0]:,} nodes, {plan.tight_limits[1]:,} edges. "
+             f"Method: {plan.label}, {plan.num_strategies:,} distinct packs.")
+    if plan.method.algorithm != "none":  # one graph per pack: no limit closes a pack
+        shares = plan.closing_limit_shares()
+        closing = max(shares, key=shares.get)
+        row[3].metric("Packs closed by", closing,
+                      help="Which limit each pack is closest to: graphs when its graph slots are full, else the "
+                           "fuller of nodes and edges.")
+        words = ("Limit that closes the packs: " + ", ".join(f"{name} {share:.1%}" for name, share in shares.items())
+                 + ". " + words)
+    st.caption(words)
     if plan.requested is not None:
         st.success(f"**{plan.label}**" + ("" if plan.improved else " (exact fill saved no packs here)"),
                    icon=":material/emoji_events:")
@@ -218,6 +219,10 @@ def prove_section(hist, plan) -> None:
         words = "converged" if result.stopped == "converged" else f"stopped: {result.stopped}"
         st.caption(f"LP bound: {plan.bounds.lp:,} packs after {result.iterations:,} rounds of column generation in "
                    f"{result.seconds:.1f} s ({words}; the bound holds even when stopped early).")
+        shown = plan.bounds.name_of_best
+        if shown != "lp":
+            st.info(f"The LP bound is {plan.bounds.lp:,}, no tighter than the {BOUND_LABELS[shown]} "
+                    f"{plan.bounds.best:,} already shown.", icon=":material/info:")
     elif plan.gap > 0 and key not in state.proved():
         st.button(f"Prove a tighter lower bound (LP relaxation, up to {PROVE_SECONDS} s)", on_click=_prove,
                   args=(key,), key="pk_prove",

@@ -59,3 +59,22 @@ def test_the_published_algorithm_is_offered_and_reproduces_table_2(app):
     assert len(paper) == 6
     assert (paper["tight_node_pct"].round(1) == paper["paper_node_pct"]).all()
     assert (paper["tight_edge_pct"].round(1) == paper["paper_edge_pct"]).all()
+
+
+def test_a_proof_no_tighter_than_the_bound_shown_says_so(app):
+    app.switch_page(PACKING).run()
+    for name, value in {"pk_max_nodes": 58, "pk_max_edges": 112}.items():
+        app.number_input(key=name).set_value(value).run()
+    assert cards(app)["Lower bound (volume bound)"] == "43,578"
+    app.button(key="pk_prove").click().run()
+    assert cards(app)["Lower bound (volume bound)"] == "43,578"
+    assert [i.value for i in app.info] == ["The LP bound is 43,578, no tighter than the volume bound 43,578 already "
+                                           "shown."]
+
+
+def test_the_no_packing_baseline_names_no_limit_closing_its_packs(app):
+    app.switch_page(PACKING).run()
+    assert "Packs closed by" in cards(app)
+    app.selectbox(key="pk_algorithm").set_value("none").run()
+    assert "Packs closed by" not in cards(app)
+    assert not any("closes the packs" in c.value for c in app.caption)
