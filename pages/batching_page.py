@@ -69,7 +69,7 @@ def main() -> None:
         f"Dataset: {selection.label}: {hist.num_graphs:,} graphs. How the batching you use today pads, how many "
         "batches and how many shapes (compilations for JAX or torch.compile) it makes, next to packing with the "
         "limits chosen on the other pages. Simulated exactly on the dataset's graph sizes, every strategy on the "
-        "same shuffled epochs (Speckhard et al., seed 001); every graph is kept.")
+        "same shuffled epochs (as in Speckhard et al.); every graph is kept.")
     settings = controls()
     row = packing_row(hist, settings)
     table = cache.batching_table(hist, settings, row.request)
@@ -120,7 +120,7 @@ def show_table(table: pd.DataFrame) -> None:
     if run["devices"] > 1:
         mixed = table.set_index("strategy")["mixed_shape_steps"]
         st.caption(f"On {run['devices']} devices, the batches of one step differ in shape in {mixed['static_64']:.0%} "
-                   f"of steps for static-64 and {mixed['static_pow2']:.0%} for static-2^N (seed 001, appendix F, "
+                   f"of steps for static-64 and {mixed['static_pow2']:.0%} for static-2^N (Speckhard et al., appendix F, "
                    "saw 99 % and 90 % on AFLOW); 'step-padded' pads every device to the step's largest shape.")
     summaries = table.attrs["summaries"]
     over = summaries["pyg_dynamic"].get("over_budget_batches", 0)
@@ -135,7 +135,7 @@ def show_table(table: pd.DataFrame) -> None:
 
 
 STRATEGY_NOTES = """
-- **static-constant**: batch size - 1 graphs, padded to batch size x the largest graph's nodes and edges (seed 001,
+- **static-constant**: batch size - 1 graphs, padded to batch size x the largest graph's nodes and edges (Speckhard et al.,
   section 4 and appendix H; TF-GNN's tutorial). One shape, much padding.
 - **static-64 / static-2^N**: batch size - 1 graphs; nodes rounded up to the next multiple of 64 / power of two
   above the real nodes (one node is left for the padding graph), edges to the next multiple / power that holds

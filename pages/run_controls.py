@@ -37,7 +37,7 @@ def run_controls(seed: bool = True) -> dict:
                          **mirrored_choice("run_length", list(lengths), state.run_length_label(settings)),
                          help="Epochs (each a fresh random order of the graphs) or optimizer steps. Compilations "
                               "are paid once per run, so the run's length decides what they cost per epoch; "
-                              "2,000,000 steps is seed 001's run.")
+                              "2,000,000 steps is the run of Speckhard et al.")
     columns[2].number_input("Data-parallel devices", min_value=1, max_value=64, step=1, on_change=_save,
                             args=("run_devices",), **mirrored("run_devices", settings["devices"]),
                             help="Each step takes one batch per device and waits for the slowest.")

@@ -153,3 +153,10 @@ def test_limits_that_do_not_hold_every_graph_fall_back_to_the_dynamic_target(app
                for c in app.caption)
     rows = app.dataframe[0].value.set_index("strategy")
     assert rows.loc["packing", "max_padded_nodes"] == rows.loc["dynamic (jraph)", "max_padded_nodes"]
+
+
+def test_the_page_cites_speckhard_et_al_not_a_seed_next_to_the_seed_box(app):
+    open_batching(app)
+    assert "2,000,000 steps (Speckhard et al.)" in app.selectbox(key="run_length").options
+    shown = [*(c.value for c in app.caption), *(m.value for m in app.markdown), app.selectbox(key="run_length").help]
+    assert not any("seed 001" in text for text in shown)
