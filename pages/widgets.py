@@ -160,8 +160,7 @@ def progress_shown(title: str) -> Iterator[Callable[[str, float], None]]:
         if not shown:
             with holder.container():
                 shown["status"] = st.status(title, expanded=True)
-                with shown["status"]:
-                    shown["bar"] = st.progress(0.0)
+                shown["bar"] = shown["status"].progress(0.0)  # leaving `with status:` would mark it complete
         shown["status"].update(label=f"{title}: {stage}")
         shown["bar"].progress(min(max(float(fraction), 0.0), 1.0), text=stage)
 
