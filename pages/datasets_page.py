@@ -102,12 +102,14 @@ def histogram_section(hist, title: str) -> None:
 def compare_section(selection: state.Selection, hist) -> None:
     """Statistics, marginals and heatmaps of two or more datasets side by side."""
     st.subheader("Compare datasets")
-    others = [s.name for s in cache.dataset_specs() if s.name != selection.name]
-    others += [name for name in state.uploads() if name != selection.name]
+    specs = [s for s in cache.dataset_specs() if s.name != selection.name]
+    labels = {s.name: s.name if s.bundled else f"{s.name} (download)" for s in specs}
+    labels |= {name: name.replace(state.UPLOAD_PREFIX, "uploaded: ") for name in state.uploads()
+               if name != selection.name}
     chosen = st.multiselect(
-        "Compare with (each with the split and options last chosen for it, else its defaults)", others,
-        key="ds_compare",
-        format_func=lambda n: n.replace(state.UPLOAD_PREFIX, "uploaded: "),
+        "Compare with (each with the split and options last chosen for it, else its defaults)", list(labels),
+        key="ds_compare", format_func=labels.get,
+        help="Datasets marked (download) are fetched on first use and cannot be opened offline.",
     )
     if not chosen:
         st.caption("Pick one or more datasets to see them next to the current one.")

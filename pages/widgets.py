@@ -196,8 +196,6 @@ def load_selection(selection: state.Selection) -> tuple[SizeHistogram, dict] | N
                                        progress)
     except USER_ERRORS as error:
         show_error(error, f"Could not open {selection.label}")
-        st.info("Choose a bundled dataset in the sidebar (QM9, ogbg-molhiv, ogbg-molpcba, AFLOW) "
-                "or upload your own sizes on the Datasets page.")
         return None
     if found[1].get("warning"):
         st.warning(found[1]["warning"], icon=":material/warning:")
@@ -212,6 +210,9 @@ def current_dataset() -> tuple[state.Selection, SizeHistogram, dict] | None:
         return None
     loaded = load_selection(selection)
     if loaded is None:
+        if not selection.is_upload:
+            st.info("Choose a bundled dataset in the sidebar (QM9, ogbg-molhiv, ogbg-molpcba, AFLOW) "
+                    "or upload your own sizes on the Datasets page.")
         return None
     hist, info = loaded
     state.ensure_limits(selection, hist)

@@ -169,3 +169,13 @@ def test_limit_boxes_stop_at_the_engines_largest_limit(app):
     assert app.sidebar.subheader and "Chosen configuration" in [h.value for h in app.sidebar.subheader]
     app.switch_page("pages/sweep_page.py").run()
     assert all(app.number_input(key=f"sw_{name}").max == MAX_LIMIT for name in ("n0", "n1", "e1", "max_graphs"))
+
+
+def test_compare_marks_datasets_that_need_a_download_and_shows_only_the_error_offline(app):
+    app.switch_page("pages/datasets_page.py").run()
+    compare = app.multiselect(key="ds_compare")
+    assert compare.format_func("pcqm4mv2") == "pcqm4mv2 (download)" and compare.format_func("ogbg-molhiv") == "ogbg-molhiv"
+    compare.set_value(["pcqm4mv2"]).run()
+    messages = errors(app)
+    assert len(messages) == 1 and "needs a download" in messages[0]
+    assert not [i.value for i in app.info]
