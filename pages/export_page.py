@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+import pandas as pd
 import streamlit as st
 
 from data_loaders.registry import check_split, resolve_options
@@ -11,7 +12,8 @@ from packing import PackingPlan, SizeHistogram
 from packing.batching_report import batching_section
 from packing.export import SCHEMA_VERSION, config_histogram, config_json, export_config, load_config
 from throughput import throughput_section
-import figures
+from figures.report import build_report, report_figures
+from figures.snippet import training_snippet
 from pages import cache, state
 from pages.packing_row import packing_row
 from pages.sweeps import grid, sweep_method
@@ -21,24 +23,14 @@ LOAD_KEY = "ex_load_file"
 THROUGHPUT = "throughput"  # the Throughput page's calibration, baseline and check (pages/throughput_page.py)
 
 
-def figure_builders(selection: state.Selection, hist: SizeHistogram, plan: PackingPlan) -> dict[str, Callable]:
-    """Name -> function building each exportable figure (built only when downloaded)."""
-    builders: dict[str, Callable] = {
-        "size-histogram": lambda: figures.histogram_figure(hist, title=f"Graphs per (nodes, edges): {selection.label}")[0],
-        "graphs-per-pack": lambda: figures.graphs_per_pack_figure(plan),
-        "pack-fill": lambda: figures.pack_fill_figure(plan),
-        "pack-strategies": lambda: figures.strategies_figure(plan),
-    }
+def sweep_frame(selection: state.Selection, hist: SizeHistogram) -> pd.DataFrame | None:
+    """The frame of the dataset's last sweep when it is still cached, else None."""
     last = st.session_state.get(state.SWEEP)
-    if last and last["for"] == selection.key:
-        params = last["params"]
-        nodes, edges = grid(params)
-        key = cache.sweep_key(hist, nodes, edges, params["max_graphs"], sweep_method(params))
-        frame = cache.cached_sweep(key)
-        if frame is not None:
-            chosen = (plan.limits.max_nodes, plan.limits.max_edges)
-            builders["sweep-heatmap"] = lambda: figures.sweep_figure(frame, selected=chosen)
-    return builders
+    if not last or last["for"] != selection.key:
+        return None
+    params = last["params"]
+    nodes, edges = grid(params)
+    return cache.cached_sweep(cache.sweep_key(hist, nodes, edges, params["max_graphs"], sweep_method(params)))
 
 
 def figure_downloads(builders: dict[str, Callable], stem: str) -> None:
@@ -166,6 +158,15 @@ def main() -> None:
                          mime="application/json", type="primary", key="ex_json", on_click="ignore", icon=":material/download:")
     right.download_button("Download strategies (CSV)", plan.to_frame().to_csv(index=False),
                           file_name=f"{stem}-strategies.csv", mime="text/csv", key="ex_csv", on_click="ignore", icon=":material/table:")
+    frame = sweep_frame(selection, hist)
+    st.download_button("Download report (HTML)", lambda: build_report(config, plan, frame, file_name=f"{stem}.json"),
+                       file_name=f"{stem}-report.html", mime="text/html", key="ex_report", on_click="ignore",
+                       icon=":material/description:",
+                       help="One self-contained HTML file (works offline) to show colleagues: the dataset, its "
+                            "statistics and histogram, these limits and method with efficiency, gap and bound, the "
+                            "packs, the sweep heatmap, the batching comparison and throughput estimate when run, "
+                            "and the configuration itself. Command line: `python -m figures report config.json "
+                            "--out report.html`.")
     with st.expander("Configuration JSON"):
         st.caption(f"Schema version {SCHEMA_VERSION}, documented in packing/export.py. Load it in Python with "
                    "`from packing.export import load_config; config, plan = load_config('file.json')`.")
@@ -177,7 +178,12 @@ def main() -> None:
                                                             "(in the file)"}
         st.json(shown)
     st.subheader("Figures")
-    figure_downloads(figure_builders(selection, hist, plan), stem)
+    st.caption("Titled with the dataset, split, method and limits.")
+    figure_downloads(report_figures(config, plan, frame), stem)
+    st.subheader("Train with it")
+    st.caption(f"Save the configuration as {stem}.json next to your script; the loader verifies it and checks "
+               "that it packs exactly your dataset's graphs.")
+    st.code(training_snippet(f"{stem}.json", what=f"here {selection.label}"), language="python")
     load_section(plan)
 
 

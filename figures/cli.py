@@ -1,0 +1,57 @@
+"""Command line of the figures package: ``python -m figures report config.json --out report.html``
+writes the one-file report (:mod:`figures.report`) of a saved configuration."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from packing.export import load_config
+
+from .report import build_report
+
+SWEEP_COLUMNS = ("max_nodes", "max_edges", "harmonic_mean", "node_efficiency", "edge_efficiency", "packs",
+                 "lower_bound", "gap", "feasible")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m figures", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    report = commands.add_parser("report", help="write the one-file HTML report of a configuration",
+                                 description="Write one self-contained HTML file (works offline) with the dataset, "
+                                             "statistics, histogram, chosen limits and method, packs, batching and "
+                                             "throughput sections of a configuration exported by the dashboard or "
+                                             "`python -m packing pack --out`.")
+    report.add_argument("config", help="configuration JSON (verified on load)")
+    report.add_argument("--out", required=True, help="the HTML file to write, e.g. report.html")
+    report.add_argument("--sweep", help="a sweep CSV (`python -m packing sweep ... --out sweep.csv`) for the heatmap "
+                                        "with the chosen cell")
+    return parser
+
+
+def read_sweep(path: str) -> pd.DataFrame:
+    """A sweep frame from the CSV ``python -m packing sweep --out`` writes; ``ValueError``
+    naming the missing columns otherwise."""
+    frame = pd.read_csv(path)
+    missing = [column for column in SWEEP_COLUMNS if column not in frame.columns]
+    if missing:
+        raise ValueError(f"{path} is not a sweep table: it has no column {', '.join(missing)}.")
+    return frame
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0 written, 2 bad input, said on stderr
+    as ``error: ...``)."""
+    args = build_parser().parse_args(argv)
+    try:
+        config, plan = load_config(Path(args.config))
+        sweep = read_sweep(args.sweep) if args.sweep else None
+        page = build_report(config, plan, sweep, file_name=Path(args.config).name)
+        Path(args.out).write_text(page, encoding="utf-8")
+    except (ValueError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"wrote {args.out} ({len(page.encode()) / 1e6:.1f} MB)")
+    return 0

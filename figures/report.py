@@ -1,0 +1,260 @@
+"""The one-file report of a chosen configuration: one self-contained HTML file (plotly.js
+inlined once, works offline) with the dataset and its provenance, the statistics, the size
+histogram, the chosen limits and method with efficiency, gap and bound (and the proof when
+one was run), the packs' fill, the sweep heatmap with the chosen cell (when a sweep is
+given), the batching comparison, the throughput estimate with its calibration and its
+check, and the configuration JSON itself (shown and downloadable).
+
+Everything comes from a configuration verified by :func:`packing.export.load_config` (the
+Export page builds the same file from the configuration it exports), so the report's
+numbers are the file's.
+"""
+from __future__ import annotations
+
+import html
+from typing import Any, Callable
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.offline import get_plotlyjs
+
+from packing import PackingPlan
+from packing.batching_report import describe_settings
+from packing.export import config_histogram, config_json
+
+from . import batching, throughput
+from .dataset import histogram_figure, stats_table
+from .packs import graphs_per_pack_figure, pack_fill_figure, strategies_figure
+from .sweep import sweep_figure
+from .titles import subject, titled
+
+_STYLE = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1150px;
+       color: #222; padding: 0 1em; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { border-bottom: 1px solid #ddd; padding-bottom: 0.2em; }
+table { border-collapse: collapse; margin: 0.6em 0 1em; font-size: 0.92em; }
+th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; }
+th:first-child, td:first-child { text-align: left; } th { background: #f4f4f4; }
+.note { color: #555; font-size: 0.92em; } pre { background: #f7f7f7; padding: 1em; overflow: auto; max-height: 30em; }
+nav a { margin-right: 1em; }
+"""
+
+
+def batching_frame(section: dict[str, Any]) -> pd.DataFrame:
+    """The ``batching`` section's table as :func:`packing.batching.compare_batching` gave it
+    (its ``run`` in ``attrs``).
+
+    >>> batching_frame({"run": {"batch_size": 4}, "table": [{"strategy": "packing"}]}).attrs["run"]
+    {'batch_size': 4}
+    """
+    frame = pd.DataFrame(section["table"])
+    frame.attrs["run"] = section["run"]
+    return frame
+
+
+def throughput_frame(section: dict[str, Any]) -> pd.DataFrame:
+    """The ``throughput`` section's table as :func:`throughput.estimate` gave it (its run,
+    calibration and baseline in ``attrs``), for :func:`figures.throughput.epoch_figure`.
+
+    >>> throughput_frame({"run": {}, "calibration": {"label": "x"}, "baseline": "static_64",
+    ...                   "table": [{"strategy": "packing"}]}).attrs["baseline"]
+    'static_64'
+    """
+    frame = pd.DataFrame(section["table"])
+    frame.attrs.update(run=section["run"], calibration=section["calibration"], baseline=section["baseline"])
+    return frame
+
+
+def report_figures(config: dict[str, Any], plan: PackingPlan, sweep: pd.DataFrame | None = None,
+                   ) -> dict[str, Callable[[], go.Figure]]:
+    """Name -> function building each figure of the report, titled with the dataset, split,
+    method and limits (the Export page offers the same figures as PNG and HTML). The sweep
+    heatmap comes with ``sweep`` (a :func:`packing.sweep` frame), the batching and
+    throughput charts with those sections of the configuration.
+
+    >>> from packing import PackLimits, SizeHistogram, pack
+    >>> from packing.export import export_config
+    >>> hist = SizeHistogram.from_sizes([3, 2, 3], [4, 2, 4])
+    >>> plan = pack(hist, PackLimits(5, 6, 4))
+    >>> list(report_figures(export_config(plan, hist, {"dataset": "toy"}), plan))
+    ['size-histogram', 'graphs-per-pack', 'pack-fill', 'pack-strategies']
+    """
+    line = subject(config["dataset"], plan)
+    limits = (plan.limits.max_nodes, plan.limits.max_edges)
+    builders: dict[str, Callable[[], go.Figure]] = {
+        "size-histogram": lambda: histogram_figure(config_histogram(config))[0],
+        "graphs-per-pack": lambda: graphs_per_pack_figure(plan),
+        "pack-fill": lambda: pack_fill_figure(plan),
+        "pack-strategies": lambda: strategies_figure(plan),
+    }
+    if sweep is not None:
+        builders["sweep-heatmap"] = lambda: sweep_figure(sweep, selected=limits)
+    if "batching" in config:
+        builders["batching-padding"] = lambda: batching.padding_figure(batching_frame(config["batching"]))
+    if "throughput" in config:
+        builders["throughput-epoch"] = lambda: throughput.epoch_figure(throughput_frame(config["throughput"]))
+    return {name: (lambda build=build: titled(build(), line)) for name, build in builders.items()}
+
+
+def _table(frame: pd.DataFrame) -> str:
+    return frame.to_html(index=False, border=0, escape=True)
+
+
+def _pairs(rows: list[tuple[str, Any]]) -> str:
+    """A two-column table of (what, value)."""
+    return _table(pd.DataFrame(rows, columns=["", "value"]))
+
+
+def _dataset_section(config: dict[str, Any], figure: str) -> str:
+    data = config["dataset"]
+    options = ", ".join(f"{key}={value}" for key, value in data["options"].items()) or "none"
+    facts = _pairs([("dataset", data["name"]), ("split", data["split"]), ("graph construction", options),
+                    ("source", data["source"]), ("provenance", data["provenance"])])
+    stats = stats_table({data["name"]: config_histogram(config)}).reset_index()
+    return facts + "<h3>Statistics (Table 1 of the tuple-packing paper)</h3>" + _table(stats) + figure
+
+
+def _proof(config: dict[str, Any]) -> str:
+    """The LP proof in words, or that none was run."""
+    bounds = config["bounds"]
+    certificate = bounds.get("lp_certificate")
+    if bounds.get("lp") is None or certificate is None:
+        return ("No LP bound was proven (the volume and large-items bounds are instant; run \"Prove a tighter "
+                "lower bound\" on the Packing page or <code>pack --prove</code> for the LP bound).")
+    return (f"LP bound proven: at least {bounds['lp']:,} packs (column generation, stopped: "
+            f"{html.escape(str(certificate.get('stopped')))}; the duals in the configuration are its certificate, "
+            "checked again whenever the file is loaded).")
+
+
+def _choice_section(config: dict[str, Any], plan: PackingPlan) -> str:
+    metrics, limits = config["metrics"], plan.limits
+    rows = [
+        ("max nodes per pack", f"{limits.max_nodes:,}"), ("max edges per pack", f"{limits.max_edges:,}"),
+        ("max graphs per pack", f"{limits.max_graphs:,}"), ("method", plan.label),
+        ("packs", f"{metrics['packs']:,}"),
+        ("lower bound", f"{metrics['lower_bound']:,} ({plan.bounds.label})"), ("gap to the bound", f"{plan.gap:.2%}"),
+        ("node efficiency", f"{metrics['node_efficiency']:.2%}"),
+        ("edge efficiency", f"{metrics['edge_efficiency']:.2%}"),
+        ("harmonic mean", f"{metrics['harmonic_mean']:.2%}"),
+        ("graphs per pack (packing factor)", f"{metrics['packing_factor']:.2f}"),
+        ("distinct pack strategies", f"{metrics['strategies']:,}"),
+        ("tight limits (largest sums used)", f"{metrics['tight_limits'][0]:,} nodes, {metrics['tight_limits'][1]:,} edges"),
+    ]
+    rows += [(f"breaks the {name} limit", f"largest sum {value:,}") for name, value in metrics["broken_limits"].items()]
+    return _pairs(rows) + f"<p class='note'>{_proof(config)}</p>"
+
+
+def _batching_section(section: dict[str, Any], figure: str) -> str:
+    frame = batching_frame(section)
+    run = section["run"]
+    length = f"{run['steps']:,} steps" if run.get("steps") else f"{run.get('epochs') or 1:,} epoch(s)"
+    shown = pd.DataFrame({
+        "strategy": [batching.label(s) for s in frame["strategy"]],
+        "batches": frame["batches"].map("{:,}".format),
+        "real nodes": frame["node_efficiency"].map("{:.2%}".format),
+        "real edges": frame["edge_efficiency"].map("{:.2%}".format),
+        "real graphs": frame["graph_efficiency"].map("{:.2%}".format),
+        "distinct shapes": frame["distinct_shapes"].map("{:,}".format),
+        "largest padded shape": [f"{n:,} x {e:,} x {g:,}" for n, e, g in
+                                 zip(frame["max_padded_nodes"], frame["max_padded_edges"], frame["max_padded_graphs"])],
+        "settings": [describe_settings(s, section["strategies"][s]) for s in frame["strategy"]],
+    })
+    return (f"<p>Batch size {run['batch_size']:,}, {length}, {run.get('devices', 1):,} device(s), seed "
+            f"{run.get('seed', 0)}; every strategy on the same shuffled epochs, every graph kept.</p>"
+            + _table(shown) + figure)
+
+
+def _throughput_section(section: dict[str, Any], figure: str) -> str:
+    frame = throughput_frame(section)
+    calibration = section["calibration"]
+    fit = calibration.get("fit", {})
+    held_out = fit.get("held_out", {})
+    facts = _pairs([
+        ("calibration", calibration.get("label", "?")),
+        ("device", calibration.get("device", {}).get("name", "?")),
+        ("cost model", fit.get("model", "?")),
+        ("held-out error (median, 90th percentile)",
+         f"{held_out.get('median', float('nan')):.1%}, {held_out.get('p90', float('nan')):.1%}"),
+        ("run", throughput.run_length_words(section["run"]) + f", batch size {section['run'].get('batch_size', '?')}"),
+        ("speed-up against", throughput.label(section["baseline"])),
+        ("check on the exporting machine", section.get("check_note") or "not checked"),
+    ])
+    shown = pd.DataFrame({
+        "strategy": [throughput.label(s) for s in frame["strategy"]],
+        "steps per epoch": frame["steps_per_epoch"].map("{:,.1f}".format),
+        "step (ms)": frame["step_ms"].map("{:.2f}".format),
+        "steady epoch (s)": frame["steady_epoch_s"].map("{:.3g}".format),
+        "whole run (s)": frame["run_s"].map("{:.3g}".format),
+        "speed-up, steady": frame["speedup_steady"].map("{:.2f}x".format),
+        "speed-up, run": frame["speedup_run"].map("{:.2f}x".format),
+    })
+    return facts + _table(shown) + figure
+
+
+def _config_section(config: dict[str, Any], file_name: str) -> str:
+    text = config_json(config)
+    return (f"<p>The configuration this report shows, schema version {config['schema_version']} "
+            f"(<code>packing.export.load_config</code> verifies it; "
+            f"<code>PackedLoader.from_config(dataset, \"{html.escape(file_name)}\")</code> trains with it). "
+            f"<a id='download-config' download='{html.escape(file_name)}' href='#'>Download {html.escape(file_name)}</a>"
+            f"</p><details><summary>Configuration JSON ({len(text):,} characters)</summary>"
+            f"<pre id='config-json'>{html.escape(text)}</pre></details>"
+            "<script>document.getElementById('download-config').addEventListener('click', function (event) {"
+            "  var text = document.getElementById('config-json').textContent;"
+            "  this.href = URL.createObjectURL(new Blob([text], {type: 'application/json'})); });</script>")
+
+
+def _figure_html(build: Callable[[], go.Figure], name: str) -> str:
+    return (f"<div class='figure' id='figure-{name}'>"
+            + build().to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False})
+            + "</div>")
+
+
+def build_report(config: dict[str, Any], plan: PackingPlan, sweep: pd.DataFrame | None = None,
+                 file_name: str = "config.json") -> str:
+    """The report (module docstring) of a configuration and its plan, as returned by
+    :func:`packing.export.load_config` (or :func:`packing.export.export_config` and the plan
+    exported), as one HTML document; ``sweep`` adds the heatmap with the chosen cell,
+    ``file_name`` is the configuration's name in the text and its download.
+
+    >>> from packing import PackLimits, SizeHistogram, pack
+    >>> from packing.export import export_config
+    >>> hist = SizeHistogram.from_sizes([3, 2, 3], [4, 2, 4])
+    >>> plan = pack(hist, PackLimits(5, 6, 4))
+    >>> page = build_report(export_config(plan, hist, {"dataset": "toy"}), plan)
+    >>> page.startswith("<!DOCTYPE html>"), "id='section-choice'" in page, page.count("<script type=\\"text/javascript\\">/**")
+    (True, True, 1)
+    """
+    figures = {name: _figure_html(build, name) for name, build in report_figures(config, plan, sweep).items()}
+    line = subject(config["dataset"], plan)
+    sections = [
+        ("dataset", "Dataset", _dataset_section(config, figures["size-histogram"])),
+        ("choice", "Chosen limits and method", _choice_section(config, plan)),
+        ("packs", "Packs", figures["graphs-per-pack"] + figures["pack-fill"] + figures["pack-strategies"]),
+    ]
+    if sweep is not None:
+        sections.append(("sweep", "Limit sweep", "<p>The chosen limits are framed in red; the star marks the best "
+                         "harmonic mean.</p>" + figures["sweep-heatmap"]))
+    if "batching" in config:
+        sections.append(("batching", "Batching comparison",
+                         _batching_section(config["batching"], figures["batching-padding"])))
+    if "throughput" in config:
+        sections.append(("throughput", "Throughput estimate",
+                         _throughput_section(config["throughput"], figures["throughput-epoch"])))
+    sections.append(("configuration", "Configuration", _config_section(config, file_name)))
+    missing = [words for key, words in (("batching", "batching comparison (Batching page)"),
+                                        ("throughput", "throughput estimate (Throughput page)")) if key not in config]
+    nav = " ".join(f"<a href='#section-{key}'>{heading}</a>" for key, heading, _ in sections)
+    body = "".join(f"<section id='section-{key}'><h2>{heading}</h2>{content}</section>"
+                   for key, heading, content in sections)
+    note = (f"<p class='note'>Not in this configuration: {', '.join(missing)}.</p>" if missing else "")
+    tool = config.get("tool", {})
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        f"<title>Packing report: {html.escape(line)}</title><style>{_STYLE}</style>"
+        f"<script type=\"text/javascript\">{get_plotlyjs()}</script></head><body>"
+        f"<h1>Packing report</h1><p><b>{html.escape(line)}</b></p>"
+        f"<p class='note'>Made by {html.escape(str(tool.get('name', '?')))} {html.escape(str(tool.get('version', '')))}"
+        f" from a configuration created {html.escape(str(config.get('created', '?')))}. Plots are interactive "
+        f"(hover, zoom) and work offline.</p>{note}<nav>{nav}</nav>{body}</body></html>"
+    )
