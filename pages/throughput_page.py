@@ -253,7 +253,9 @@ def main() -> None:
         st.warning("Some padded shapes are larger than any the calibration timed, so their time is extrapolated; "
                    "calibrate with larger shapes (python -m throughput calibrate --max-nodes ... --max-edges ...).",
                    icon=":material/warning:")
-    shown = table.assign(strategy=[throughput_figures.label(s) for s in table["strategy"]])
+    shown = table.assign(strategy=[throughput_figures.label(s) for s in table["strategy"]],
+                         steps_per_epoch=table["steps_per_epoch"].round(),  # localized: whole numbers, 1,234
+                         graphs_per_second=table["graphs_per_second"].round())
     st.dataframe(shown[list(COLUMNS)], hide_index=True, width="stretch", column_config=COLUMNS)
     st.caption(f"{row.note} Run: {throughput_figures.run_length_words(table.attrs['run'])} on "
                f"{run['devices']:,} device(s), batch size {run['batch_size']:,}. Error bars: the cost model's "

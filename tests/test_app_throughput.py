@@ -182,3 +182,12 @@ def test_run_figure_shows_steady_and_whole_run_and_marks_the_baseline():
     assert "Whole run: 3 epochs, compilations once" in texts
     base = [a.text for a in fig.layout.annotations if a.y == throughput_figures.label("static_64")]
     assert len(base) == 2 and all(text.endswith(", 1.00x") for text in base)  # against itself, both panels
+
+
+def test_the_table_shows_steps_per_epoch_and_graphs_per_second_as_whole_numbers(app):
+    table = app.dataframe[0].value
+    for column in ("steps_per_epoch", "graphs_per_second"):
+        assert (table[column] == table[column].round()).all(), column
+    formats = json.loads(app.dataframe[0].proto.columns)
+    assert formats["steps_per_epoch"]["type_config"]["format"] == "localized"
+    assert formats["graphs_per_second"]["type_config"]["format"] == "localized"
