@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 
+import pandas as pd
 import streamlit as st
 
 from packing import (
@@ -49,6 +50,8 @@ NO_SETTINGS = {
     LP_ROUNDING: "The LP relaxation (column generation, up to a minute, cached) rounded down; the rest by best of all.",
     "none": "No packing: one graph per pack.",
 }
+#: Pixels of a table's method column: "min as published (= max) / published" shows whole.
+METHOD_WIDTH = 260
 ONE_DIM_LABELS = {"lpfhp": "LPFHP (longest pack first)", "spfhp": "SPFHP (shortest pack first)",
                   "nnlshp": "NNLSHP (least-squares mixture)"}
 
@@ -277,6 +280,19 @@ def main() -> None:
                 st.dataframe(plan.to_frame(), hide_index=True, width="stretch", column_config=fill)
 
 
+def _published_columns() -> dict:
+    """The published table's columns: the method whole, counts with separators, our
+    percentages to two decimals, the paper's (text: blank where it printed none) to the right."""
+    labels = figures.PUBLISHED_LABELS
+    formats = {"packs": "localized", "tight_nodes": "localized", "tight_edges": "localized",
+               "tight_node_pct": "%.2f", "tight_edge_pct": "%.2f"}
+    return {"method": st.column_config.TextColumn(labels["method"], width=METHOD_WIDTH),
+            **{name: st.column_config.NumberColumn(labels[name], format=number_format)
+               for name, number_format in formats.items()},
+            **{name: st.column_config.TextColumn(labels[name], alignment="right")
+               for name in ("paper_node_pct", "paper_edge_pct")}}
+
+
 def comparison_table(hist, limits: PackLimits, one_dim: str, dataset: str) -> None:
     """Every heuristic x algorithm, the published algorithm, best of all and the three
     baselines (Table 2 layout), the best plan that keeps the limits highlighted, every row
@@ -284,7 +300,8 @@ def comparison_table(hist, limits: PackLimits, one_dim: str, dataset: str) -> No
     table = cache.compare_table(hist, limits, one_dim)
     shown = [name for name in table.columns if name not in ("heuristic", "algorithm")]  # both are in "method"
     st.dataframe(figures.highlight_best(table), hide_index=True, width="stretch", height="content",
-                 column_config=figures.COMPARE_LABELS, column_order=shown)
+                 column_config={**figures.COMPARE_LABELS, "method": st.column_config.TextColumn(
+                     figures.COMPARE_LABELS["method"], width=METHOD_WIDTH)}, column_order=shown)
     st.caption("Layout of Table 2 of Krell et al.; the best value per column among the plans that keep every limit "
                "is highlighted. Node-only and edge-only ignore one limit, so their packs break it (keeps limits: "
                "no) and they are never highlighted. Efficiencies are against the limits above (node-only and "
@@ -293,10 +310,12 @@ def comparison_table(hist, limits: PackLimits, one_dim: str, dataset: str) -> No
     st.markdown("**The published algorithm in the paper's convention** (efficiency against the tight limits, the "
                 "largest sums its packs use)")
     published = cache.published_rows(hist, limits, dataset)
-    st.dataframe(published, hide_index=True, width="stretch", height="content",
+    paper = ["paper_node_pct", "paper_edge_pct"]  # printed to one decimal; blank where the paper printed none
+    shown = published.assign(**{name: [f"{value:.1f}" if pd.notna(value) else "" for value in published[name]]
+                                for name in paper})
+    st.dataframe(shown, hide_index=True, width="stretch", height="content",
                  column_order=["method", "packs", "tight_nodes", "tight_edges", "tight_node_pct", "tight_edge_pct",
-                               "paper_node_pct", "paper_edge_pct"],
-                 column_config=figures.PUBLISHED_LABELS)
+                               *paper], column_config=_published_columns())
     if published["paper_node_pct"].notna().any():
         st.caption("Next to the numbers printed in Table 2 of Krell et al. (2022) for this dataset at these limits.")
     else:

@@ -160,3 +160,13 @@ def test_the_page_cites_speckhard_et_al_not_a_seed_next_to_the_seed_box(app):
     assert "2,000,000 steps (Speckhard et al.)" in app.selectbox(key="run_length").options
     shown = [*(c.value for c in app.caption), *(m.value for m in app.markdown), app.selectbox(key="run_length").help]
     assert not any("seed 001" in text for text in shown)
+
+
+def test_count_columns_are_wide_enough_for_a_long_run_and_steps_show_once_on_one_device(app):
+    open_batching(app)
+    table = app.dataframe[0]
+    columns = json.loads(table.proto.columns)
+    for name in ("batches", "steps", "distinct_shapes", "max_padded_nodes"):
+        assert columns[name]["width"] >= 95, name  # a width fixed by the first numbers cut 2,000,000 to 000,000
+    assert columns["strategy"]["pinned"]
+    assert "steps" not in table.proto.column_order and "batches" in table.proto.column_order

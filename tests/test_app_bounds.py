@@ -2,6 +2,8 @@
 the published algorithm next to ours (AppTest on the bundled data)."""
 from __future__ import annotations
 
+import json
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -55,10 +57,10 @@ def test_the_published_algorithm_is_offered_and_reproduces_table_2(app):
     app.run()
     comparison, published = (frame.value for frame in app.dataframe)
     assert (comparison["algorithm"] == "published").sum() == 7 and "bound" in comparison.columns
-    paper = published.dropna(subset=["paper_node_pct"])
+    paper = published[published["paper_node_pct"] != ""]  # the paper's numbers as printed, blank where none
     assert len(paper) == 6
-    assert (paper["tight_node_pct"].round(1) == paper["paper_node_pct"]).all()
-    assert (paper["tight_edge_pct"].round(1) == paper["paper_edge_pct"]).all()
+    assert (paper["tight_node_pct"].map("{:.1f}".format) == paper["paper_node_pct"]).all()
+    assert (paper["tight_edge_pct"].map("{:.1f}".format) == paper["paper_edge_pct"]).all()
 
 
 def test_a_proof_no_tighter_than_the_bound_shown_says_so(app):
@@ -78,3 +80,15 @@ def test_the_no_packing_baseline_names_no_limit_closing_its_packs(app):
     app.selectbox(key="pk_algorithm").set_value("none").run()
     assert "Packs closed by" not in cards(app)
     assert not any("closes the packs" in c.value for c in app.caption)
+
+
+def test_the_published_table_formats_its_numbers_and_shows_the_whole_method(app):
+    app.switch_page(PACKING).run()
+    app.session_state["pk_view"] = "All methods (Table 2)"
+    app.run()
+    comparison, published = app.dataframe
+    assert set(published.value["paper_node_pct"]) == {""}  # no printed numbers here: blank cells, not "None"
+    columns = json.loads(published.proto.columns)
+    assert columns["method"]["width"] >= 260 and json.loads(comparison.proto.columns)["method"]["width"] >= 260
+    assert columns["tight_node_pct"]["type_config"]["format"] == "%.2f"
+    assert columns["packs"]["type_config"]["format"] == "localized"
