@@ -83,10 +83,15 @@ def _compute() -> None:
     st.rerun()  # the sidebar, drawn before this page, shows the new dataset
 
 
+def _shards(count: int) -> str:
+    """``1 shard``, ``3 shards``."""
+    return f"{count:,} shard{'' if count == 1 else 's'}"
+
+
 def _report(hist, info: dict[str, Any]) -> None:
     """What was read: graphs, shards, the cluster, unparsable SMILES per shard."""
     shards = info["shards"]
-    st.success(f"Read {len(shards):,} shards on a {info['source']}: {hist.num_graphs:,} graphs in "
+    st.success(f"Read {_shards(len(shards))} on a {info['source']}: {hist.num_graphs:,} graphs in "
                f"{info['seconds']:.1f} s. It is now the current dataset (see the sidebar).")
     if info.get("local_cluster"):
         st.caption("The local cluster was closed when the histogram was done (its dashboard with it).")
@@ -94,7 +99,7 @@ def _report(hist, info: dict[str, Any]) -> None:
         st.markdown(f"Dask dashboard of the cluster: [{info['dashboard']}]({info['dashboard']})")
     if info["invalid"]:
         bad = [shard for shard in shards if shard["invalid"]]
-        st.warning(f"{info['invalid']:,} SMILES in {len(bad):,} of {len(shards):,} shards could not be parsed by "
+        st.warning(f"{info['invalid']:,} SMILES in {len(bad):,} of {_shards(len(shards))} could not be parsed by "
                    "RDKit and are not counted; the table lists them per shard.")
     with st.expander(f"Report per shard ({len(shards):,})", expanded=bool(info["invalid"])):
         rows = [{**shard, "invalid_examples": "; ".join(shard["invalid_examples"])} for shard in shards]

@@ -96,3 +96,19 @@ def test_errors_are_shown_inline_and_the_dataset_stays(fields, message, schedule
 
 def test_dataset_name_examples():
     assert doctest.testmod(cluster_section).failed == 0
+
+
+def _one_shard_report() -> None:
+    from packing import SizeHistogram
+    from pages.cluster_section import _report
+
+    shard = {"shard": "m0.csv", "graphs": 2, "invalid": 1, "invalid_examples": ["row 1: 'x'"]}
+    _report(SizeHistogram.from_sizes([2, 3], [2, 4]), {"shards": [shard], "source": "local Dask cluster",
+                                                       "seconds": 0.5, "local_cluster": True, "invalid": 1})
+
+
+def test_one_shard_is_one_shard():
+    at = AppTest.from_function(_one_shard_report).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.success[0].value.startswith("Read 1 shard on a local Dask cluster: 2 graphs")
+    assert at.warning[0].value.startswith("1 SMILES in 1 of 1 shard could not be parsed")
