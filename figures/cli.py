@@ -34,7 +34,10 @@ def build_parser() -> argparse.ArgumentParser:
 def read_sweep(path: str) -> pd.DataFrame:
     """A sweep frame from the CSV ``python -m packing sweep --out`` writes; ``ValueError``
     naming the missing columns otherwise."""
-    frame = pd.read_csv(path)
+    try:
+        frame = pd.read_csv(path)
+    except ValueError as error:  # pandas' parser errors
+        raise ValueError(f"{path} is not a sweep table: {str(error).strip()}") from None
     missing = [column for column in SWEEP_COLUMNS if column not in frame.columns]
     if missing:
         raise ValueError(f"{path} is not a sweep table: it has no column {', '.join(missing)}.")

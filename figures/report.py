@@ -36,7 +36,8 @@ table { border-collapse: collapse; margin: 0.6em 0 1em; font-size: 0.92em; }
 th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; }
 th:first-child, td:first-child { text-align: left; } th { background: #f4f4f4; }
 .note { color: #555; font-size: 0.92em; } pre { background: #f7f7f7; padding: 1em; overflow: auto; max-height: 30em; }
-nav a { margin-right: 1em; }
+nav a { margin-right: 1em; } .row { display: flex; gap: 2em; align-items: flex-start; flex-wrap: wrap; }
+table.facts td { text-align: left; } table.facts td:first-child { color: #555; white-space: nowrap; }
 """
 
 
@@ -96,13 +97,13 @@ def report_figures(config: dict[str, Any], plan: PackingPlan, sweep: pd.DataFram
     return {name: (lambda build=build: titled(build(), line)) for name, build in builders.items()}
 
 
-def _table(frame: pd.DataFrame) -> str:
-    return frame.to_html(index=False, border=0, escape=True)
+def _table(frame: pd.DataFrame, header: bool = True, classes: str = "") -> str:
+    return frame.to_html(index=False, border=0, escape=True, header=header, classes=classes or None)
 
 
 def _pairs(rows: list[tuple[str, Any]]) -> str:
-    """A two-column table of (what, value)."""
-    return _table(pd.DataFrame(rows, columns=["", "value"]))
+    """A two-column table of (what, value), no header."""
+    return _table(pd.DataFrame(rows), header=False, classes="facts")
 
 
 def _dataset_section(config: dict[str, Any], figure: str) -> str:
@@ -111,7 +112,8 @@ def _dataset_section(config: dict[str, Any], figure: str) -> str:
     facts = _pairs([("dataset", data["name"]), ("split", data["split"]), ("graph construction", options),
                     ("source", data["source"]), ("provenance", data["provenance"])])
     stats = stats_table({data["name"]: config_histogram(config)}).reset_index()
-    return facts + "<h3>Statistics (Table 1 of the tuple-packing paper)</h3>" + _table(stats) + figure
+    return (f"<div class='row'><div>{facts}</div><div><b>Statistics</b> (Table 1 of the tuple-packing paper)"
+            f"{_table(stats)}</div></div>{figure}")
 
 
 def _proof(config: dict[str, Any]) -> str:

@@ -38,7 +38,7 @@ def titled(fig: go.Figure, line: str) -> go.Figure:
     ('Counts<br><sup>qm9 (all)</sup>', 100, 0.85)
     """
     title = fig.layout.title.text or ""
-    fig.update_layout(title=dict(text=f"{title}<br><sup>{line}</sup>", y=0.98, yanchor="top"))
-    fig.update_layout(margin=dict(t=max(TITLE_MARGIN, fig.layout.margin.t or 0)))
+    fig.update_layout(title_text=f"{title}<br><sup>{line}</sup>",
+                      margin_t=max(TITLE_MARGIN, (fig.layout.margin.t or 0) + 40))
     fig.update_traces(colorbar=dict(len=COLORBAR_LEN, y=0, yanchor="bottom"), selector=dict(type="heatmap"))
     return fig

@@ -1,0 +1,223 @@
+"""The one-file report (issue 20, item 1): from the command line on a saved configuration of
+bundled data and from the Export page (AppTest), every section checked against the
+configuration and the pages' numbers; errors of the command line; the report opened in
+Chromium with a screenshot (docs/screenshots/report.png)."""
+from __future__ import annotations
+
+import html
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from plotly.offline import get_plotlyjs
+from streamlit.runtime.media_file_manager import MediaFileManager
+from streamlit.testing.v1 import AppTest
+
+from browser_helpers import ROOT, screenshot
+
+from data_loaders import load_histogram
+from figures.report import build_report, report_figures
+from figures.titles import subject
+from packing import PackLimits, pack, sweep
+from packing.batching import compare_batching
+from packing.batching_report import batching_section
+from packing.export import export_config, load_config, save_config
+from throughput import estimate, load_calibration, shipped_calibrations, throughput_section
+
+FIGURES = ["size-histogram", "graphs-per-pack", "pack-fill", "pack-strategies", "sweep-heatmap", "batching-padding",
+           "throughput-epoch"]
+MAX_BYTES = 8_000_000  # plotly.js alone is 4.8 MB
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory) -> tuple[Path, Path]:
+    """A configuration of ogbg-molhiv (train) with batching and throughput sections made
+    with a shipped calibration, and a sweep CSV around its limits."""
+    folder = tmp_path_factory.mktemp("report")
+    hist, info = load_histogram("ogbg-molhiv", "train")
+    limits = PackLimits(260, 560, 64)
+    plan = pack(hist, limits, algorithm="best")
+    batching = compare_batching(hist, 32, plan=plan, epochs=1, seed=0)
+    priced = estimate(hist, 32, load_calibration(shipped_calibrations()[0]), plan, epochs=1)
+    sections = {"batching": batching_section(batching),
+                "throughput": throughput_section(priced, None, "not checked: made by the test")}
+    config_path = save_config(export_config(plan, hist, info, sections), folder / "molhiv-260n-560e-64g.json")
+    frame = sweep(hist, node_limits=range(222, 500, 38), edge_limits=range(502, 1100, 58), max_graphs=64)
+    frame.to_csv(folder / "sweep.csv", index=False)
+    return config_path, folder / "sweep.csv"
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "figures", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.fixture(scope="module")
+def cli_report(saved) -> Path:
+    config_path, sweep_path = saved
+    out = config_path.with_name("report.html")
+    result = run_cli("report", str(config_path), "--out", str(out), "--sweep", str(sweep_path))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"wrote {out}")
+    return out
+
+
+def sections(page: str) -> dict[str, str]:
+    """Section id -> its HTML."""
+    parts = re.split(r"<section id='section-([a-z]+)'>", page)[1:]
+    return dict(zip(parts[::2], parts[1::2]))
+
+
+def figure_chunks(page: str) -> dict[str, str]:
+    """Figure name -> the HTML of its plot."""
+    parts = re.split(r"<div class='figure' id='figure-([a-z-]+)'>", page)[1:]
+    return dict(zip(parts[::2], parts[1::2]))
+
+
+def embedded_config(page: str) -> dict:
+    text = re.search(r"<pre id='config-json'>(.*?)</pre>", page, re.S).group(1)
+    return json.loads(html.unescape(text))
+
+
+def check_report(page: str, config: dict, plan, with_sweep: bool) -> dict[str, str]:
+    """Every section of a report against its configuration; returns the sections."""
+    found = sections(page)
+    expected = ["dataset", "choice", "packs", *(["sweep"] if with_sweep else []), "batching", "throughput",
+                "configuration"]
+    assert list(found) == expected
+    assert page.count(get_plotlyjs()) == 1  # inlined once
+    rest = page.replace(get_plotlyjs(), "")
+    assert "<script src=" not in rest and "http" not in rest.split("<section")[0]  # works offline
+    assert len(page.encode()) < MAX_BYTES
+    charts = figure_chunks(page)
+    assert list(charts) == [name for name in FIGURES if with_sweep or name != "sweep-heatmap"]
+    line = subject(config["dataset"], plan)
+    for name, chunk in charts.items():
+        assert "Plotly.newPlot" in chunk and line in chunk, name  # titled with dataset, split, method, limits
+    data = config["dataset"]
+    for text in (data["name"], data["split"], html.escape(data["provenance"]), html.escape(data["source"])):
+        assert text in found["dataset"]
+    assert f"<td>{data['graphs']:,}</td>" in found["dataset"]
+    metrics = config["metrics"]
+    choice = found["choice"]
+    for value in (f"{metrics['packs']:,}", f"{metrics['node_efficiency']:.2%}", f"{metrics['edge_efficiency']:.2%}",
+                  f"{metrics['harmonic_mean']:.2%}", f"{metrics['gap']:.2%}", f"{metrics['lower_bound']:,}",
+                  f"{plan.limits.max_nodes:,}", f"{plan.limits.max_edges:,}", html.escape(plan.label)):
+        assert f"<td>{value}" in choice, value
+    for row in config["batching"]["table"]:
+        assert f"<td>{row['node_efficiency']:.2%}</td>" in found["batching"]
+        assert f"<td>{row['batches']:,}</td>" in found["batching"]
+    throughput = config["throughput"]
+    assert html.escape(throughput["calibration"]["label"]) in found["throughput"]
+    assert html.escape(throughput["check_note"]) in found["throughput"]
+    for row in throughput["table"]:
+        assert f"<td>{row['speedup_run']:.2f}x</td>" in found["throughput"]
+        assert f"<td>{row['run_s']:.3g}</td>" in found["throughput"]
+    assert embedded_config(page) == config
+    return found
+
+
+def test_cli_report_has_every_section_with_the_configurations_numbers(saved, cli_report):
+    config, plan = load_config(saved[0])
+    page = cli_report.read_text(encoding="utf-8")
+    found = check_report(page, config, plan, with_sweep=True)
+    assert "No LP bound was proven" in found["choice"]
+    assert f"download='{saved[0].name}'" in found["configuration"]
+
+
+def test_report_states_an_lp_proof_and_what_the_configuration_lacks():
+    hist, info = load_histogram("ogbg-molhiv", "train")
+    from packing import lower_bounds
+
+    limits = PackLimits.for_histogram(hist)
+    plan = pack(hist, limits, algorithm="best")
+    plan = plan.with_bounds(lower_bounds(hist, limits, prove=True, time_budget=60, plan=plan))
+    config, loaded = load_config(export_config(plan, hist, info))
+    page = build_report(config, loaded)
+    assert "LP bound proven: at least" in sections(page)["choice"]
+    assert "Not in this configuration: batching comparison (Batching page), throughput estimate" in page
+    assert list(report_figures(config, loaded)) == FIGURES[:4]
+
+
+def test_cli_errors_are_one_line_and_exit_2(saved, tmp_path):
+    bad = tmp_path / "bad.json"
+    config = json.loads(saved[0].read_text())
+    config["metrics"]["packs"] += 1
+    bad.write_text(json.dumps(config))
+    for args, words in (((str(bad),), "metrics.packs"), ((str(tmp_path / "missing.json"),), "missing.json"),
+                        ((str(saved[0]), "--sweep", str(saved[0])), "not a sweep table")):
+        result = run_cli("report", *args, "--out", str(tmp_path / "r.html"))
+        assert result.returncode == 2 and result.stderr.startswith("error: ") and words in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_export_page_report_has_every_section_and_the_pages_numbers(monkeypatch):
+    downloads = {}
+    original_add, original_deferred = MediaFileManager.add, MediaFileManager.add_deferred
+
+    def add(self, data, mimetype, coordinates, file_name=None, is_for_static_download=False):
+        downloads[file_name] = data
+        return original_add(self, data, mimetype, coordinates, file_name, is_for_static_download)
+
+    def add_deferred(self, data_callable, mimetype, coordinates, file_name=None):
+        downloads[file_name] = data_callable
+        return original_deferred(self, data_callable, mimetype, coordinates, file_name)
+
+    monkeypatch.setattr(MediaFileManager, "add", add)
+    monkeypatch.setattr(MediaFileManager, "add_deferred", add_deferred)
+    app = AppTest.from_file("../app.py", default_timeout=180)
+    app.run()
+    app.switch_page("pages/batching_page.py").run()
+    batching_rows = app.dataframe[0].value
+    app.session_state["throughput"] = {"calibration": load_calibration(shipped_calibrations()[0]),
+                                       "baseline": "pyg_dataloader", "check": None,
+                                       "check_words": "not checked: set by the test"}
+    app.switch_page("pages/sweep_page.py").run()
+    app.button[0].click().run()  # the default sweep
+    app.switch_page("pages/export_page.py").run()
+    assert not app.exception and not app.error, [e.value for e in [*app.exception, *app.error]]
+    labels = [button.label for button in app.get("download_button")]
+    assert "Download report (HTML)" in labels
+    assert labels.count("HTML") == len(FIGURES)  # the Batching and Throughput charts are in the list
+    stem = next(name for name in downloads if name.endswith(".json"))[:-len(".json")]
+    config, plan = load_config(downloads[f"{stem}.json"])
+    page = downloads[f"{stem}-report.html"]()
+    found = check_report(page, config, plan, with_sweep=True)
+    summary = next(m.value for m in app.markdown if m.value.startswith("**"))
+    for value in (f"{plan.num_packs:,} packs", f"Node efficiency {plan.node_efficiency:.2%}",
+                  f"edge efficiency {plan.edge_efficiency:.2%}", f"gap {plan.gap:.2%}"):
+        assert value in summary  # the page's numbers
+    for value in (f"{plan.num_packs:,}", f"{plan.node_efficiency:.2%}", f"{plan.gap:.2%}"):
+        assert f"<td>{value}" in found["choice"]
+    for efficiency in batching_rows["node_efficiency"]:  # the Batching page's table
+        assert f"<td>{efficiency:.2%}</td>" in found["batching"]
+    assert "not checked: set by the test" in found["throughput"]
+    exported = {name: downloads[f"{stem}-{name}.html"]() for name in FIGURES}
+    line = subject(config["dataset"], plan)
+    assert all(line in text for text in exported.values())
+    (code,) = [c.value for c in app.code if "PackedLoader.from_config" in c.value]
+    assert f'PackedLoader.from_config(dataset, "{stem}.json"' in code and "loader.set_epoch(epoch)" in code
+    assert "graph_mask" in code
+
+
+def test_report_opens_in_chromium(browser, cli_report):
+    page = browser.new_page(viewport={"width": 1400, "height": 1400})
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(cli_report.as_uri())
+    page.wait_for_function(f"() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= {len(FIGURES)}",
+                           timeout=60_000)
+    assert not errors, errors
+    assert page.locator("h2").all_inner_texts()[:3] == ["Dataset", "Chosen limits and method", "Packs"]
+    title = page.locator("#figure-size-histogram .gtitle").first.text_content()
+    assert "ogbg-molhiv" in title and "260 nodes" in title
+    screenshot(page, "report")
+    with page.expect_download() as download:
+        page.locator("#download-config").click()
+    assert json.loads(Path(download.value.path()).read_text()) == json.loads(cli_report.with_name(
+        "molhiv-260n-560e-64g.json").read_text())
+    page.close()
