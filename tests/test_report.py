@@ -183,7 +183,7 @@ def test_export_page_report_has_every_section_and_the_pages_numbers(monkeypatch)
     labels = [button.label for button in app.get("download_button")]
     assert "Download report (HTML)" in labels
     assert labels.count("HTML") == len(FIGURES)  # the Batching and Throughput charts are in the list
-    stem = next(name for name in downloads if name.endswith(".json"))[:-len(".json")]
+    stem = next(name for name in downloads if name and name.endswith(".json"))[:-len(".json")]
     config, plan = load_config(downloads[f"{stem}.json"])
     page = downloads[f"{stem}-report.html"]()
     found = check_report(page, config, plan, with_sweep=True)
