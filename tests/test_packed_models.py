@@ -91,11 +91,15 @@ def test_a_compiled_model_sees_one_shape_per_epoch_of_packs(dataset):
     assert graphs >= 2 and frames >= 2  # new batch shapes made dynamo recompile
 
 
-def test_readme_training_example_runs():
+def test_readme_training_example_runs(tmp_path):
+    from figures.snippet import training_snippet
+
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Training with the packed loader", 1)[1].split("\n## ", 1)[0]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600,
+    dataset = code.split("from data_loaders import PackedLoader\n\n", 1)[1].split("\nloader = ", 1)[0]
+    assert code == training_snippet("molhiv-2000.json", dataset)  # the Export page's snippet, with a dataset
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=600,
                             env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"})
     assert result.returncode == 0, result.stderr[-3000:]
     lines = result.stdout.strip().splitlines()
