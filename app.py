@@ -6,13 +6,18 @@ sidebar is drawn here, on every page, so the chosen dataset follows the user aro
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import streamlit as st
 
 from pages import cache, links, state
 from pages.widgets import USER_ERRORS, dataset_sidebar, selection_summary, show_error
 
-st.set_page_config(page_title="Graph packing", page_icon=":material/grid_view:", layout="wide")
+# The icon ships with the app: a Material icon or an emoji is fetched from a font host the
+# browser of an offline user cannot reach.
+st.set_page_config(page_title="Graph packing", page_icon=str(Path(__file__).parent / "assets" / "favicon.png"),
+                   layout="wide")
 
 DATASETS = st.Page("pages/datasets_page.py", title="Datasets", icon=":material/bar_chart:", url_path="datasets")
 PACKING = st.Page("pages/packing_page.py", title="Packing", icon=":material/inventory_2:", url_path="packing")
@@ -78,7 +83,7 @@ def overview() -> None:
         }
         for spec in specs
     ]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.table(pd.DataFrame(rows), hide_index=True)  # a static table wraps long options instead of cutting them
     st.caption(
         "Bundled datasets ship as size profiles with the project and open without a network. "
         "The others download on first use; offline, their pages say so. Your own sizes (CSV or "

@@ -38,8 +38,10 @@ def upload_section() -> None:
     uploaded = st.file_uploader(
         "Upload sizes: CSV, TSV or Parquet with num_nodes, num_edges (one row per graph) or "
         "num_nodes, num_edges, count (a histogram), a smiles or AFLOW compound column, a SMILES "
-        "file (one molecule per line) or an AFLOW JSON export; .gz allowed",
+        "file (one molecule per line) or an AFLOW JSON export; .gz allowed; at most 512 MB",
         type=UPLOAD_TYPES, key=UPLOAD_KEY,
+        help="The readers take files up to 512 MB (server.maxUploadSize); Streamlit's drop zone rounds that "
+             "to 1GB.",
     )
     left, right = st.columns(2)
     hydrogens = left.checkbox("SMILES: count hydrogen atoms as nodes", key="up_hydrogens")

@@ -82,12 +82,11 @@ def run_page(main: Callable[[], None]) -> None:
 
 
 def _dataset_label(name: str) -> str:
+    """The dataset's short name (its title is the caption below: a title did not fit the sidebar)."""
     if name.startswith(state.UPLOAD_PREFIX):
         return f"Uploaded: {name[len(state.UPLOAD_PREFIX):]}"
     spec = cache.spec_for(name)
-    if spec is None:
-        return name
-    return spec.title if spec.bundled else f"{spec.title} (needs download)"
+    return name if spec is None or spec.bundled else f"{name} (needs download)"
 
 
 def _on_dataset_change() -> None:
@@ -134,6 +133,7 @@ def dataset_sidebar() -> state.Selection:
         spec = cache.spec_for(name)
         if spec is None:
             return state.upload_selection(name)
+        st.caption(spec.title)
         chosen = state.settings(name, state.default_settings(spec))
         st.selectbox("Split", spec.splits, **mirrored_choice(state.SPLIT_WIDGET, spec.splits, chosen.split),
                      on_change=_on_settings_change, args=(name,))

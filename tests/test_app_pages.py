@@ -50,7 +50,7 @@ def test_overview_lists_workflow_datasets_and_pages(app):
     assert "Workflow" in " ".join(s.value for s in app.subheader)
     for step in ("Datasets", "Packing", "Limit sweep", "Export"):
         assert step in text
-    table = app.dataframe[0].value
+    table = app.table[0].value
     assert {"qm9", "ogbg-molhiv", "ogbg-molpcba", "ogbg-code2"} <= set(table["dataset"])
     available = dict(zip(table["dataset"], table["available"]))
     assert available["qm9"] == "bundled, opens offline"
