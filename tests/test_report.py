@@ -4,6 +4,7 @@ configuration and the pages' numbers; errors of the command line; the report ope
 Chromium with a screenshot (docs/screenshots/report.png)."""
 from __future__ import annotations
 
+import doctest
 import html
 import json
 import re
@@ -19,6 +20,9 @@ from streamlit.testing.v1 import AppTest
 from browser_helpers import ROOT, screenshot
 
 from data_loaders import load_histogram
+import figures.report
+import figures.snippet
+import figures.titles
 from figures.report import build_report, report_figures
 from figures.titles import subject
 from packing import PackLimits, pack, sweep
@@ -118,6 +122,12 @@ def check_report(page: str, config: dict, plan, with_sweep: bool) -> dict[str, s
         assert f"<td>{row['run_s']:.3g}</td>" in found["throughput"]
     assert embedded_config(page) == config
     return found
+
+
+@pytest.mark.parametrize("module", [figures.report, figures.snippet, figures.titles])
+def test_doctests(module):
+    result = doctest.testmod(module)
+    assert result.failed == 0 and result.attempted > 0
 
 
 def test_cli_report_has_every_section_with_the_configurations_numbers(saved, cli_report):
