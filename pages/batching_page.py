@@ -111,7 +111,9 @@ def main() -> None:
                             key="bt_buckets")
             st.caption("Shape buckets: static batches padded to the cheapest of K shapes fitted to this run's "
                        "batches (exact on the batches simulated; shapes fitted on other data may not hold every "
-                       "batch). Packing pads every batch to one shape.")
+                       "batch). The K shapes make padded nodes / real nodes + padded edges / real edges least: that "
+                       "sum never grows with K, but the real share of nodes or of edges alone can dip where the "
+                       "other gains more. Packing pads every batch to one shape.")
     with st.expander("How each strategy batches and pads"):
         st.markdown(STRATEGY_NOTES)
 
@@ -151,7 +153,8 @@ STRATEGY_NOTES = """
   (Algorithm 3 as jraph implements it); every batch is padded to the target.
 - **PyG DynamicBatchSampler**: a node budget (here the dynamic target), no graph cap, no estimation; the budget is
   padded, edges and graphs are not, so almost every batch has its own shape. Every epoch starts afresh, as in PyG.
-- **shape buckets**: static batches padded to the cheapest of K shapes chosen to pad least on these batches.
+- **shape buckets**: static batches padded to the cheapest of K shapes, chosen on these batches to make padded
+  nodes / real nodes + padded edges / real edges least.
 - **packing**: the plan of the chosen limits and method, packs in a random order each epoch, as many packs per
   batch as carry about batch size graphs (so about as many steps per epoch as the others), each batch padded to
   that many packs' limits. Before limits are chosen: packs of the dynamic target's shape, one per batch.

@@ -170,3 +170,14 @@ def test_count_columns_are_wide_enough_for_a_long_run_and_steps_show_once_on_one
         assert columns[name]["width"] >= 95, name  # a width fixed by the first numbers cut 2,000,000 to 000,000
     assert columns["strategy"]["pinned"]
     assert "steps" not in table.proto.column_order and "batches" in table.proto.column_order
+
+
+def test_the_bucket_tab_says_what_the_shapes_minimise_and_the_curve_keeps_it(app):
+    open_batching(app)
+    app.session_state["bt_view"] = "Buckets vs packing"
+    app.run()
+    assert any("never grows with K" in c.value and "can dip" in c.value for c in app.caption)
+    nodes, edges = (trace["y"] for trace in charts(app)[0]["data"] if trace["name"].startswith("buckets"))
+    cost = [100 / n + 100 / e for n, e in zip(nodes, edges)]
+    assert all(later <= earlier + 1e-9 for earlier, later in zip(cost, cost[1:]))
+    assert any(b < a for a, b in zip(nodes, nodes[1:]))  # the node share alone dips (QM9: K = 4)
