@@ -153,20 +153,21 @@ def main() -> None:
         if batching is not None else " Open the Batching page to include its comparison in the file.") + (
         f" It includes the throughput estimates of the Throughput page ({priced['calibration'].label})."
         if priced is not None else " Open the Throughput page to include time-per-epoch estimates."))
-    left, right = st.columns(2)
+    left, middle, right = st.columns(3)
     left.download_button("Download configuration (JSON)", config_json(config), file_name=f"{stem}.json",
                          mime="application/json", type="primary", key="ex_json", on_click="ignore", icon=":material/download:")
-    right.download_button("Download strategies (CSV)", plan.to_frame().to_csv(index=False),
-                          file_name=f"{stem}-strategies.csv", mime="text/csv", key="ex_csv", on_click="ignore", icon=":material/table:")
+    middle.download_button("Download strategies (CSV)", plan.to_frame().to_csv(index=False),
+                           file_name=f"{stem}-strategies.csv", mime="text/csv", key="ex_csv", on_click="ignore",
+                           icon=":material/table:")
     frame = sweep_frame(selection, hist)
-    st.download_button("Download report (HTML)", lambda: build_report(config, plan, frame, file_name=f"{stem}.json"),
-                       file_name=f"{stem}-report.html", mime="text/html", key="ex_report", on_click="ignore",
-                       icon=":material/description:",
-                       help="One self-contained HTML file (works offline) to show colleagues: the dataset, its "
-                            "statistics and histogram, these limits and method with efficiency, gap and bound, the "
-                            "packs, the sweep heatmap, the batching comparison and throughput estimate when run, "
-                            "and the configuration itself. Command line: `python -m figures report config.json "
-                            "--out report.html`.")
+    right.download_button("Download report (HTML)", lambda: build_report(config, plan, frame, file_name=f"{stem}.json"),
+                          file_name=f"{stem}-report.html", mime="text/html", key="ex_report", on_click="ignore",
+                          icon=":material/description:",
+                          help="One self-contained HTML file (works offline) to show colleagues: the dataset, its "
+                               "statistics and histogram, these limits and method with efficiency, gap and bound, "
+                               "the packs, the sweep heatmap, the batching comparison and throughput estimate when "
+                               "run, and the configuration itself. Command line: `python -m figures report "
+                               "config.json --out report.html`.")
     with st.expander("Configuration JSON"):
         st.caption(f"Schema version {SCHEMA_VERSION}, documented in packing/export.py. Load it in Python with "
                    "`from packing.export import load_config; config, plan = load_config('file.json')`.")

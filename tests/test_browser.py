@@ -102,6 +102,12 @@ def test_dashboard_end_to_end(server, browser, tmp_path):
     png = tmp_path / "figure.png"
     download.value.save_as(png)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with page.expect_download() as download:  # the one-file report, with the sweep just run
+        page.get_by_role("button", name="Download report (HTML)").click()
+    report = tmp_path / "report.html"
+    download.value.save_as(report)
+    text = report.read_text(encoding="utf-8")
+    assert "<section id='section-sweep'>" in text and f"limits {nodes:,} nodes, {edges:,} edges" in text
     page.locator("input[type=file]").set_input_files(str(path))
     page.get_by_text("Same plan as the current configuration:").wait_for()
     settle(page)
