@@ -48,7 +48,7 @@ def form(params: dict, owner: str) -> None:
         for column, name in zip(st.columns(6), RANGE_FIELDS):
             with column:
                 st.number_input(labels[name], min_value=1, max_value=MAX_LIMIT, step=1, **mirrored(f"sw_{name}", int(params[name])))
-        columns = st.columns([2, 1, 1, 3, 2], vertical_alignment="bottom")
+        columns = st.columns([1.5, 1.5, 1.5, 3, 2], vertical_alignment="bottom")
         with columns[0]:
             st.number_input("Max graphs per pack", min_value=1, max_value=MAX_LIMIT, step=1, **mirrored("sw_max_graphs", params["max_graphs"]))
         weight_help = "Used by the weighted heuristic only: node weight x nodes + edge weight x edges."
