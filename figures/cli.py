@@ -3,6 +3,7 @@ writes the one-file report (:mod:`figures.report`) of a saved configuration."""
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pandas as pd
 
 from packing.export import load_config
 
+from .pdf import report_pdf
 from .report import build_report
 
 SWEEP_COLUMNS = ("max_nodes", "max_edges", "harmonic_mean", "node_efficiency", "edge_efficiency", "packs",
@@ -25,7 +27,9 @@ def build_parser() -> argparse.ArgumentParser:
                                              "throughput sections of a configuration exported by the dashboard or "
                                              "`python -m packing pack --out`.")
     report.add_argument("config", help="configuration JSON (verified on load)")
-    report.add_argument("--out", required=True, help="the HTML file to write, e.g. report.html")
+    report.add_argument("--out", required=True, help="the file to write: report.html, or report.pdf (printed by "
+                                                     "Chromium, as PNG export: apt-get install -y chromium or "
+                                                     "BROWSER_PATH)")
     report.add_argument("--sweep", help="a sweep CSV (`python -m packing sweep ... --out sweep.csv`) for the heatmap "
                                         "with the chosen cell")
     return parser
@@ -48,13 +52,17 @@ def run(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 written, 2 bad input, said on stderr
     as ``error: ...``)."""
     args = build_parser().parse_args(argv)
+    out = Path(args.out)
     try:
+        if out.suffix not in (".html", ".pdf"):
+            raise ValueError(f"--out must end in .html or .pdf, got {out.name!r}.")
         config, plan = load_config(Path(args.config))
         sweep = read_sweep(args.sweep) if args.sweep else None
         page = build_report(config, plan, sweep, file_name=Path(args.config).name)
-        Path(args.out).write_text(page, encoding="utf-8")
-    except (ValueError, OSError) as error:
+        data = report_pdf(page) if out.suffix == ".pdf" else page.encode("utf-8")
+        out.write_bytes(data)
+    except (ValueError, OSError, subprocess.TimeoutExpired) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    print(f"wrote {args.out} ({len(page.encode()) / 1e6:.1f} MB)")
+    print(f"wrote {out} ({len(data) / 1e6:.1f} MB)")
     return 0

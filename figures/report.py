@@ -38,6 +38,9 @@ th:first-child, td:first-child { text-align: left; } th { background: #f4f4f4; }
 .note { color: #555; font-size: 0.92em; } pre { background: #f7f7f7; padding: 1em; overflow: auto; max-height: 30em; }
 nav a { margin-right: 1em; } .row { display: flex; gap: 2em; align-items: flex-start; flex-wrap: wrap; }
 table.facts td { text-align: left; } table.facts td:first-child { color: #555; white-space: nowrap; }
+@page { size: A4 landscape; margin: 12mm; }
+@media print { body { margin: 0; max-width: none; } nav, details, #download-config, .modebar-container { display: none; }
+               .figure, table, h2, h3 { break-inside: avoid; } h2 { break-after: avoid; } }
 """
 
 

@@ -6,8 +6,6 @@ dataset or running a sweep can report progress while it runs and is instant the 
 """
 from __future__ import annotations
 
-import os
-import shutil
 import threading
 import warnings
 from collections import OrderedDict
@@ -17,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 import data_loaders
+from figures.pdf import find_chromium
 from packing import PackingPlan, PackLimits, PackMethod, SizeHistogram, compare, pack, published_table, sweep
 from packing.batching import compare_batching
 from throughput import (Calibration, CalibrationCheck, MachineCalibration, calibration_for_this_machine,
@@ -183,15 +182,9 @@ def run_sweep(
 
 
 def png_browser() -> str | None:
-    """Path of the Chromium that kaleido uses for PNG export, or None when there is none."""
-    explicit = os.environ.get("BROWSER_PATH")
-    if explicit and os.path.exists(explicit):
-        return explicit
-    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
+    """Path of the Chromium that kaleido uses for PNG export (and the report's PDF), or None
+    when there is none."""
+    return find_chromium()
 
 
 _KALEIDO_LOCK = threading.Lock()

@@ -12,6 +12,7 @@ from packing import PackingPlan, SizeHistogram
 from packing.batching_report import batching_section
 from packing.export import SCHEMA_VERSION, config_histogram, config_json, export_config, load_config
 from throughput import throughput_section
+from figures.pdf import report_pdf
 from figures.report import build_report, report_figures
 from figures.snippet import training_snippet
 from pages import cache, state
@@ -168,6 +169,11 @@ def main() -> None:
                                "the packs, the sweep heatmap, the batching comparison and throughput estimate when "
                                "run, and the configuration itself. Command line: `python -m figures report "
                                "config.json --out report.html`.")
+    if cache.png_browser() is not None:
+        right.download_button("Download report (PDF)", lambda: report_pdf(build_report(config, plan, frame)),
+                              file_name=f"{stem}-report.pdf", mime="application/pdf", key="ex_report_pdf",
+                              on_click="ignore", icon=":material/picture_as_pdf:",
+                              help="The same report printed by Chromium (A4 landscape, a few seconds).")
     with st.expander("Configuration JSON"):
         st.caption(f"Schema version {SCHEMA_VERSION}, documented in packing/export.py. Load it in Python with "
                    "`from packing.export import load_config; config, plan = load_config('file.json')`.")

@@ -138,6 +138,14 @@ def test_cli_report_has_every_section_with_the_configurations_numbers(saved, cli
     assert f"download='{saved[0].name}'" in found["configuration"]
 
 
+def test_cli_prints_the_report_to_pdf(saved, tmp_path):
+    out = tmp_path / "report.pdf"
+    result = run_cli("report", str(saved[0]), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    data = out.read_bytes()
+    assert data[:5] == b"%PDF-" and len(re.findall(rb"/Type\s*/Page\b", data)) >= 5  # every section, on pages
+
+
 def test_report_states_an_lp_proof_and_what_the_configuration_lacks():
     hist, info = load_histogram("ogbg-molhiv", "train")
     from packing import lower_bounds
@@ -163,6 +171,8 @@ def test_cli_errors_are_one_line_and_exit_2(saved, tmp_path):
         assert result.returncode == 2 and result.stderr.startswith("error: ") and words in result.stderr, result.stderr
         assert "Traceback" not in result.stderr
     assert not (tmp_path / "r.html").exists()
+    result = run_cli("report", str(saved[0]), "--out", str(tmp_path / "r.txt"))
+    assert result.returncode == 2 and result.stderr == "error: --out must end in .html or .pdf, got 'r.txt'.\n"
 
 
 def test_export_page_report_has_every_section_and_the_pages_numbers(monkeypatch):
@@ -191,7 +201,7 @@ def test_export_page_report_has_every_section_and_the_pages_numbers(monkeypatch)
     app.switch_page("pages/export_page.py").run()
     assert not app.exception and not app.error, [e.value for e in [*app.exception, *app.error]]
     labels = [button.label for button in app.get("download_button")]
-    assert "Download report (HTML)" in labels
+    assert "Download report (HTML)" in labels and "Download report (PDF)" in labels
     assert labels.count("HTML") == len(FIGURES)  # the Batching and Throughput charts are in the list
     stem = next(name for name in downloads if name and name.endswith(".json"))[:-len(".json")]
     config, plan = load_config(downloads[f"{stem}.json"])
@@ -206,6 +216,7 @@ def test_export_page_report_has_every_section_and_the_pages_numbers(monkeypatch)
     for efficiency in batching_rows["node_efficiency"]:  # the Batching page's table
         assert f"<td>{efficiency:.2%}</td>" in found["batching"]
     assert "not checked: set by the test" in found["throughput"]
+    assert downloads[f"{stem}-report.pdf"]()[:5] == b"%PDF-"
     exported = {name: downloads[f"{stem}-{name}.html"]() for name in FIGURES}
     line = subject(config["dataset"], plan)
     assert all(line in text for text in exported.values())

@@ -1,0 +1,55 @@
+"""The report as PDF: the HTML report printed by a headless Chromium (the browser kaleido
+uses for PNG export), A4 landscape, every plot drawn before printing."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+#: Chromium's flags for a headless run without network or first-run work.
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run"]
+#: Window width (CSS pixels) the plots are drawn at: the printable width of A4 landscape.
+PRINT_WIDTH = 1040
+TIMEOUT_S = 180
+
+
+def find_chromium() -> str | None:
+    """The Chrome/Chromium binary named by ``$BROWSER_PATH``, else the first on the PATH,
+    else None."""
+    explicit = os.environ.get("BROWSER_PATH")
+    if explicit and os.path.exists(explicit):
+        return explicit
+    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def report_pdf(page: str, browser: str | None = None) -> bytes:
+    """The HTML ``page`` (a :func:`figures.report.build_report` document) printed to PDF by
+    headless Chromium; ``OSError`` when there is no browser or it fails.
+
+    >>> report_pdf("<p>hi</p>", browser="/nonexistent/chromium")
+    Traceback (most recent call last):
+    ...
+    OSError: PDF export needs Chrome or Chromium: install it (apt-get install -y chromium) or set BROWSER_PATH; /nonexistent/chromium does not exist.
+    """
+    browser = browser or find_chromium()
+    if browser is None or not os.path.exists(browser):
+        raise OSError("PDF export needs Chrome or Chromium: install it (apt-get install -y chromium) or set "
+                      f"BROWSER_PATH; {browser or 'none was found'} does not exist.")
+    with tempfile.TemporaryDirectory() as folder:
+        source, out = Path(folder) / "report.html", Path(folder) / "report.pdf"
+        source.write_text(page, encoding="utf-8")
+        result = subprocess.run(
+            [browser, *FLAGS, f"--user-data-dir={folder}/profile", "--no-pdf-header-footer",
+             f"--window-size={PRINT_WIDTH},1400", "--virtual-time-budget=30000", f"--print-to-pdf={out}",
+             source.as_uri()],
+            capture_output=True, text=True, timeout=TIMEOUT_S)
+        if result.returncode != 0 or not out.exists() or out.stat().st_size == 0:
+            raise OSError(f"Chromium could not print the report (exit {result.returncode}): {result.stderr[-500:]}")
+        return out.read_bytes()
