@@ -108,7 +108,7 @@ def histogram_figure(
     """The 2D (nodes, edges) histogram as a heatmap on a uniform grid; hover shows nodes,
     edges, count and share; the colour bar is labelled whatever the counts span."""
     grid = size_grid(hist, min_count)
-    share = grid.counts / hist.num_graphs * 100
+    share = np.round(grid.counts / hist.num_graphs * 100, 5)  # the hover shows 3 decimals; keeps files small
     node_labels = np.broadcast_to(_range(grid.nodes, grid.node_width), grid.counts.shape)
     edge_labels = np.broadcast_to(_range(grid.edges, grid.edge_width)[:, None], grid.counts.shape)
     z = np.log10(grid.counts) if log_color else grid.counts
