@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from plotly.offline import get_plotlyjs
 from streamlit.runtime.media_file_manager import MediaFileManager
@@ -136,6 +137,21 @@ def test_cli_report_has_every_section_with_the_configurations_numbers(saved, cli
     found = check_report(page, config, plan, with_sweep=True)
     assert "No LP bound was proven" in found["choice"]
     assert f"download='{saved[0].name}'" in found["configuration"]
+
+
+def test_exported_figures_name_what_they_show_and_keep_colour_bars_below_the_title(saved):
+    config, plan = load_config(saved[0])
+    frame = pd.read_csv(saved[1])
+    built = {name: build() for name, build in report_figures(config, plan, frame).items()}
+    assert list(built) == FIGURES
+    line = subject(config["dataset"], plan)
+    assert "ogbg-molhiv (train)" in line and "limits 260 nodes, 560 edges, 64 graphs" in line
+    for name, fig in built.items():
+        assert fig.layout.title.text.endswith(f"<br><sup>{line}</sup>"), name
+        assert fig.layout.margin.t >= 100, name  # two title lines fit in the top margin
+        for trace in fig.data:
+            if trace.type == "heatmap" and trace.showscale is not False:
+                assert trace.colorbar.yanchor == "bottom" and trace.colorbar.y + trace.colorbar.len <= 0.9, name
 
 
 def test_cli_prints_the_report_to_pdf(saved, tmp_path):
