@@ -33,9 +33,10 @@ _NUMBERS = {
     "step_edge_efficiency": ("Real edges, step-padded", "percent", "every device padded to the step's largest shape"),
     "step_distinct_shapes": ("Step shapes", "localized", "distinct shapes of the step-padded batches"),
 }
-#: Pixels of a count column: 128,000,000 batches (2,000,000 steps on 64 devices) show whole. (A column
-#: sized to its first numbers kept that width when a longer run came, and cut the leading digits.)
-_COUNT_WIDTH = 95
+#: Pixels of a count column: 128,000,000 batches (2,000,000 steps on 64 devices) and the label "Distinct
+#: shapes" show whole. (A column sized to its first numbers kept that width when a longer run came, and cut
+#: the leading digits.)
+_COUNT_WIDTH = 110
 COLUMNS = {
     "strategy": st.column_config.TextColumn("Strategy", pinned=True),  # stays in view while scrolling right
     **{column: st.column_config.NumberColumn(label, format=number_format, help=text,
