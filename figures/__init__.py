@@ -4,7 +4,9 @@ report.html``). Imports plotly, pandas and the engine, never Streamlit.
 
 Modules: ``dataset`` (size histogram, marginals, Table 1 statistics), ``packs`` (a plan's
 packs and the comparison table), ``sweep`` (the harmonic-mean heatmap), ``batching`` (the
-batching comparison), ``throughput`` (time per epoch).
+batching comparison), ``throughput`` (time per epoch), ``titles`` (exported figures' titles),
+``report`` (the one-file HTML report), ``pdf`` (the report printed by Chromium), ``cli``
+(``python -m figures``), ``snippet`` (the PyG training snippet of the Export page and README).
 
 >>> from packing import SizeHistogram
 >>> fig, grid = histogram_figure(SizeHistogram.from_sizes([2, 3], [2, 4]))
