@@ -3,7 +3,8 @@ inlined once, works offline) with the dataset and its provenance, the statistics
 histogram, the chosen limits and method with efficiency, gap and bound (and the proof when
 one was run), the packs' fill, the sweep heatmap with the chosen cell (when a sweep is
 given), the batching comparison, the throughput estimate with its calibration and its
-check, and the configuration JSON itself (shown and downloadable).
+check, and the configuration JSON itself (shown and downloadable) with the PyG training
+snippet for it.
 
 Everything comes from a configuration verified by :func:`packing.export.load_config` (the
 Export page builds the same file from the configuration it exports), so the report's
@@ -25,6 +26,7 @@ from packing.export import config_histogram, config_json
 from . import batching, throughput
 from .dataset import histogram_figure, stats_table
 from .packs import graphs_per_pack_figure, pack_fill_figure, strategies_figure
+from .snippet import training_snippet
 from .sweep import sweep_figure
 from .titles import subject, titled
 
@@ -204,6 +206,7 @@ def _config_section(config: dict[str, Any], file_name: str) -> str:
             f"<a id='download-config' download='{html.escape(file_name)}' href='#'>Download {html.escape(file_name)}</a>"
             f"</p><details><summary>Configuration JSON ({len(text):,} characters)</summary>"
             f"<pre id='config-json'>{html.escape(text)}</pre></details>"
+            f"<h3>Train with it</h3><pre class='snippet'>{html.escape(training_snippet(file_name))}</pre>"
             "<script>document.getElementById('download-config').addEventListener('click', function (event) {"
             "  var text = document.getElementById('config-json').textContent;"
             "  this.href = URL.createObjectURL(new Blob([text], {type: 'application/json'})); });</script>")

@@ -122,6 +122,7 @@ def check_report(page: str, config: dict, plan, with_sweep: bool) -> dict[str, s
         assert f"<td>{row['speedup_run']:.2f}x</td>" in found["throughput"]
         assert f"<td>{row['run_s']:.3g}</td>" in found["throughput"]
     assert embedded_config(page) == config
+    assert "loader.set_epoch(epoch)" in found["configuration"]  # the training snippet for this file
     return found
 
 
