@@ -14,6 +14,8 @@ from packing import SizeHistogram
 from .style import LAYOUT as _LAYOUT
 
 MAX_AXIS_CELLS = 200
+#: Fewest size tuples for which "edges follow from nodes" is told (fewer are a few dots anyway).
+FOLLOWS_MIN_TUPLES = 4
 
 
 @dataclass(frozen=True)
@@ -22,8 +24,11 @@ class SizeGrid:
 
     Cell ``[j, i]`` covers nodes ``nodes[i]`` to ``nodes[i] + node_width - 1`` and edges
     ``edges[j]`` to ``edges[j] + edge_width - 1``; every cell has the same size, so an area
-    means the same everywhere (a rare size never stretches into a large block). ``counts``
-    has shape (len(edges), len(nodes)); empty cells are NaN.
+    means the same everywhere (a rare size never stretches into a large block), and holds
+    the same number of the values that occur (widths are multiples of the data's ``*_step``).
+    ``counts`` has shape (len(edges), len(nodes)); empty cells are NaN. ``follows``: every
+    node count has one edge count (fully connected, k-NN, AFLOW graphs), so the graphs lie on
+    a curve and one axis shows them (:func:`histogram_figure` draws bars then).
     """
 
     nodes: np.ndarray
@@ -31,6 +36,9 @@ class SizeGrid:
     counts: np.ndarray
     node_width: int
     edge_width: int
+    node_step: int
+    edge_step: int
+    follows: bool  # every node count shown has one edge count: edges follow from nodes
     hidden_graphs: int
     hidden_tuples: int
     total_graphs: int
@@ -41,17 +49,30 @@ class SizeGrid:
         return self.hidden_graphs / self.total_graphs if self.total_graphs else 0.0
 
 
-def _axis(values: np.ndarray, max_cells: int) -> tuple[np.ndarray, np.ndarray, int]:
+def _axis(values: np.ndarray, max_cells: int) -> tuple[np.ndarray, np.ndarray, int, int]:
     """A uniform axis over the range of ``values``: (start of every bin, bin index of each
-    value, bin width), with at most ``max_cells`` bins.
+    value, bin width, step), with at most ``max_cells`` bins. The width is a multiple of
+    the values' step (the greatest common divisor of their distances: 2 for directed bond
+    counts), so every bin holds the same number of possible values and no row is empty
+    by construction (stripes).
 
     >>> [a.tolist() if hasattr(a, "tolist") else a for a in _axis(np.array([3, 5, 10]), 4)]
-    [[3, 5, 7, 9], [0, 1, 3], 2]
+    [[3, 5, 7, 9], [0, 1, 3], 2, 1]
+    >>> [a.tolist() if hasattr(a, "tolist") else a for a in _axis(np.array([2, 6, 8, 20]), 4)]
+    [[2, 8, 14, 20], [0, 0, 1, 3], 6, 2]
     """
     low, high = int(values.min()), int(values.max())
-    width = max(1, -(-(high - low + 1) // max_cells))
+    step = max(1, int(np.gcd.reduce(values.astype(np.int64) - low)))
+    width = step * max(1, -(-((high - low) // step + 1) // max_cells))
     bins = (high - low) // width + 1
-    return low + width * np.arange(bins), (values - low) // width, width
+    return low + width * np.arange(bins), (values - low) // width, width, step
+
+
+def _kept(hist: SizeHistogram, min_count: int) -> np.ndarray:
+    """The size tuples with at least ``min_count`` graphs (the most common one if none has:
+    a cut-off never hides everything)."""
+    keep = hist.counts >= max(int(min_count), 1)
+    return keep if keep.any() else hist.counts == hist.counts.max()
 
 
 def size_grid(hist: SizeHistogram, min_count: int = 1, max_cells: int = MAX_AXIS_CELLS) -> SizeGrid:
@@ -61,17 +82,16 @@ def size_grid(hist: SizeHistogram, min_count: int = 1, max_cells: int = MAX_AXIS
     >>> grid.nodes.tolist(), grid.edges.tolist(), grid.hidden_graphs
     ([2], [2], 2)
     """
-    keep = hist.counts >= max(int(min_count), 1)
-    if not keep.any():  # never hide everything: keep the most common tuple
-        keep = hist.counts == hist.counts.max()
+    keep = _kept(hist, min_count)
     nodes, edges, counts = hist.num_nodes[keep], hist.num_edges[keep], hist.counts[keep]
-    x, xi, node_width = _axis(nodes, max_cells)
-    y, yi, edge_width = _axis(edges, max_cells)
+    x, xi, node_width, node_step = _axis(nodes, max_cells)
+    y, yi, edge_width, edge_step = _axis(edges, max_cells)
     grid = np.zeros((y.size, x.size))
     np.add.at(grid, (yi, xi), counts)
     grid[grid == 0] = np.nan
     return SizeGrid(
-        nodes=x, edges=y, counts=grid, node_width=node_width, edge_width=edge_width,
+        nodes=x, edges=y, counts=grid, node_width=node_width, edge_width=edge_width, node_step=node_step,
+        edge_step=edge_step, follows=np.unique(nodes).size == nodes.size and nodes.size >= FOLLOWS_MIN_TUPLES,
         hidden_graphs=int(hist.counts[~keep].sum()), hidden_tuples=int((~keep).sum()),
         total_graphs=hist.num_graphs,
     )
@@ -95,10 +115,14 @@ def log_ticks(low: float, high: float) -> list[float]:
     return [int(t) if float(t).is_integer() else t for t in dict.fromkeys(ticks)]
 
 
-def _range(start: np.ndarray, width: int) -> np.ndarray:
-    """Labels of grid cells: the size, or the first and last size of a bin."""
-    return np.array([str(v) for v in start]) if width == 1 else \
-        np.array([f"{v}-{v + width - 1}" for v in start])
+def _range(start: np.ndarray, width: int, step: int) -> np.ndarray:
+    """Labels of grid cells: the size, or the first and last size that can occur in a bin.
+
+    >>> _range(np.array([2, 6]), 4, 2).tolist()
+    ['2-4', '6-8']
+    """
+    return np.array([str(v) for v in start]) if width == step else \
+        np.array([f"{v}-{v + width - step}" for v in start])
 
 
 def histogram_figure(
@@ -109,17 +133,20 @@ def histogram_figure(
     edges, count and share; the colour bar is labelled whatever the counts span."""
     grid = size_grid(hist, min_count)
     share = np.round(grid.counts / hist.num_graphs * 100, 5)  # the hover shows 3 decimals; keeps files small
-    node_labels = np.broadcast_to(_range(grid.nodes, grid.node_width), grid.counts.shape)
-    edge_labels = np.broadcast_to(_range(grid.edges, grid.edge_width)[:, None], grid.counts.shape)
+    if grid.follows:
+        return _follows_figure(hist, min_count, log_color, title, height), grid
+    node_labels = np.broadcast_to(_range(grid.nodes, grid.node_width, grid.node_step), grid.counts.shape)
+    edge_labels = np.broadcast_to(_range(grid.edges, grid.edge_width, grid.edge_step)[:, None], grid.counts.shape)
     z = np.log10(grid.counts) if log_color else grid.counts
     colorbar: dict = {"title": "graphs"}
     if log_color:
         ticks = log_ticks(float(np.nanmin(grid.counts)), float(np.nanmax(grid.counts)))
         colorbar.update(tickvals=np.log10(ticks).tolist(), ticktext=[f"{t:,}" for t in ticks], title="graphs (log)")
-    centre = lambda start, width: start + (width - 1) / 2  # noqa: E731 - cells are drawn around their centre
+    centre = lambda start, width, step: start + (width - step) / 2  # noqa: E731 - cells drawn around their centre
     fig = go.Figure(
         go.Heatmap(
-            x=centre(grid.nodes, grid.node_width), y=centre(grid.edges, grid.edge_width), z=z,
+            x=centre(grid.nodes, grid.node_width, grid.node_step), y=centre(grid.edges, grid.edge_width, grid.edge_step),
+            z=z,
             customdata=np.dstack([grid.counts, share, node_labels, edge_labels]).astype(object),
             colorscale="Viridis", colorbar=colorbar, hoverongaps=False, xgap=0, ygap=0,
             hovertemplate=(
@@ -128,17 +155,35 @@ def histogram_figure(
             ),
         )
     )
-    binned = grid.node_width > 1 or grid.edge_width > 1
     fig.update_layout(
         title=title or "Graphs per (nodes, edges) size tuple",
-        xaxis_title="nodes per graph" + (f" (bins of {grid.node_width})" if grid.node_width > 1 else ""),
-        yaxis_title="edges per graph (directed)" + (f" (bins of {grid.edge_width})" if grid.edge_width > 1 else ""),
+        xaxis_title="nodes per graph" + (f" (cells of {grid.node_width})" if grid.node_width > grid.node_step else ""),
+        yaxis_title="edges per graph (directed" + (f"; cells of {grid.edge_width}" if grid.edge_width > grid.edge_step
+                                                   else "")
+                    + (f"; edge counts step by {grid.edge_step})" if grid.edge_step > 1 else ")"),
         height=height, **_LAYOUT,
     )
-    if binned:
-        fig.add_annotation(text=f"each cell: {grid.node_width} node value(s) x {grid.edge_width} edge value(s)",
-                           xref="paper", yref="paper", x=1, y=1.06, showarrow=False, font=dict(size=11))
     return fig, grid
+
+
+def _follows_figure(hist: SizeHistogram, min_count: int, log_scale: bool, title: str | None, height: int,
+                    ) -> go.Figure:
+    """Graphs per node count as bars, for graphs whose edges follow from their nodes (the 2D
+    histogram would be a thin curve); the hover names each bar's edge count."""
+    shown = _kept(hist, min_count)
+    nodes, edges, counts = hist.num_nodes[shown], hist.num_edges[shown], hist.counts[shown]
+    share = np.round(counts / hist.num_graphs * 100, 5)
+    fig = go.Figure(go.Bar(
+        x=nodes, y=counts, marker_color="#3b528b", customdata=np.stack([edges, share], axis=1),
+        hovertemplate="nodes: %{x}<br>edges: %{customdata[0]:,}<br>graphs: %{y:,}<br>share: %{customdata[1]:.3f}%"
+                      "<extra></extra>"))
+    fig.update_layout(
+        title=(title or "Graphs per (nodes, edges) size tuple") + "<br><sup>every node count has one edge count "
+              "(edges follow from nodes), so one axis shows the histogram; hover a bar for its edges</sup>",
+        xaxis_title="nodes per graph", yaxis=dict(title="graphs" + (" (log)" if log_scale else ""),
+                                                   type="log" if log_scale else "linear"),
+        height=height, **_LAYOUT)
+    return fig
 
 
 def marginal_figure(hist: SizeHistogram, component: str, title: str | None = None) -> go.Figure:

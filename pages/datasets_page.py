@@ -92,8 +92,10 @@ def histogram_section(hist, title: str) -> None:
         )
     else:
         st.caption("All size tuples are shown.")
-    if grid.node_width > 1 or grid.edge_width > 1:
-        st.caption(f"Sizes are binned for display: {grid.node_width} node(s) x {grid.edge_width} edge(s) per cell.")
+    if grid.node_width > grid.node_step or grid.edge_width > grid.edge_step:
+        st.caption(f"Sizes are binned for display: {grid.node_width // grid.node_step} node count(s) x "
+                   f"{grid.edge_width // grid.edge_step} edge count(s) per cell (edge counts step by "
+                   f"{grid.edge_step}).")
     left, right = st.columns(2)
     with left:
         st.plotly_chart(figures.marginal_figure(hist, "nodes"), key="ds_nodes")
@@ -137,7 +139,6 @@ def compare_section(selection: state.Selection, hist) -> None:
         with column:
             for name in names:
                 fig, _ = figures.histogram_figure(hists[name], title=name, height=360)
-                fig.update_traces(showscale=False)
                 st.plotly_chart(fig, key=f"cmp_heat_{name}")
 
 

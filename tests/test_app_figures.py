@@ -63,7 +63,8 @@ def test_heatmap_cells_are_uniform_so_rare_sizes_do_not_stretch():
     # covers the same size range, the rare graph fills one cell.
     rng = np.random.default_rng(1)
     nodes = rng.integers(5, 40, 3000)
-    hist = SizeHistogram.from_sizes(np.append(nodes, 160), np.append(2 * nodes, 330))
+    edges = 2 * nodes + 2 * rng.integers(0, 3, 3000)  # directed bond counts: even
+    hist = SizeHistogram.from_sizes(np.append(nodes, 160), np.append(edges, 330))
     grid = figures.size_grid(hist)
     assert np.all(np.diff(grid.nodes) == grid.node_width) and np.all(np.diff(grid.edges) == grid.edge_width)
     assert np.isfinite(grid.counts).sum() <= hist.num_tuples and np.nansum(grid.counts) == hist.num_graphs
@@ -72,6 +73,34 @@ def test_heatmap_cells_are_uniform_so_rare_sizes_do_not_stretch():
     assert np.allclose(np.diff(x), grid.node_width)  # evenly spaced centres: equal cell widths
     rare = grid.counts[np.searchsorted(grid.edges, 330, side="right") - 1]
     assert np.nansum(rare) == 1
+
+
+def test_bins_follow_the_step_of_the_edge_counts_so_no_row_is_empty_by_construction():
+    # directed edges of bond graphs are even: cells of 1 edge left every other row empty (stripes),
+    # cells of 3 held one or two possible counts in turn
+    rng = np.random.default_rng(2)
+    nodes = rng.integers(10, 30, 5000)
+    edges = 2 * (nodes + rng.integers(-2, 4, 5000))
+    for cells in (200, 50):
+        grid = figures.size_grid(SizeHistogram.from_sizes(nodes, edges), max_cells=cells)
+        assert grid.edge_step == 2 and grid.edge_width % 2 == 0
+        occupied = np.flatnonzero(np.isfinite(grid.counts).any(axis=1))
+        assert np.all(np.diff(occupied) == 1)  # every row between the first and the last holds graphs
+    fig, grid = figures.histogram_figure(SizeHistogram.from_sizes(nodes, edges))
+    assert "edge counts step by 2" in fig.layout.yaxis.title.text and not fig.layout.annotations
+
+
+def test_graphs_whose_edges_follow_from_their_nodes_are_shown_along_one_axis():
+    nodes = np.repeat(np.arange(3, 30), np.arange(3, 30))  # fully connected: edges = n (n - 1)
+    hist = SizeHistogram.from_sizes(nodes, nodes * (nodes - 1))
+    fig, grid = figures.histogram_figure(hist)
+    (bars,) = fig.data
+    assert grid.follows and bars.type == "bar" and list(bars.x) == list(range(3, 30))
+    assert list(bars.y) == list(range(3, 30)) and "edges: %{customdata[0]" in bars.hovertemplate
+    assert np.asarray(bars.customdata)[:, 0].tolist() == [n * (n - 1) for n in range(3, 30)]
+    assert "edges follow from nodes" in fig.layout.title.text
+    bonds = SizeHistogram.from_sizes([3, 3, 4, 5], [4, 6, 6, 8])  # two edge counts for 3 nodes: a real 2D histogram
+    assert figures.histogram_figure(bonds)[0].data[0].type == "heatmap"
 
 
 def test_sweep_figure_marks_best_floor_and_selection():
