@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from packing import PackingPlan
-from packing.batching_report import describe_settings
+from packing.batching_report import describe_settings, run_length_words
 from packing.export import config_histogram, config_json
 
 from . import batching, throughput
@@ -154,7 +154,6 @@ def _choice_section(config: dict[str, Any], plan: PackingPlan) -> str:
 def _batching_section(section: dict[str, Any], figure: str) -> str:
     frame = batching_frame(section)
     run = section["run"]
-    length = f"{run['steps']:,} steps" if run.get("steps") else f"{run.get('epochs') or 1:,} epoch(s)"
     shown = pd.DataFrame({
         "strategy": [batching.label(s) for s in frame["strategy"]],
         "batches": frame["batches"].map("{:,}".format),
@@ -166,7 +165,7 @@ def _batching_section(section: dict[str, Any], figure: str) -> str:
                                  zip(frame["max_padded_nodes"], frame["max_padded_edges"], frame["max_padded_graphs"])],
         "settings": [describe_settings(s, section["strategies"][s]) for s in frame["strategy"]],
     })
-    return (f"<p>Batch size {run['batch_size']:,}, {length}, {run.get('devices', 1):,} device(s), seed "
+    return (f"<p>Batch size {run['batch_size']:,}, {run_length_words(run)}, {run.get('devices', 1):,} device(s), seed "
             f"{run.get('seed', 0)}; every strategy on the same shuffled epochs, every graph kept.</p>"
             + _table(shown) + figure)
 
@@ -182,7 +181,7 @@ def _throughput_section(section: dict[str, Any], figure: str) -> str:
         ("cost model", fit.get("model", "?")),
         ("held-out error (median, 90th percentile)",
          f"{held_out.get('median', float('nan')):.1%}, {held_out.get('p90', float('nan')):.1%}"),
-        ("run", throughput.run_length_words(section["run"]) + f", batch size {section['run'].get('batch_size', '?')}"),
+        ("run", run_length_words(section["run"]) + f", batch size {section['run'].get('batch_size', '?')}"),
         ("speed-up against", throughput.label(section["baseline"])),
         ("check on the exporting machine", section.get("check_note") or "not checked"),
     ])

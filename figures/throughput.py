@@ -8,6 +8,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from packing.batching_report import run_length_words
+
 from .batching import COLORS, label as batching_label
 
 PYG_DATALOADER_LABEL = "PyG DataLoader (no padding)"
@@ -17,18 +19,6 @@ _BASELINE_COLOR = "#7f7f7f"
 def label(strategy: str) -> str:
     """The name a strategy is shown under (the Batching page's, plus PyG's DataLoader)."""
     return PYG_DATALOADER_LABEL if strategy == "pyg_dataloader" else batching_label(strategy)
-
-
-def run_length_words(run: dict) -> str:
-    """The run of an estimate in words.
-
-    >>> run_length_words({"epochs": 10, "steps": None}), run_length_words({"epochs": None, "steps": 5000})
-    ('10 epochs', '5,000 steps')
-    """
-    if run.get("steps"):
-        return f"{run['steps']:,} steps"
-    epochs = run.get("epochs") or 1
-    return f"{epochs:,} epoch{'s' if epochs != 1 else ''}"
 
 
 def _bars(table: pd.DataFrame, column: str, low: str, high: str, speedup: str) -> tuple[go.Bar, list[tuple]]:

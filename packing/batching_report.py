@@ -34,6 +34,18 @@ _COUNTS = ("batches", "steps", "distinct_shapes", "max_padded_nodes", "max_padde
            "step_distinct_shapes")
 
 
+def run_length_words(run: dict[str, Any]) -> str:
+    """How long a run is (a ``RunSpec.to_dict()``), in words.
+
+    >>> run_length_words({"epochs": 10, "steps": None}), run_length_words({"epochs": None, "steps": 5000})
+    ('10 epochs', '5,000 steps')
+    """
+    if run.get("steps"):
+        return f"{run['steps']:,} steps"
+    epochs = run.get("epochs") or 1
+    return f"{epochs:,} epoch{'s' if epochs != 1 else ''}"
+
+
 def describe_settings(strategy: str, settings: dict[str, Any]) -> str:
     """A strategy's settings in words (the table's ``settings`` column).
 

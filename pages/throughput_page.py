@@ -12,6 +12,7 @@ from pathlib import Path
 import streamlit as st
 
 import figures.throughput as throughput_figures
+from packing.batching_report import run_length_words
 from pages import cache, state
 from pages.packing_row import packing_row
 from pages.run_controls import run_controls
@@ -257,7 +258,7 @@ def main() -> None:
                          steps_per_epoch=table["steps_per_epoch"].round(),  # localized: whole numbers, 1,234
                          graphs_per_second=table["graphs_per_second"].round())
     st.dataframe(shown[list(COLUMNS)], hide_index=True, width="stretch", column_config=COLUMNS)
-    st.caption(f"{row.note} Run: {throughput_figures.run_length_words(table.attrs['run'])} on "
+    st.caption(f"{row.note} Run: {run_length_words(table.attrs['run'])} on "
                f"{run['devices']:,} device(s), batch size {run['batch_size']:,}. Error bars: the cost model's "
                "90th-percentile error on held-out shapes, as a factor (t / (1 + e) to t x (1 + e)). In compile mode "
                "every new padded shape of a device is one torch.compile compilation at the measured cost (its first "

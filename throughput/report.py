@@ -29,7 +29,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from packing.batching_report import json_rows
+from packing.batching_report import json_rows, run_length_words
 
 from .check import CalibrationCheck
 
@@ -64,8 +64,7 @@ def throughput_section(table: pd.DataFrame, check: CalibrationCheck | None = Non
 
 
 def _run_words(run: dict[str, Any]) -> str:
-    length = f"{run['steps']:,} steps" if run.get("steps") else f"{run.get('epochs') or 1:,} epoch(s)"
-    return f"{length} on {run.get('devices', 1)} device(s), batch size {run.get('batch_size', '?')}"
+    return f"{run_length_words(run)} on {run.get('devices', 1)} device(s), batch size {run.get('batch_size', '?')}"
 
 
 def format_table(table: pd.DataFrame) -> str:
