@@ -17,7 +17,11 @@ _BASELINE_COLOR = "#7f7f7f"
 
 
 def label(strategy: str) -> str:
-    """The name a strategy is shown under (the Batching page's, plus PyG's DataLoader)."""
+    """The name a strategy is shown under (the Batching page's, plus PyG's DataLoader).
+
+    >>> label("pyg_dataloader"), label("static_64")
+    ('PyG DataLoader (no padding)', 'static-64')
+    """
     return PYG_DATALOADER_LABEL if strategy == "pyg_dataloader" else batching_label(strategy)
 
 
