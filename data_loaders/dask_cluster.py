@@ -92,9 +92,11 @@ def _identity(address: str, timeout: float) -> dict:
     ``OSError`` when nothing accepts it. Run on a thread of its own, so that no event loop
     of the caller's is in the way."""
     from distributed.core import rpc
+    from distributed.security import Security
 
     async def ask() -> dict:  # connecting gets most of the time: a refused address is an OSError
-        scheduler = rpc(address, timeout=0.8 * timeout)
+        # the TLS settings of Dask's configuration, as Client uses them
+        scheduler = rpc(address, timeout=0.8 * timeout, connection_args=Security().get_connection_args("client"))
         try:
             return await scheduler.identity()
         finally:

@@ -154,23 +154,31 @@ class RunSpec:
     def stream_epochs(self) -> int | None:
         return self.epochs if self.steps is None else None
 
-    def check_work(self, num_graphs: int) -> None:
+    def check_work(self, num_graphs: int, graphs_per_batch: tuple[float, float] | None = None) -> None:
         """``ValueError`` naming what to lower when this run over ``num_graphs`` graphs would
         simulate more than ``MAX_BATCHES`` batches or draw more than ``MAX_GRAPHS_DRAWN``
         graphs (the work and memory grow with the products, not with each number alone).
+        ``graphs_per_batch`` (fewest, most) covers strategies whose batches hold another
+        number of graphs than the batch size (packs per step of a plan); default: the batch size.
 
         >>> RunSpec(2, 20_000_000, 1, 0, 1).check_work(1000)
         Traceback (most recent call last):
         ...
         ValueError: This run simulates 20,000,000 batches (steps x devices); at most 4,000,000 fit in memory: lower the steps or the devices.
+        >>> RunSpec(32, 100_000, 1, 0, 1).check_work(1000, (31, 4096 * 8.5))
+        Traceback (most recent call last):
+        ...
+        ValueError: This run draws 3,481,600,000 graphs (steps x devices x graphs per batch); at most 200,000,000 fit in memory: lower the steps, the devices, the batch size or the packs per step.
         """
+        fewest, most = graphs_per_batch or (self.batch_size - 1, self.batch_size)
         if self.steps is not None:
-            batches, graphs = self.steps * self.devices, self.steps * self.devices * self.batch_size
+            batches, graphs = self.steps * self.devices, math.ceil(self.steps * self.devices * max(most, self.batch_size))
             what, lower = "steps x devices", "the steps or the devices"
-            drawn, fewer = "steps x devices x batch size", "the steps, the devices or the batch size"
+            drawn, fewer = "steps x devices x graphs per batch", \
+                "the steps, the devices, the batch size or the packs per step"
         else:
-            batches, graphs = math.ceil(self.epochs * num_graphs / max(1, self.batch_size - 1)), self.epochs * num_graphs
-            what, lower = "epochs x graphs / batch size", "the epochs, or raise the batch size"
+            batches, graphs = math.ceil(self.epochs * num_graphs / max(1.0, fewest)), self.epochs * num_graphs
+            what, lower = "epochs x graphs / graphs per batch", "the epochs, or raise the batch size or packs per step"
             drawn, fewer = "epochs x graphs", "the epochs"
         if batches > MAX_BATCHES:
             raise ValueError(f"This run simulates {batches:,} batches ({what}); at most {MAX_BATCHES:,} fit in memory: "
@@ -469,13 +477,23 @@ def _cut(strategy: str, sizes: GraphSizes, run: RunSpec, cross: bool, options: d
     return _static(strategy, sizes, run, cross)
 
 
+def _graphs_per_batch(run: RunSpec, requests: dict[str, dict[str, Any]]) -> tuple[float, float]:
+    """The fewest and most graphs a batch of the requested strategies holds on average:
+    batch size (less the padding slot), and a plan's packs per batch x its packing factor."""
+    sizes = [run.batch_size - 1, run.batch_size]
+    plan = requests.get("packing", {}).get("plan")
+    if plan is not None:
+        sizes.append(requests["packing"].get("packs_per_batch", 1) * plan.packing_factor)
+    return min(sizes), max(sizes)
+
+
 def run_strategies(hist_or_sizes: Any, run: RunSpec, requests: dict[str, dict[str, Any]],
                    cross_epochs: bool | None = None) -> dict[str, BatchingResult]:
     """Simulate several strategies on one stream of graphs (the same epochs, in the same
     order, for all), each with its options; strategies that cut the stream alike (the
     static ones and buckets) share one cut. ``cross_epochs=None``: each strategy's default."""
     sizes = hist_or_sizes if isinstance(hist_or_sizes, GraphSizes) else GraphSizes.of(hist_or_sizes)
-    run.check_work(sizes.num_graphs)
+    run.check_work(sizes.num_graphs, _graphs_per_batch(run, requests))
     results: dict[str, BatchingResult] = {}
     cuts: dict[str, _Cut] = {}
     for strategy, options in requests.items():

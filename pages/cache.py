@@ -98,7 +98,7 @@ def _stores() -> dict[str, _Store]:
     return {"datasets": _Store(32), "sweeps": _Store(24), "checks": _Store(16), "machine": _Store(1)}
 
 
-_MACHINE_LOCK = threading.Lock()
+_MACHINE_LOCK = threading.Lock()  # timings of this machine (its calibration, checks) run one at a time
 
 
 def machine_calibration_ready() -> bool:
@@ -121,10 +121,11 @@ def calibration_check(calibration: Calibration) -> CalibrationCheck:
     """``throughput.check_calibration`` of a CPU calibration on this machine, once per server
     process and calibration (raises ``ValueError`` for one that cannot be checked here)."""
     key = calibration.to_dict()["digest"]
-    found = _stores()["checks"].get(key)
-    if found is None:
-        found = check_calibration(calibration)
-        _stores()["checks"].put(key, found)
+    with _MACHINE_LOCK:  # one timing at a time: two at once on a small machine would fail each other
+        found = _stores()["checks"].get(key)
+        if found is None:
+            found = check_calibration(calibration)
+            _stores()["checks"].put(key, found)
     return found
 
 

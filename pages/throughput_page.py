@@ -17,8 +17,8 @@ from pages import cache, state
 from pages.packing_row import packing_row
 from pages.run_controls import run_controls
 from pages.widgets import current_dataset, mirrored_choice, run_page, show_error
-from throughput import (ROWS, Calibration, CalibrationCheck, MachineCalibration, calibrate, load_calibration,
-                        shipped_calibrations)
+from throughput import ROWS, Calibration, CalibrationCheck, MachineCalibration, calibrate, load_calibration
+from throughput.calibration import usable_calibrations
 from throughput.report import one_off_notes
 from throughput.shapes import default_shapes
 
@@ -65,8 +65,8 @@ def shipped() -> dict[str, Calibration]:
     """The shipped calibrations (and a team's own, ``$GRAPH_PACKING_CALIBRATIONS``, which replace
     shipped ones of the same file name), by file stem."""
     found: dict[str, Calibration] = {}
-    for path in shipped_calibrations():  # the team's folder comes first
-        found.setdefault(Path(path).stem, load_calibration(path))
+    for path, calibration in usable_calibrations()[0]:  # the team's folder comes first
+        found.setdefault(Path(path).stem, calibration)
     return found
 
 
@@ -235,6 +235,8 @@ def main() -> None:
         "costs the step time the calibration measured for its padded shape. Model time only (forward, backward, "
         "optimizer step); loading and collating batches is not included.")
     this = machine()
+    for problem in usable_calibrations()[1]:
+        st.warning(problem, icon=":material/warning:")
     options = calibrations(this.calibration)
     key, cal, baseline = controls(options)
     run = run_controls(seed=False)

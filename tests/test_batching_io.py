@@ -143,13 +143,19 @@ def test_section_needs_the_compare_table():
     (("--batch-size", "32", "--steps", "20000000", "--devices", "4096"), "lower the steps or the devices"),
     (("--batch-size", "32", "--epochs", "100000", "--devices", "4096"), "lower the epochs, or raise the batch size"),
     (("--batch-size", "512", "--steps", "1000000", "--devices", "2"),
-     "draws 1,024,000,000 graphs (steps x devices x batch size)"),
+     "draws 1,024,000,000 graphs (steps x devices x graphs per batch)"),
 ])
 def test_runs_too_large_for_memory_are_refused_at_once(molhiv_file, args, message):
     start = time.perf_counter()
     result = cli("batching", str(molhiv_file), *args)
     assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
     assert time.perf_counter() - start < 20  # refused before simulating (the CLI's start-up is most of it)
+
+
+def test_packs_per_step_count_in_the_work_of_a_run(molhiv):
+    plan = pack(molhiv, PackLimits(222, 502, 64))
+    with pytest.raises(ValueError, match=r"draws [\d,]+ graphs \(steps x devices x graphs per batch\).* packs per step"):
+        compare_batching(molhiv, 32, plan=plan, steps=100_000, packs_per_batch=4096)
 
 
 def test_settings_that_do_not_apply_and_bad_outputs_are_refused_before_any_work(molhiv_file, tmp_path):

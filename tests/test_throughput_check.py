@@ -121,3 +121,15 @@ def test_schema_1_compile_files_still_load_with_their_first_shape_as_the_cold_co
     assert cal.compile == compile_summary(list(cal.timings), stored["compile"]["recompile_limit"])
     assert cal.compile["first_seconds"] == stored["compile"]["first_seconds"] == cal.compile["cold_low"]
     assert load_calibration(json.dumps(cal.to_dict())).to_dict()["schema_version"] == 2
+
+
+def test_a_stray_file_in_the_team_folder_is_named_and_left_out(fresh, tmp_path, monkeypatch):
+    from throughput.calibration import usable_calibrations
+
+    monkeypatch.setenv(CALIBRATIONS_ENV, str(tmp_path))
+    (tmp_path / "check.json").write_text('{"check": null, "note": "a check, not a calibration"}')
+    fresh.save(tmp_path)
+    found, problems = usable_calibrations()
+    assert [path.name for path, _ in found][0] == fresh.filename
+    assert len(problems) == 1 and problems[0].startswith("check.json (in $GRAPH_PACKING_CALIBRATIONS) was left out")
+    assert default_calibration() == tmp_path / fresh.filename

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from packing import PackLimits, SizeHistogram, pack
 from packing.export import export_config, save_config
 from throughput import load_calibration, shipped_calibrations
@@ -76,3 +78,20 @@ def test_check_prints_every_shape_and_writes_the_check(tmp_path):
     assert done.stdout.count("ratio ") in (0, 3, 4)  # none when no calibration of this CPU ships (then measured)
     saved = json.loads((tmp_path / "check.json").read_text())
     assert saved["note"] and (saved["check"] is None or {"ratio_median", "within_band"} <= set(saved["check"]))
+
+
+def test_estimate_check_of_a_gpu_calibration_on_a_cpu_machine_prices_and_says_it_was_not_checked(tmp_path):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    hist = SizeHistogram.from_counts([4, 6, 10], [8, 12, 22], [50, 30, 20])
+    config = save_config(export_config(pack(hist, PackLimits(40, 80, 8)), hist, {"dataset": "toy"}),
+                         tmp_path / "config.json")
+    gpu = next(path for path in shipped_calibrations() if "nvidia" in path.name)
+    done = run_cli("estimate", str(config), "--calibration", str(gpu), "--batch-size", "8", "--check",
+                   "--out", str(tmp_path / "estimate.json"))
+    assert done.returncode == 0, done.stderr
+    assert "calibration check: not checked on this machine" in done.stdout
+    section = json.loads((tmp_path / "estimate.json").read_text())
+    assert section["check"] is None and section["check_note"].startswith("not checked on this machine")

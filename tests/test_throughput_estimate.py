@@ -175,6 +175,23 @@ def test_speedups_over_the_steady_epoch_and_the_whole_run():
         assert row["one_off_share"] == pytest.approx(row["compile_seconds"] / row["run_s"])
 
 
+def test_a_run_of_steps_compares_graphs_trained_and_blames_no_compilation_it_does_not_have():
+    from throughput.report import one_off_notes
+
+    table = estimate(HIST, 2, synthetic(1e-3, 1e-5), steps=7).set_index("strategy")
+    # rows train other numbers of graphs in 7 steps: the run's speed-up is per graph trained
+    assert np.allclose(table["speedup_run"], table["speedup"])
+    eager = estimate(HIST, 2, synthetic(1e-3, 1e-5), steps=7)
+    eager.attrs["baseline"] = "pyg_dataloader"
+    assert one_off_notes(eager) == []  # eager: nothing is one-off, whatever the run and steady speed-ups say
+
+
+def test_the_first_epoch_of_a_run_shorter_than_an_epoch_is_at_most_the_run():
+    cal = synthetic(1e-3, 1e-5, compile_seconds=(9.0, 4.0))
+    table = estimate(HIST, 2, cal, steps=2)
+    assert (table["first_epoch_s"] <= table["run_s"] + 1e-12).all()
+
+
 def test_a_dataset_smaller_than_one_step_is_refused():
     one = SizeHistogram.from_counts([5], [8], [1])  # one graph on 4 devices: epochs would not mean one pass
     with pytest.raises(ValueError, match=r"holds 1 graphs, fewer than one step takes \(4 device\(s\) x batch size 4\)"):

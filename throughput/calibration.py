@@ -418,3 +418,23 @@ def shipped_calibrations() -> list[Path]:
     extra = os.environ.get(CALIBRATIONS_ENV)
     own = sorted(Path(extra).glob("*.json")) if extra and Path(extra).is_dir() else []
     return own + sorted(SHIPPED.glob("*.json"))
+
+
+def usable_calibrations() -> tuple[list[tuple[Path, Calibration]], list[str]]:
+    """Every calibration of :func:`shipped_calibrations` that loads, in that order, and what
+    is wrong with each file of the team's folder that does not (one stray JSON there must not
+    take the others down; a shipped file that does not load is an error).
+
+    >>> found, problems = usable_calibrations()
+    >>> len(found) >= 3
+    True
+    """
+    found, problems = [], []
+    for path in shipped_calibrations():
+        try:
+            found.append((path, load_calibration(path)))
+        except ValueError as error:
+            if path.parent == SHIPPED:
+                raise
+            problems.append(f"{path.name} (in ${CALIBRATIONS_ENV}) was left out: {error}")
+    return found, problems

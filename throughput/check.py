@@ -21,7 +21,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from .calibration import Calibration, calibrate, load_calibration, shipped_calibrations
+import numpy as np
+
+from .calibration import Calibration, calibrate, load_calibration, shipped_calibrations, usable_calibrations
 from .device import check_device, cpu_description, device_description, same_device, torch_threads
 from .shapes import Shape, default_shapes
 
@@ -128,8 +130,10 @@ def _device_here(calibration: Calibration, device: str | None) -> str:
 
 def check_calibration(calibration: Calibration, device: str | None = None, seconds: float = 2.0) -> CalibrationCheck:
     """Time 3-4 of ``calibration``'s own shapes on ``device`` (None: the calibration's kind
-    of device here) with its model, mode and torch threads, spending about ``seconds`` on
-    timed steps, and compare with its predictions (module docstring).
+    of device here) with its model and torch threads, spending about ``seconds`` on timed
+    steps, and compare with its predictions (module docstring). A compile-mode calibration is
+    checked on its eager steps (the eager fit it also carries): checking compiled steps would
+    cost a compilation per shape, seconds to a minute each.
 
     >>> from throughput import calibrate
     >>> cal = calibrate(hidden=4, layers=1, shapes=[(n, 2 * n, 2) for n in (8, 16, 24, 32, 40, 48)],
@@ -158,10 +162,11 @@ def check_calibration(calibration: Calibration, device: str | None = None, secon
     plan = TimingPlan(warmup=3, repeats=60, min_repeats=5, budget=seconds / len(shapes))
     threads = whole_number(calibration.device_info.get("threads", 1), "threads", 1, 4096)
     with torch_threads(threads if device == "cpu" else None):
-        timer = ShapeTimer(spec, device, calibration.mode, plan, int(calibration.timing.get("seed", 0)))
+        # compile mode: its eager steps are checked (a compiled one costs a compilation per shape)
+        timer = ShapeTimer(spec, device, "eager", plan, int(calibration.timing.get("seed", 0)))
         measured = [timer.time(shape).median for shape in shapes]
         here, _ = device_description(device)
-    predicted = calibration.predict_step(*zip(*shapes))
+    predicted = calibration.predict_eager(np.array(shapes))
     return CalibrationCheck(
         calibration.label, here, tuple(ShapeCheck(shape, float(p), m) for shape, p, m in zip(shapes, predicted, measured)),
         max(calibration.error_band, MIN_BAND), datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -183,8 +188,7 @@ class MachineCalibration:
 def shipped_for_this_cpu() -> Path | None:
     """The shipped eager calibration of this machine's CPU (:func:`throughput.device.same_device`
     on everything but torch's threads, which a check sets as the calibration had them), or None."""
-    for path in shipped_calibrations():
-        recorded = load_calibration(path)
+    for path, recorded in usable_calibrations()[0]:
         if recorded.mode == "eager" and same_device(recorded.device_info,
                                                     cpu_description(recorded.device_info.get("threads", 1))):
             return path
@@ -199,15 +203,14 @@ def default_calibration() -> Path:
     >>> default_calibration() in shipped_calibrations()
     True
     """
-    paths = shipped_calibrations()
-    if not paths:
+    usable = usable_calibrations()[0]
+    if not usable:
         raise ValueError("No calibration is shipped with the tool; run python -m throughput calibrate.")
     mine = shipped_for_this_cpu()
     if mine is not None:
         return mine
-    gpus = [path for path in paths
-            if (cal := load_calibration(path)).device_info.get("type") == "cuda" and cal.mode == "eager"]
-    return (gpus or paths)[0]
+    gpus = [path for path, cal in usable if cal.device_info.get("type") == "cuda" and cal.mode == "eager"]
+    return (gpus or [usable[0][0]])[0]
 
 
 def calibration_for_this_machine(progress: Progress | None = None, seconds: float = 2.0) -> MachineCalibration:

@@ -10,14 +10,23 @@ seconds (first compiled step minus the median compiled step) as JSON.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 from .shapes import Shape
 
+_ROOT = Path(__file__).resolve().parents[1]
 #: A cold compilation taking longer than this is reported as an error, not waited for.
 TIMEOUT_SECONDS = 900
+
+
+def _child_env() -> dict[str, str]:
+    """This process's environment with the project importable wherever the caller runs."""
+    path = os.pathsep.join([str(_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+    return {**os.environ, "PYTHONPATH": path}
 
 
 def cold_compile_seconds(model: str, hidden: int, layers: int, in_channels: int, device: str, shape: Shape,
@@ -29,7 +38,7 @@ def cold_compile_seconds(model: str, hidden: int, layers: int, in_channels: int,
                "shape": list(shape), "threads": threads, "seed": seed}
     try:
         done = subprocess.run([sys.executable, "-m", "throughput.cold_compile", json.dumps(request)],
-                              capture_output=True, text=True, timeout=TIMEOUT_SECONDS, check=False)
+                              capture_output=True, text=True, timeout=TIMEOUT_SECONDS, check=False, env=_child_env())
     except subprocess.TimeoutExpired:
         raise ValueError(f"A cold compilation took more than {TIMEOUT_SECONDS} s; calibrate with smaller shapes.") \
             from None
