@@ -2,8 +2,8 @@
 README runs it (``tests/test_packed_models.py``), so both are this one text."""
 from __future__ import annotations
 
-#: The line that stands for the user's dataset on the Export page.
-DATASET_PLACEHOLDER = "dataset = ...  # the PyG dataset (or view) of the graphs this file packs, {what}"
+#: The line where the user puts their own dataset on the Export page (only they have it).
+DATASET_LINE = "dataset = ...  # the PyG dataset (or view) of the graphs this file packs, {what}"
 
 _TEMPLATE = '''import torch
 import torch.nn.functional as F
@@ -34,8 +34,8 @@ for epoch in range(2):
 def training_snippet(config_file: str, dataset: str | None = None, what: str = "e.g. "
                      "PygGraphPropPredDataset(name)[split_idx['train']]") -> str:
     """A PyG training loop over ``PackedLoader.from_config(dataset, config_file)`` with the
-    masked loss and ``set_epoch``; ``dataset`` is the code that makes ``dataset`` (default: a
-    placeholder line naming ``what`` it must hold).
+    masked loss and ``set_epoch``; ``dataset`` is the code that makes ``dataset`` (default:
+    ``DATASET_LINE``, for the user to complete with their dataset, naming ``what`` it holds).
 
     >>> text = training_snippet("qm9-29n-56e-256g.json", what="qm9 (all)")
     >>> 'PackedLoader.from_config(dataset, "qm9-29n-56e-256g.json"' in text, "loader.set_epoch(epoch)" in text
@@ -43,5 +43,5 @@ def training_snippet(config_file: str, dataset: str | None = None, what: str = "
     >>> text.splitlines()[6]
     'dataset = ...  # the PyG dataset (or view) of the graphs this file packs, qm9 (all)'
     """
-    code = dataset if dataset is not None else DATASET_PLACEHOLDER.format(what=what)
+    code = dataset if dataset is not None else DATASET_LINE.format(what=what)
     return _TEMPLATE.format(dataset=code.strip("\n"), config_file=config_file)

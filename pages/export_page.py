@@ -161,7 +161,8 @@ def main() -> None:
                            file_name=f"{stem}-strategies.csv", mime="text/csv", key="ex_csv", on_click="ignore",
                            icon=":material/table:")
     frame = sweep_frame(selection, hist)
-    right.download_button("Download report (HTML)", lambda: build_report(config, plan, frame, file_name=f"{stem}.json"),
+    report = lambda: build_report(config, plan, frame, file_name=f"{stem}.json")  # noqa: E731 - built on click
+    right.download_button("Download report (HTML)", report,
                           file_name=f"{stem}-report.html", mime="text/html", key="ex_report", on_click="ignore",
                           icon=":material/description:",
                           help="One self-contained HTML file (works offline) to show colleagues: the dataset, its "
@@ -170,7 +171,7 @@ def main() -> None:
                                "run, and the configuration itself. Command line: `python -m figures report "
                                "config.json --out report.html`.")
     if cache.png_browser() is not None:
-        right.download_button("Download report (PDF)", lambda: report_pdf(build_report(config, plan, frame)),
+        right.download_button("Download report (PDF)", lambda: report_pdf(report()),
                               file_name=f"{stem}-report.pdf", mime="application/pdf", key="ex_report_pdf",
                               on_click="ignore", icon=":material/picture_as_pdf:",
                               help="The same report printed by Chromium (A4 landscape, a few seconds).")

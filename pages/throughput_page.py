@@ -61,13 +61,14 @@ COLUMNS = {
 
 
 @st.cache_data(show_spinner=False)
-def shipped() -> dict[str, Calibration]:
+def shipped() -> tuple[dict[str, Calibration], list[str]]:
     """The shipped calibrations (and a team's own, ``$GRAPH_PACKING_CALIBRATIONS``, which replace
-    shipped ones of the same file name), by file stem."""
+    shipped ones of the same file name), by file stem, and what is wrong with team files left out."""
+    usable, problems = usable_calibrations()
     found: dict[str, Calibration] = {}
-    for path, calibration in usable_calibrations()[0]:  # the team's folder comes first
+    for path, calibration in usable:  # the team's folder comes first
         found.setdefault(Path(path).stem, calibration)
-    return found
+    return found, problems
 
 
 def machine() -> MachineCalibration:
@@ -89,7 +90,7 @@ def machine() -> MachineCalibration:
 def calibrations(this: Calibration) -> dict[str, Calibration]:
     """Every calibration the user can choose, by id: this machine's, the shipped ones, then
     this session's."""
-    return {THIS_MACHINE: this, **shipped(), **st.session_state.setdefault(SESSION_CALIBRATIONS, {})}
+    return {THIS_MACHINE: this, **shipped()[0], **st.session_state.setdefault(SESSION_CALIBRATIONS, {})}
 
 
 def option_label(key: str, cal: Calibration) -> str:
@@ -235,7 +236,7 @@ def main() -> None:
         "costs the step time the calibration measured for its padded shape. Model time only (forward, backward, "
         "optimizer step); loading and collating batches is not included.")
     this = machine()
-    for problem in usable_calibrations()[1]:
+    for problem in shipped()[1]:
         st.warning(problem, icon=":material/warning:")
     options = calibrations(this.calibration)
     key, cal, baseline = controls(options)
