@@ -19,6 +19,8 @@ from typing import Any, TextIO
 
 import pandas as pd
 
+from packing import save_histogram
+
 from .api import load_histogram
 from .dask_cluster import dask_client
 from .dask_histogram import sharded_histogram
@@ -48,7 +50,7 @@ def _print_list() -> None:
 
 
 def _report(hist: Any, info: dict[str, Any], out: str) -> None:
-    hist.save(out)
+    save_histogram(hist, out)
     stats = hist.stats()
     print(f"{info['dataset']} [{info['split']}] from {info['source']}: {hist.num_graphs} graphs, "
           f"{hist.num_tuples} tuples, max {stats['max_nodes']} nodes / {stats['max_edges']} edges "

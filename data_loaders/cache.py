@@ -21,7 +21,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from packing import SizeHistogram
+from packing import SizeHistogram, histogram_from_table
 
 from .paths import cache_root
 
@@ -110,7 +110,7 @@ def load_cached(key: dict[str, Any]) -> tuple[SizeHistogram, str] | None:
         meta = json.loads((table.schema.metadata or {})[_META_KEY])
         if meta["key"] != key:
             raise ValueError("cache key mismatch")
-        hist = SizeHistogram.from_frame(table.to_pandas())
+        hist = histogram_from_table(table.to_pandas(), path.name)
         if hist.num_graphs != meta["graphs"] or hist.fingerprint() != meta["sha256"]:
             raise ValueError("content does not match its checksum")
         return hist, str(meta["provenance"])

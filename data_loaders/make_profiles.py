@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from packing import SizeHistogram
+from packing import SizeHistogram, load_size_table, save_histogram
 
 from .aflow import DEFAULT_K, aflow_frame_sizes, subset_frames
 from .ogb_layout import OGB_LAYOUTS, read_raw_sizes, read_split_files, split_histograms
@@ -66,10 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     for name, hist in sorted(profiles.items()):
         path = PROFILES_DIR / name
         if args.check:
-            if not path.is_file() or SizeHistogram.load(path) != hist:
+            if not path.is_file() or load_size_table(path) != hist:
                 different.append(name)
         else:
-            hist.save(path)
+            save_histogram(hist, path)
         print(f"{name}: {hist.num_graphs} graphs, {hist.num_tuples} tuples")
     if different:
         print("Differs from the shipped file: " + ", ".join(different), file=sys.stderr)

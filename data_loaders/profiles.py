@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from packing import SizeHistogram
+from packing import SizeHistogram, load_size_table
 
 from .aflow import DEFAULT_K, with_k
 from .paths import PROFILES_DIR
@@ -46,16 +46,16 @@ def bundled_histogram(dataset: str, split: str, options: dict[str, Any]) -> tupl
     """
     path = profile_path(dataset, split, options)
     if path.is_file():
-        return SizeHistogram.load(path), f"Bundled size profile {path.name} (see profiles/PROVENANCE.md)."
+        return load_size_table(path), f"Bundled size profile {path.name} (see profiles/PROVENANCE.md)."
     if dataset == "aflow":
         base = profile_path(dataset, split, {"k": DEFAULT_K})
         if base.is_file():
             note = f"Bundled AFLOW atom counts ({base.name}) with k = {options['k']} neighbours per atom."
-            return with_k(SizeHistogram.load(base), options["k"]), note
+            return with_k(load_size_table(base), options["k"]), note
     if dataset == "qm9" and options.get("graph") in ("full", "knn"):
         base = profile_path(dataset, split, {"graph": "bonds"})
         if base.is_file():
             rule = "n(n-1)" if options["graph"] == "full" else f"n*min({options['k']}, n-1)"
             note = f"Bundled QM9 atom counts ({base.name}) with edges = {rule}."
-            return from_atom_histogram(SizeHistogram.load(base), options["graph"], options.get("k", 8)), note
+            return from_atom_histogram(load_size_table(base), options["graph"], options.get("k", 8)), note
     return None

@@ -1,19 +1,31 @@
-"""`pack`: one entry point for every packing algorithm, baseline and the best-of-all search."""
+"""`pack`: one entry point for every packing algorithm, baseline and the best-of-all search.
+
+This is the engine's composer: it checks the limits and the method, computes the lower
+bounds, runs the algorithms (which return strategies, :mod:`packing.packs`) and hands packs
+and bounds to a :class:`PackingPlan`. The values it builds (plans, bounds) never call an
+algorithm themselves.
+"""
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from .balanced import balanced_pack
+from .bounds import Bounds, lower_bounds
+from .column_generation import DEFAULT_TIME_BUDGET
 from .exact_fill import improve as improve_strategies
-from .greedy import Strategy, count_packs, greedy_pack
+from .greedy import count_packs, greedy_pack
 from .histogram import SizeHistogram
 from .limits import DEFAULT_MAX_GRAPHS, PackLimits
-from .bounds import lower_bounds
-from .balanced import balanced_pack
-from .method import BALANCED, BEST, LP_ROUNDING, PUBLISHED, PackMethod, candidate_methods
+from .lp_rounding import rounded_down
+from .method import BALANCED, BEST, LP_ROUNDING, NODE_ONLY, NONE, PUBLISHED, PackMethod, candidate_methods
 from .one_dim import pack_one_dim
+from .packs import Strategy, items_of, merge
 from .plan import PackingPlan
 from .published import count_published, published_pack
 from .search import fewest_packs
+from .sides import EDGES, NODES
 
 
 def as_limits(
@@ -54,22 +66,60 @@ def as_method(method: PackMethod | None = None, **settings: Any) -> PackMethod:
 
 
 def plan_from_strategies(
-    hist: SizeHistogram, strategies: list[Strategy], limits: PackLimits, method: PackMethod, improved: bool = False,
+    hist: SizeHistogram, strategies: list[Strategy], limits: PackLimits, method: PackMethod,
+    bounds: Bounds | None = None, improved: bool = False, requested: PackMethod | None = None,
 ) -> PackingPlan:
-    """A plan from engine strategies (histogram bin indices with repetition, repeat count)."""
-    nodes, edges = hist.num_nodes.tolist(), hist.num_edges.tolist()
-    packs = []
-    for indices, count in strategies:
-        # Histogram rows are sorted by (nodes, edges), so indices from high to low list the
-        # sizes largest first, equal sizes next to each other.
-        items: list[list[int]] = []
-        for index in sorted(indices, reverse=True):
-            if items and items[-1][3] == index:
-                items[-1][2] += 1
-            else:
-                items.append([nodes[index], edges[index], 1, index])
-        packs.append((tuple((n, e, k) for n, e, k, _ in items), count))
-    return PackingPlan(packs, limits, method, improved)
+    """A plan from an algorithm's strategies (:mod:`packing.packs`), measured against
+    ``bounds`` (default: the volume and large-items bounds of ``hist``, leaving out the side
+    a 1D baseline does not limit).
+
+    >>> hist = SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2])
+    >>> plan_from_strategies(hist, [((0, 1), 2)], PackLimits(5, 6, 4), PackMethod()).packs
+    [(((3, 4, 1), (2, 2, 1)), 2)]
+    """
+    if bounds is None:
+        bounds = lower_bounds(hist, limits, unlimited=method.unlimited)
+    packs = [(items_of(pack_rows, hist), count) for pack_rows, count in strategies]
+    return PackingPlan(packs, limits, method, improved, requested, bounds)
+
+
+def _packs(strategies: list[Strategy]) -> int:
+    return sum(count for _, count in strategies)
+
+
+def algorithm_strategies(hist: SizeHistogram, limits: PackLimits, method: PackMethod,
+                         bound: int) -> tuple[list[Strategy], bool]:
+    """The strategies of one algorithm that is not a search (not ``best`` or
+    ``lp_rounding``), and whether exact fill improved them; ``bound`` is a proven lower
+    bound (a plan that reaches it is not improved).
+
+    >>> hist = SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2])
+    >>> algorithm_strategies(hist, PackLimits(5, 6, 4), PackMethod(NONE), 2)
+    ([((0,), 2), ((1,), 2)], False)
+
+    Raises:
+        ValueError: for ``balanced`` where the graph slots do not bind.
+    """
+    if method.algorithm == BALANCED:
+        strategies = balanced_pack(hist, limits)
+        if strategies is None:
+            raise ValueError("Balanced fill is for limits where the graph slots bind (graphs / max_graphs is the "
+                             "largest volume bound); these limits are bound by nodes or edges: use best_fit.")
+        return strategies, False
+    if method.algorithm == NONE:
+        return [((row,), int(count)) for row, count in enumerate(hist.counts)], False
+    if method.unlimited is not None:
+        side = NODES if method.algorithm == NODE_ONLY else EDGES
+        return pack_one_dim(hist, side, limits, method.one_dim), False
+    if method.algorithm == PUBLISHED:
+        strategies = published_pack(hist.num_nodes, hist.num_edges, hist.counts, limits, method.heuristic)
+    else:
+        strategies = greedy_pack(hist.num_nodes, hist.num_edges, hist.counts, limits, method.heuristic_key(),
+                                 method.algorithm)
+    if not method.improve:
+        return strategies, False
+    better = improve_strategies(hist.num_nodes, hist.num_edges, hist.counts, limits, strategies, bound)
+    return better, better is not strategies
 
 
 def pack(
@@ -91,14 +141,19 @@ def pack(
     The keyword form (``max_nodes=...``, ``algorithm=...``, ...) builds the two values for
     you; unset node and edge limits default to the largest graph, ``max_graphs`` to 256 and
     the method to best fit with the product heuristic. See :class:`PackMethod` for the
-    algorithms (tuple packing, the baselines, ``best``).
+    algorithms (tuple packing, the baselines, ``best``). The plan carries the lower bounds
+    of ``hist`` within ``limits`` (with the LP bound for ``lp_rounding``, whose run it is).
 
     >>> hist = SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2])
     >>> plan = pack(hist, PackLimits(5, 6, 4))
-    >>> plan.num_packs, plan.node_efficiency
-    (2, 1.0)
+    >>> plan.num_packs, plan.node_efficiency, plan.lower_bound
+    (2, 1.0, 2)
     >>> pack(hist, max_nodes=5, max_edges=6, max_graphs=4, algorithm="none").num_packs
     4
+
+    Raises:
+        ValueError: for limits that do not hold the largest graph, a malformed method, or
+            both forms at once.
     """
     limits = as_limits(hist, limits, max_nodes=max_nodes, max_edges=max_edges, max_graphs=max_graphs)
     method = as_method(method, algorithm=algorithm, heuristic=heuristic, weights=weights, one_dim=one_dim,
@@ -106,33 +161,29 @@ def pack(
     if method.algorithm == BEST:
         return best_plan(hist, limits, improve=method.improve)
     if method.algorithm == LP_ROUNDING:
-        from .lp_rounding import lp_rounded_strategies
+        return lp_rounded_plan(hist, limits)
+    bounds = lower_bounds(hist, limits, unlimited=method.unlimited)
+    strategies, improved = algorithm_strategies(hist, limits, method, bounds.best)
+    return plan_from_strategies(hist, strategies, limits, method, bounds, improved)
 
-        strategies, _ = lp_rounded_strategies(hist, limits)
-        plan = plan_from_strategies(hist, strategies, limits, method)
-        return plan.with_bounds(lower_bounds(hist, limits, prove=True))  # the run just made, from the cache
-    if method.algorithm == BALANCED:
-        strategies = balanced_pack(hist, limits)
-        if strategies is None:
-            raise ValueError("Balanced fill is for limits where the graph slots bind (graphs / max_graphs is the "
-                             "largest volume bound); these limits are bound by nodes or edges: use best_fit.")
-        return plan_from_strategies(hist, strategies, limits, method)
-    if method.algorithm == "none":
-        return plan_from_strategies(hist, [((i,), int(c)) for i, c in enumerate(hist.counts)], limits, method)
-    if method.unlimited is not None:
-        component = "nodes" if method.algorithm == "node_only" else "edges"
-        return plan_from_strategies(hist, pack_one_dim(hist, component, limits, method.one_dim), limits, method)
-    if method.algorithm == PUBLISHED:
-        strategies = published_pack(hist.num_nodes, hist.num_edges, hist.counts, limits, method.heuristic)
-    else:
-        strategies = greedy_pack(hist.num_nodes, hist.num_edges, hist.counts, limits, method.heuristic_key(),
-                                 method.algorithm)
-    improved = False
-    if method.improve:
-        better = improve_strategies(hist.num_nodes, hist.num_edges, hist.counts, limits, strategies)
-        improved = better is not strategies
-        strategies = better
-    return plan_from_strategies(hist, strategies, limits, method, improved)
+
+def lp_rounded_plan(hist: SizeHistogram, limits: PackLimits, time_budget: float = DEFAULT_TIME_BUDGET) -> PackingPlan:
+    """The LP relaxation's plan (:mod:`packing.lp_rounding`): its solution rounded down,
+    the graphs left packed by best of all; the plan carries the LP bound of the same run.
+
+    >>> plan = lp_rounded_plan(SizeHistogram.from_counts([3, 2], [4, 2], [4, 6]), PackLimits(5, 6, 2))
+    >>> plan.num_packs, plan.bounds.lp
+    (5, 5)
+    """
+    bounds = lower_bounds(hist, limits, prove=True, time_budget=time_budget)
+    strategies, left = rounded_down(bounds.lp_result.solution, hist.counts)
+    rows = np.flatnonzero(left)
+    if rows.size:
+        rest = SizeHistogram.from_counts(hist.num_nodes[rows], hist.num_edges[rows], left[rows])
+        rest_plan = best_strategies(rest, limits, lower_bounds(rest, limits).best)
+        strategies = merge([*strategies, *((tuple(int(rows[r]) for r in pack_rows), count)
+                                           for pack_rows, count in rest_plan[0])])
+    return plan_from_strategies(hist, strategies, limits, PackMethod(LP_ROUNDING), bounds)
 
 
 def count_tuple_packs(
@@ -153,36 +204,42 @@ def count_tuple_packs(
                        give_up_above)
 
 
-def best_plan(hist: SizeHistogram, limits: PackLimits | None = None, improve: bool = True) -> PackingPlan:
+def best_strategies(hist: SizeHistogram, limits: PackLimits, bound: int, improve: bool = True,
+                    winner: PackMethod | None = None) -> tuple[list[Strategy], PackMethod, bool]:
+    """The search behind :func:`best_plan`: strategies, the method that made them and
+    whether exact fill improved them. ``winner`` skips the search (callers that counted
+    every candidate already know it); ``bound`` is a proven lower bound.
+
+    >>> strategies, method, _ = best_strategies(SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2]),
+    ...                                         PackLimits(5, 6, 4), 2)
+    >>> strategies, method.label
+    ([((0, 1), 2)], 'best fit, product heuristic, improved by exact fill')
+    """
+    if winner is None:
+        winner, _ = fewest_packs(hist, limits, candidate_methods(), bound, count_tuple_packs)
+    method = PackMethod(winner.algorithm, winner.heuristic, improve=improve)
+    strategies, improved = algorithm_strategies(hist, limits, method, bound)
+    balanced = balanced_pack(hist, limits) if _packs(strategies) > bound else None
+    if balanced is not None and _packs(balanced) < _packs(strategies):
+        return balanced, PackMethod(BALANCED), False
+    return strategies, method, improved
+
+
+def best_plan(hist: SizeHistogram, limits: PackLimits | None = None, improve: bool = True,
+              winner: PackMethod | None = None) -> PackingPlan:
     """The plan with the fewest packs over every heuristic x tuple algorithm and the
     published algorithm with each of its heuristics (ties: the first in
     :func:`packing.method.candidate_methods` order), then improved by exact fill where that
     saves packs, so it never uses more packs than any of them; where the graph slots bind,
     the balanced fill when it needs fewer packs still. The plan's ``method`` names the
-    winner, ``requested`` is ``best``.
+    winner, ``requested`` is ``best``. ``winner`` skips the search (see
+    :func:`best_strategies`).
 
     >>> plan = best_plan(SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2]), PackLimits(5, 6, 4))
     >>> plan.num_packs, plan.method.label, plan.requested.algorithm
     (2, 'best fit, product heuristic, improved by exact fill', 'best')
     """
     limits = as_limits(hist, limits)
-    bound = lower_bounds(hist, limits).best
-    winner, _ = fewest_packs(hist, limits, candidate_methods(), bound, count_tuple_packs)
-    return finish_best(hist, limits, winner, bound, improve)
-
-
-def finish_best(hist: SizeHistogram, limits: PackLimits, winner: PackMethod, bound: int,
-                improve: bool = True) -> PackingPlan:
-    """:func:`best_plan` after its search found ``winner`` (``bound``: the best cheap lower
-    bound): the winner's plan, improved by exact fill, or the balanced fill when that needs
-    fewer packs still; callers that counted every candidate already skip the search.
-
-    >>> hist = SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2])
-    >>> finish_best(hist, PackLimits(5, 6, 4), PackMethod("first_fit", "sum"), 2).requested.algorithm
-    'best'
-    """
-    plan = pack(hist, limits, PackMethod(winner.algorithm, winner.heuristic, improve=improve))
-    balanced = balanced_pack(hist, limits) if plan.num_packs > bound else None
-    if balanced is not None and sum(count for _, count in balanced) < plan.num_packs:
-        plan = plan_from_strategies(hist, balanced, limits, PackMethod(BALANCED))
-    return PackingPlan(plan.packs, limits, plan.method, plan.improved, requested=PackMethod(BEST, improve=improve))
+    bounds = lower_bounds(hist, limits)
+    strategies, method, improved = best_strategies(hist, limits, bounds.best, improve, winner)
+    return plan_from_strategies(hist, strategies, limits, method, bounds, improved, PackMethod(BEST, improve=improve))

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .greedy import Strategy, greedy_pack
+from .greedy import greedy_pack
+from .packs import Strategy
 from .heuristics import HEURISTICS
 from .histogram import SizeHistogram
 from .limits import PackLimits

@@ -32,11 +32,12 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
+from .column_generation import DEFAULT_TIME_BUDGET, LPBound, lp_bound
 from .histogram import SizeHistogram
 from .limits import PackLimits
+from .sides import EDGES, NODES, SIDES
 
 if TYPE_CHECKING:
-    from .column_generation import LPBound
     from .plan import PackingPlan
 
 #: Bound names, cheapest first (ties between bounds are named by the first).
@@ -46,7 +47,6 @@ BOUND_LABELS: dict[str, str] = {
     "large_items": "large-items bound",
     "lp": "LP bound (column generation)",
 }
-UNLIMITED = (None, "nodes", "edges")
 
 
 def _ceil_div(total: int, limit: int) -> int:
@@ -73,8 +73,8 @@ def volume_bound(
 def _check(limits: PackLimits, unlimited: str | None) -> None:
     if not isinstance(limits, PackLimits):
         raise ValueError(f"limits must be a PackLimits, got {limits!r}.")
-    if unlimited not in UNLIMITED:
-        raise ValueError(f"unlimited must be None, 'nodes' or 'edges', got {unlimited!r}.")
+    if unlimited is not None and unlimited not in SIDES:
+        raise ValueError(f"unlimited must be None, {NODES!r} or {EDGES!r}, got {unlimited!r}.")
 
 
 def lower_bound(hist: SizeHistogram, limits: PackLimits, unlimited: str | None = None) -> int:
@@ -90,8 +90,8 @@ def lower_bound(hist: SizeHistogram, limits: PackLimits, unlimited: str | None =
     _check(limits, unlimited)
     return volume_bound(
         hist.total_nodes, hist.total_edges, hist.num_graphs,
-        None if unlimited == "nodes" else limits.max_nodes,
-        None if unlimited == "edges" else limits.max_edges,
+        None if unlimited == NODES else limits.max_nodes,
+        None if unlimited == EDGES else limits.max_edges,
         limits.max_graphs,
     )
 
@@ -192,10 +192,10 @@ def large_items_bound(hist: SizeHistogram, limits: PackLimits, unlimited: str | 
     """
     _check(limits, unlimited)
     candidates = []
-    if unlimited != "nodes":
-        candidates.append((martello_toth_l2(hist.num_nodes, hist.counts, limits.max_nodes, limits.max_graphs), "nodes"))
-    if unlimited != "edges":
-        candidates.append((martello_toth_l2(hist.num_edges, hist.counts, limits.max_edges, limits.max_graphs), "edges"))
+    if unlimited != NODES:
+        candidates.append((martello_toth_l2(hist.num_nodes, hist.counts, limits.max_nodes, limits.max_graphs), NODES))
+    if unlimited != EDGES:
+        candidates.append((martello_toth_l2(hist.num_edges, hist.counts, limits.max_edges, limits.max_graphs), EDGES))
     if unlimited is None:
         candidates.append((incompatible_bound(hist, limits), "incompatible"))
     value, name = max(candidates, key=lambda pair: pair[0])
@@ -203,8 +203,8 @@ def large_items_bound(hist: SizeHistogram, limits: PackLimits, unlimited: str | 
 
 
 _LARGE_ITEMS_WORDS = {
-    "nodes": "Martello-Toth L2 on nodes: graphs too large to share a pack",
-    "edges": "Martello-Toth L2 on edges: graphs too large to share a pack",
+    NODES: "Martello-Toth L2 on nodes: graphs too large to share a pack",
+    EDGES: "Martello-Toth L2 on edges: graphs too large to share a pack",
     "incompatible": "graphs with over half the node or edge limit, at most one of each kind per pack",
 }
 
@@ -226,9 +226,9 @@ class Bounds:
     volume: int
     large_items: int
     lp: int | None = None
-    large_items_by: str = "nodes"
+    large_items_by: str = NODES
     unlimited: str | None = None
-    lp_result: "LPBound | None" = field(default=None, compare=False, repr=False)
+    lp_result: LPBound | None = field(default=None, compare=False, repr=False)
     limits: PackLimits | None = field(default=None, compare=False, repr=False)
     fingerprint: str = field(default="", compare=False, repr=False)
 
@@ -292,7 +292,5 @@ def lower_bounds(
         return Bounds(volume, large, None, by, unlimited, None, limits, hist.fingerprint())
     if unlimited is not None:
         raise ValueError("The LP bound is for plans that keep every limit; the 1D baselines have none.")
-    from .column_generation import DEFAULT_TIME_BUDGET, lp_bound
-
     result = lp_bound(hist, limits, DEFAULT_TIME_BUDGET if time_budget is None else time_budget, progress, plan)
     return Bounds(volume, large, result.bound, by, None, result, limits, hist.fingerprint())

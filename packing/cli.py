@@ -20,9 +20,10 @@ from .export import export_config, save_config
 from .heuristics import HEURISTICS
 from .histogram import SizeHistogram
 from .limits import DEFAULT_MAX_GRAPHS, PackLimits
-from .method import ALL_ALGORITHMS, ONE_DIM_ALGORITHMS, PUBLISHED, TUPLE_ALGORITHMS, PackMethod
+from .method import ALL_ALGORITHMS, BEST_FIT, ONE_DIM_ALGORITHMS, PUBLISHED, TUPLE_ALGORITHMS, WEIGHTED, PackMethod
 from .plan import PackingPlan
 from .published import PAPER_MIN
+from .size_table import load_size_table
 from .sweep import MAX_WORKERS, default_limits, limit_grid, smallest_limits, sweep
 
 HISTOGRAM_HELP = (
@@ -55,7 +56,7 @@ def _int_list(text: str) -> list[int]:
 def _method_options(parser: argparse.ArgumentParser, algorithms: tuple[str, ...]) -> None:
     parser.add_argument("--max-graphs", type=int, default=DEFAULT_MAX_GRAPHS,
                         help=f"graphs per pack at most (default {DEFAULT_MAX_GRAPHS})")
-    parser.add_argument("--algorithm", default="best_fit", choices=algorithms,
+    parser.add_argument("--algorithm", default=BEST_FIT, choices=algorithms,
                         help="best_fit | worst_fit | first_fit tuple packing, published: the algorithm of Krell "
                              "et al. (2022) as published" + (
                             ", a baseline (none, node_only, edge_only), best: every heuristic and algorithm, "
@@ -63,7 +64,7 @@ def _method_options(parser: argparse.ArgumentParser, algorithms: tuple[str, ...]
                             "generation) rounded, the rest by best" if len(algorithms) > len(TUPLE_ALGORITHMS) + 1
                             else "")
                         + " (default best_fit)")
-    parser.add_argument("--heuristic", choices=[*HEURISTICS, "weighted", PAPER_MIN],
+    parser.add_argument("--heuristic", choices=[*HEURISTICS, WEIGHTED, PAPER_MIN],
                         help="priority of bins and open packs for tuple packing (default product); paper_min: "
                              "the published code's min, which computes the maximum (published only)")
     parser.add_argument("--weights", type=float, nargs=2, metavar=("NODE_W", "EDGE_W"),
@@ -199,7 +200,7 @@ def _add_batching(commands) -> None:
                               "packs get the same padded shape as dynamic batches)")
     compare.add_argument("--max-edges", type=int, help="packing row: edges per pack (default: the dynamic target)")
     compare.add_argument("--max-graphs", type=int, help="packing row: graphs per pack (default: the batch size)")
-    compare.add_argument("--algorithm", default="best_fit", choices=ALL_ALGORITHMS,
+    compare.add_argument("--algorithm", default=BEST_FIT, choices=ALL_ALGORITHMS,
                          help="packing row: algorithm (default best_fit)")
     compare.add_argument("--heuristic", choices=list(HEURISTICS), help="packing row: heuristic (default product)")
     add_packs_per_batch(compare)
@@ -241,7 +242,7 @@ def packs_per_batch(args: argparse.Namespace, plan: PackingPlan | None, batch_si
 def _batching(args: argparse.Namespace, hist: SizeHistogram) -> None:
     plan = None
     packing_flags = (args.max_nodes, args.max_edges, args.max_graphs, args.heuristic)
-    if packing_flags != (None, None, None, None) or args.algorithm != "best_fit":
+    if packing_flags != (None, None, None, None) or args.algorithm != BEST_FIT:
         target = default_requests(hist, args.batch_size, None, args.seed)["packing"]["limits"]  # fits every graph
         limits = PackLimits(*(default if value is None else value
                               for value, default in zip(packing_flags[:3], (target.max_nodes, target.max_edges, target.max_graphs))))
@@ -263,7 +264,8 @@ def run(argv: list[str] | None = None) -> int:
 
     >>> import tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "h.csv")
-    >>> _ = SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2]).save(path)
+    >>> from packing.size_table import save_histogram
+    >>> _ = save_histogram(SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2]), path)
     >>> run(["stats", path])  # doctest: +ELLIPSIS
     {
      "graphs": 4,...
@@ -272,7 +274,7 @@ def run(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         check_out(getattr(args, "out", None))
-        hist = SizeHistogram.load(args.histogram)
+        hist = load_size_table(args.histogram)
         if args.command == "stats":
             print(json.dumps(hist.stats(), indent=1))
         elif args.command == "pack":

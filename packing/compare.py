@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .api import as_limits, count_tuple_packs, finish_best, pack
+from .api import as_limits, best_plan, count_tuple_packs, pack
 from .bounds import lower_bounds
 from .histogram import SizeHistogram
 from .limits import PackLimits
-from .method import BASELINES, PackMethod, candidate_methods, published_methods, tuple_methods
+from .method import BASELINES, NONE, PackMethod, candidate_methods, published_methods, tuple_methods
 from .metrics import BOUND_COLUMN, METRIC_NAMES, metrics_from_packs
-from .published import PAPER_MIN
+from .published import PAPER_MIN, PAPER_TABLE2
 
 COMPARE_COLUMNS = ["method", "heuristic", "algorithm", "keeps_limits", *METRIC_NAMES[:3], BOUND_COLUMN,
                    *METRIC_NAMES[3:]]
@@ -58,10 +58,10 @@ def compare(hist: SizeHistogram, limits: PackLimits | None = None, one_dim: str 
         counted[method] = count_tuple_packs(hist, limits, method)
         rows.append(_row(row_label(method), method, metrics_from_packs(hist, limits, counted[method], bounds)))
     winner = min(candidate_methods(), key=counted.__getitem__)  # ties: the first, as best_plan
-    best = finish_best(hist, limits, winner, bounds.best)
+    best = best_plan(hist, limits, winner=winner)
     rows.append(_row(best.label, best.requested_method, best.summary()))
     for baseline in BASELINES:
-        method = PackMethod(baseline, one_dim=one_dim if baseline != "none" else None)
+        method = PackMethod(baseline, one_dim=one_dim if baseline != NONE else None)
         rows.append(_row(baseline, method, pack(hist, limits, method).summary()))
     return pd.DataFrame(rows, columns=COMPARE_COLUMNS)
 
@@ -80,8 +80,6 @@ def published_table(hist: SizeHistogram, limits: PackLimits | None = None, datas
     >>> row["heuristic"], int(row["packs"]), float(row["tight_node_pct"])
     ('product', 2, 100.0)
     """
-    from .published import PAPER_TABLE2
-
     limits = as_limits(hist, limits)
     paper = PAPER_TABLE2.get(dataset or "", {}) if limits == PackLimits.for_histogram(hist) else {}
     rows = []

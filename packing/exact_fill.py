@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bounds import large_items_bound
-from .histogram import SizeHistogram
-from .greedy import Strategy, greedy_pack
+from .greedy import greedy_pack
+from .packs import Strategy, pack_from_copies
 from .heuristics import HEURISTICS
 from .limits import PackLimits
 
@@ -137,8 +136,7 @@ def _exact_fill(nodes, edges, counts, limits: PackLimits, budget: int, stop_when
         repeat = min(int(available[i]) // copies for i, copies in chosen.items())
         for index, copies in chosen.items():
             available[index] -= copies * repeat
-        items = tuple(sorted(i for index, copies in chosen.items() for i in [index] * copies))
-        strategies.append((items, repeat))
+        strategies.append((pack_from_copies(chosen), repeat))
     if available.any():  # graphs left when the budget ran out, or of zero binding size
         rest = np.flatnonzero(available)
         extra = greedy_pack(nodes[rest], edges[rest], available[rest], limits, HEURISTICS["product"], "best_fit")
@@ -148,25 +146,24 @@ def _exact_fill(nodes, edges, counts, limits: PackLimits, budget: int, stop_when
 
 def improve(
     nodes: np.ndarray, edges: np.ndarray, counts: np.ndarray, limits: PackLimits,
-    strategies: list[Strategy], budget: int = WORK_BUDGET,
+    strategies: list[Strategy], bound: int, budget: int = WORK_BUDGET,
 ) -> list[Strategy]:
     """Re-pack the packs of ``strategies`` that have slack in the binding limit with
     :func:`exact_fill_pack` (first its fast variant, then, with the budget left, the
     thorough one); return whichever plan uses the fewest packs.
 
-    Plans already at the large-items lower bound, packs whose graph slots are full, and binding
-    limits above ``MAX_KNAPSACK_CAPACITY`` (where packs hold so many graphs that the slack
-    is a sliver) are left as they are. The work is bounded by ``budget`` (see
+    Plans already at ``bound`` (a proven lower bound on the packs), packs whose graph slots
+    are full, and binding limits above ``MAX_KNAPSACK_CAPACITY`` (where packs hold so many
+    graphs that the slack is a sliver) are left as they are. The work is bounded by ``budget`` (see
     :func:`exact_fill_pack`).
 
     >>> nodes, edges, counts = np.array([4, 3, 2, 1]), np.array([1, 1, 1, 1]), np.array([1, 1, 1, 1])
     >>> slack = [((0,), 1), ((1, 3), 1), ((2,), 1)]
-    >>> sum(c for _, c in improve(nodes, edges, counts, PackLimits(5, 9, 4), slack))
+    >>> sum(c for _, c in improve(nodes, edges, counts, PackLimits(5, 9, 4), slack, bound=2))
     2
     """
     primary, _, cap_primary, _ = _binding_first(nodes, edges, counts, limits)
     max_graphs = limits.max_graphs
-    bound, _ = large_items_bound(SizeHistogram(nodes, edges, counts), limits)
     if cap_primary > MAX_KNAPSACK_CAPACITY or sum(count for _, count in strategies) <= bound:
         return strategies
     kept: list[Strategy] = []

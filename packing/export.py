@@ -96,10 +96,11 @@ from .histogram import SizeHistogram
 from .json_file import read_json_object
 from .limits import PackLimits
 from .column_generation import lp_bound_from_certificate
-from .method import PackMethod
+from .method import BASELINES, ONE_DIM_BASELINES, PackMethod
 from .metrics import BOUND_COLUMN, METRIC_NAMES
 from .plan import PackingPlan
 from .throughput_section import check_throughput_section
+from .version import __version__
 
 SCHEMA = "graph-packing-config"
 SCHEMA_VERSION = 3
@@ -217,8 +218,6 @@ def export_config(
     further top-level sections (their names must not clash with the schema's). Raises
     ``ValueError`` if the plan does not pack ``hist`` exactly.
     """
-    from . import __version__
-
     plan.check(hist)
     clash = set(sections or {}) & set(_CORE)
     if clash:
@@ -294,10 +293,10 @@ def _upgrade_v1(config: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(plan, dict):
         raise ValueError("plan must be an object.")
     algorithm, heuristic = plan.get("algorithm"), plan.get("heuristic")
-    baseline = algorithm in ("none", "node_only", "edge_only")
+    baseline = algorithm in BASELINES
     method = {"algorithm": algorithm, "improve": bool(plan.get("improved")) and not baseline,
               "heuristic": None if baseline else heuristic,
-              "one_dim": heuristic if algorithm in ("node_only", "edge_only") else None}
+              "one_dim": heuristic if algorithm in ONE_DIM_BASELINES else None}
     requested = (config.get("method") or {}).get("requested") if isinstance(config.get("method"), dict) else None
     limits = {name: plan.get(name) for name in ("max_nodes", "max_edges", "max_graphs")}
     upgraded_plan = {"limits": limits, "method": method, "unlimited": plan.get("unlimited"),
@@ -354,6 +353,7 @@ def load_config(source: str | Path | bytes | dict[str, Any]) -> tuple[dict[str, 
             raise ValueError(f"bounds.best / name_of_best ({bounds.get('best')!r}, {bounds.get('name_of_best')!r}) "
                              f"must name the best bound, {plan.bound_name} ({plan.lower_bound:,}); {_EDITED}.")
     else:  # files before schema 3 measured the gap against the volume bound
+        plan = plan.with_bounds(lower_bounds(hist, plan.limits, unlimited=plan.method.unlimited))
         volume = lower_bound(hist, plan.limits, plan.method.unlimited)
         actual = {**_metrics(plan), "lower_bound": volume, "gap": plan.num_packs / volume - 1}
     _check_metrics(config["metrics"], actual, version)

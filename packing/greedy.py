@@ -28,10 +28,9 @@ import numpy as np
 
 from .heuristics import Heuristic
 from .limits import PackLimits
+from .packs import Strategy, merge
 
 FITS = ("best_fit", "worst_fit", "first_fit")
-
-Strategy = tuple[tuple[int, ...], int]  # (item indices with repetition, repeat count)
 
 
 class ContentTree:
@@ -320,11 +319,7 @@ def greedy_pack(
 def merge_strategies(tree: ContentTree, closed: list[tuple[int, int]]) -> list[Strategy]:
     """Strategies from closed (content node, count) pairs: equal contents merged, the most
     used first."""
-    merged: dict[tuple[int, ...], int] = {}
-    for node, count in closed:
-        key = tree.items(node)
-        merged[key] = merged.get(key, 0) + count
-    return sorted(merged.items(), key=lambda kv: (-kv[1], kv[0]))
+    return merge((tree.items(node), count) for node, count in closed)
 
 
 def count_packs(

@@ -8,11 +8,12 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
 from typing import Iterable
 
 import numpy as np
 import pandas as pd
+
+from .sides import EDGES, NODES, SIDES
 
 COLUMNS = ("num_nodes", "num_edges", "count")
 MAX_TOTAL = 2**62  # graphs, nodes and edges summed over a histogram stay below this (exact int64)
@@ -297,9 +298,9 @@ class SizeHistogram:
         >>> SizeHistogram.from_sizes([2, 2, 3], [1, 2, 2]).marginal("nodes")[1].tolist()
         [2, 1]
         """
-        if component not in ("nodes", "edges"):
-            raise ValueError(f"component must be 'nodes' or 'edges', not {component!r}.")
-        values = self.num_nodes if component == "nodes" else self.num_edges
+        if component not in SIDES:
+            raise ValueError(f"component must be {NODES!r} or {EDGES!r}, not {component!r}.")
+        values = self.num_nodes if component == NODES else self.num_edges
         unique, inverse = np.unique(values, return_inverse=True)
         return unique, np.bincount(inverse, weights=self.counts).astype(np.int64)
 
@@ -309,41 +310,6 @@ class SizeHistogram:
         return pd.DataFrame(
             {"num_nodes": self.num_nodes, "num_edges": self.num_edges, "count": self.counts}
         )
-
-    @classmethod
-    def from_frame(cls, frame: pd.DataFrame) -> "SizeHistogram":
-        """Read a size table: ``num_nodes, num_edges, count`` (a histogram) or
-        ``num_nodes, num_edges`` (one row per graph), by the rules of :mod:`packing.size_table`."""
-        from .size_table import histogram_from_table
-
-        return histogram_from_table(frame.rename(columns=lambda c: str(c).strip().lower()), "the table")
-
-    def save(self, path: str | Path) -> Path:
-        """Write CSV or Parquet, chosen by the file suffix (``.csv`` / ``.parquet``)."""
-        path = Path(path)
-        frame = self.to_frame()
-        if path.suffix == ".parquet":
-            frame.to_parquet(path, index=False)
-        elif path.suffix == ".csv":
-            frame.to_csv(path, index=False)
-        else:
-            raise ValueError(f"Unknown histogram file type {path.suffix!r}; use .csv or .parquet.")
-        return path
-
-    @classmethod
-    def load(cls, path: str | Path) -> "SizeHistogram":
-        """Read a size table file (CSV, TSV or Parquet, ``.gz`` allowed; see
-        :func:`packing.size_table.load_size_table`).
-
-        >>> import tempfile, os
-        >>> hist = SizeHistogram.from_sizes([3, 5], [4, 8])
-        >>> path = hist.save(os.path.join(tempfile.mkdtemp(), "h.csv"))
-        >>> SizeHistogram.load(path) == hist
-        True
-        """
-        from .size_table import load_size_table
-
-        return load_size_table(path)
 
     # ----------------------------------------------------------------- comparison
     def __eq__(self, other: object) -> bool:

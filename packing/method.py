@@ -16,10 +16,15 @@ from .greedy import FITS
 from .heuristics import HEURISTICS, Heuristic, resolve_heuristic
 from .one_dim import ONE_DIM_ALGORITHMS
 from .published import PAPER_MIN, PUBLISHED_HEURISTICS, published_heuristic
+from .sides import EDGES, NODES
 
+BEST_FIT, WORST_FIT, FIRST_FIT = FITS
 TUPLE_ALGORITHMS: tuple[str, ...] = FITS
-BASELINES: tuple[str, ...] = ("none", "node_only", "edge_only")
-ONE_DIM_BASELINES: tuple[str, ...] = ("node_only", "edge_only")
+NONE = "none"
+NODE_ONLY = "node_only"
+EDGE_ONLY = "edge_only"
+BASELINES: tuple[str, ...] = (NONE, NODE_ONLY, EDGE_ONLY)
+ONE_DIM_BASELINES: tuple[str, ...] = (NODE_ONLY, EDGE_ONLY)
 BEST = "best"
 PUBLISHED = "published"
 LP_ROUNDING = "lp_rounding"
@@ -29,6 +34,50 @@ PLAIN_ALGORITHMS: tuple[str, ...] = (LP_ROUNDING, BALANCED)
 ALL_ALGORITHMS: tuple[str, ...] = (*TUPLE_ALGORITHMS, PUBLISHED, BEST, BALANCED, LP_ROUNDING, *BASELINES)
 DEFAULT_HEURISTIC = "product"
 DEFAULT_ONE_DIM = "lpfhp"
+WEIGHTED = "weighted"
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """What a user reads about one algorithm: a short ``name`` for a list of choices, a
+    ``summary`` sentence, and the :class:`PackMethod` fields (``settings``) it takes."""
+
+    name: str
+    summary: str
+    settings: tuple[str, ...]
+
+
+_TUPLE_SETTINGS = ("heuristic", "weights", "improve")
+ALGORITHMS: dict[str, Algorithm] = {
+    BEST_FIT: Algorithm("best fit: longest pack first (fullest open pack that fits)",
+                        "Each graph size goes to the fullest open pack it fits.", _TUPLE_SETTINGS),
+    FIRST_FIT: Algorithm("first fit (earliest-opened open pack that fits)",
+                         "Each graph size goes to the earliest-opened pack it fits.", _TUPLE_SETTINGS),
+    WORST_FIT: Algorithm("worst fit: shortest pack first (emptiest open pack that fits)",
+                         "Each graph goes to the emptiest open pack it fits.", _TUPLE_SETTINGS),
+    PUBLISHED: Algorithm("published algorithm (Krell et al. 2022, as printed)",
+                         "The tuple-packing algorithm of Krell et al. (2022) as published.", ("heuristic", "improve")),
+    BEST: Algorithm("best of all (every heuristic x algorithm)",
+                    "Best of all tries every heuristic with every tuple algorithm and the published algorithm.",
+                    ("improve",)),
+    BALANCED: Algorithm("balanced fill (when graph slots bind)",
+                        "Graphs sorted by size are dealt to packs in serpentine order; for limits where the graph "
+                        "slots bind.", ()),
+    LP_ROUNDING: Algorithm("LP rounding (slow: up to a minute)",
+                           "The LP relaxation (column generation, up to a minute, cached) rounded down; the rest by "
+                           "best of all.", ()),
+    NONE: Algorithm("baseline: no packing", "No packing: one graph per pack.", ()),
+    NODE_ONLY: Algorithm("baseline: node-only 1D packing (ignores the edge limit)",
+                         "Packs limited by nodes and graphs only; the edge limit is ignored.", ("one_dim",)),
+    EDGE_ONLY: Algorithm("baseline: edge-only 1D packing (ignores the node limit)",
+                         "Packs limited by edges and graphs only; the node limit is ignored.", ("one_dim",)),
+}
+#: The choices of a setting in words, per algorithm kind: what a page offers.
+HEURISTIC_WORDS: dict[str, str] = {**{name: name for name in HEURISTICS}, WEIGHTED: "weighted sum (set the weights)"}
+PUBLISHED_HEURISTIC_WORDS: dict[str, str] = {**{name: name for name in PUBLISHED_HEURISTICS},
+                                             PAPER_MIN: "min as published (computes max)"}
+ONE_DIM_WORDS: dict[str, str] = {"lpfhp": "LPFHP (longest pack first)", "spfhp": "SPFHP (shortest pack first)",
+                                 "nnlshp": "NNLSHP (least-squares mixture)"}
 _FIELDS = ("algorithm", "heuristic", "one_dim", "weights", "improve")
 
 
@@ -73,7 +122,7 @@ class PackMethod:
     ValueError: The baseline 'none' takes no heuristic (got 'sum').
     """
 
-    algorithm: str = "best_fit"
+    algorithm: str = BEST_FIT
     heuristic: str | None = None
     one_dim: str | None = None
     weights: tuple[float, float] | None = None
@@ -107,7 +156,7 @@ class PackMethod:
         if heuristic == PAPER_MIN:
             raise ValueError(f"{PAPER_MIN!r} is the published code's min (the maximum) and belongs to "
                              f"algorithm='published'; {algorithm!r} has a real 'min'.")
-        if heuristic == "weighted":
+        if heuristic == WEIGHTED:
             if self.weights is None:
                 raise ValueError("The 'weighted' heuristic needs weights=(node_weight, edge_weight).")
             object.__setattr__(self, "weights", _check_weights(self.weights))
@@ -135,6 +184,38 @@ class PackMethod:
             raise ValueError(f"Unknown 1D algorithm {one_dim!r}; choose one of: {', '.join(ONE_DIM_ALGORITHMS)}.")
         object.__setattr__(self, "one_dim", one_dim)
 
+    # ----------------------------------------------------------------- what applies
+    @staticmethod
+    def settings_for(algorithm: str) -> tuple[str, ...]:
+        """The fields besides ``algorithm`` that ``algorithm`` takes (``weights`` only with
+        the ``weighted`` heuristic); the rest must stay unset.
+
+        >>> PackMethod.settings_for("published"), PackMethod.settings_for("none")
+        (('heuristic', 'improve'), ())
+
+        Raises:
+            ValueError: for an unknown algorithm.
+        """
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"Unknown algorithm {algorithm!r}; choose one of: {', '.join(ALL_ALGORITHMS)}.")
+        return ALGORITHMS[algorithm].settings
+
+    @staticmethod
+    def choices(algorithm: str, setting: str) -> dict[str, str]:
+        """The values ``setting`` (``heuristic`` or ``one_dim``) may take with
+        ``algorithm``, each with its words for a page; empty when it does not apply.
+
+        >>> list(PackMethod.choices("published", "heuristic"))[-2:], PackMethod.choices("none", "one_dim")
+        (['edge', 'min'], {})
+        """
+        if setting not in PackMethod.settings_for(algorithm):
+            return {}
+        if setting == "heuristic":
+            return dict(PUBLISHED_HEURISTIC_WORDS if algorithm == PUBLISHED else HEURISTIC_WORDS)
+        if setting == "one_dim":
+            return dict(ONE_DIM_WORDS)
+        raise ValueError(f"{setting!r} is not chosen from a list; choices are for heuristic and one_dim.")
+
     # ----------------------------------------------------------------- derived
     @property
     def is_tuple_packing(self) -> bool:
@@ -149,7 +230,7 @@ class PackMethod:
         >>> PackMethod("node_only").unlimited, PackMethod().unlimited
         ('edges', None)
         """
-        return {"node_only": "edges", "edge_only": "nodes"}.get(self.algorithm)
+        return {NODE_ONLY: EDGES, EDGE_ONLY: NODES}.get(self.algorithm)
 
     @property
     def keeps_limits(self) -> bool:
@@ -176,7 +257,7 @@ class PackMethod:
         'published algorithm (Krell et al. 2022), min heuristic as published (computes max)'
         """
         if self.algorithm in BASELINES:
-            name = {"none": "no packing", "node_only": "node-only baseline", "edge_only": "edge-only baseline"}
+            name = {NONE: "no packing", NODE_ONLY: "node-only baseline", EDGE_ONLY: "edge-only baseline"}
             return name[self.algorithm] + (f" ({self.one_dim})" if self.one_dim else "")
         if self.algorithm == BEST:
             return "best of all" + ("" if self.improve else " (no exact fill)")
@@ -189,7 +270,7 @@ class PackMethod:
                 else f"{self.heuristic} heuristic"
             return f"published algorithm (Krell et al. 2022), {heuristic}" + (
                 ", improved by exact fill" if self.improve else "")
-        heuristic = self.heuristic_key().name if self.heuristic == "weighted" else self.heuristic
+        heuristic = self.heuristic_key().name if self.heuristic == WEIGHTED else self.heuristic
         words = f"{self.algorithm.replace('_', ' ')}, {heuristic} heuristic"
         return words + (", improved by exact fill" if self.improve else "")
 
@@ -221,7 +302,7 @@ class PackMethod:
         if weights is not None and not isinstance(weights, list):
             raise ValueError(f"method.weights must be a list of two numbers, got {weights!r}.")
         try:
-            return cls(algorithm=data.get("algorithm", "best_fit"), heuristic=data.get("heuristic"),
+            return cls(algorithm=data.get("algorithm", BEST_FIT), heuristic=data.get("heuristic"),
                        one_dim=data.get("one_dim"), weights=None if weights is None else tuple(weights),
                        improve=data.get("improve"))
         except ValueError as error:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bounds import Bounds, lower_bounds
+from .bounds import Bounds
 from .histogram import SizeHistogram
 from .limits import PackLimits
 
@@ -45,19 +45,21 @@ def harmonic_mean(a: float, b: float) -> float:
 
 
 def metrics_from_packs(
-    hist: SizeHistogram, limits: PackLimits, packs: int, bounds: Bounds | None = None,
+    hist: SizeHistogram, limits: PackLimits, packs: int, bounds: Bounds,
 ) -> dict[str, float | str]:
     """Packs, lower bound (and which bound it is), gap, efficiencies, harmonic mean and
     packing factor of a plan that keeps ``limits`` with ``packs`` packs (the same numbers
-    as ``PackingPlan``). ``bounds`` defaults to the volume and large-items bounds.
+    as ``PackingPlan``), against ``bounds`` (from :func:`packing.lower_bounds` for the
+    same graphs and limits).
 
-    >>> metrics = metrics_from_packs(SizeHistogram.from_sizes([3, 3, 3], [2, 2, 2]), PackLimits(5, 6, 4), 3)
+    >>> from packing import lower_bounds
+    >>> hist, limits = SizeHistogram.from_sizes([3, 3, 3], [2, 2, 2]), PackLimits(5, 6, 4)
+    >>> metrics = metrics_from_packs(hist, limits, 3, lower_bounds(hist, limits))
     >>> metrics["node_efficiency"], metrics["lower_bound"], metrics["bound"]
     (0.6, 3, 'large_items')
     """
     node_efficiency = efficiency(hist.total_nodes, packs, limits.max_nodes)
     edge_efficiency = efficiency(hist.total_edges, packs, limits.max_edges)
-    bounds = lower_bounds(hist, limits) if bounds is None else bounds
     return {
         "packs": packs,
         "lower_bound": bounds.best,

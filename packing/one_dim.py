@@ -17,10 +17,12 @@ from collections import deque
 import numpy as np
 from scipy.optimize import nnls
 
-from .greedy import Strategy, greedy_pack
+from .greedy import greedy_pack
+from .packs import Strategy
 from .heuristics import HEURISTICS, Heuristic
 from .histogram import SizeHistogram
 from .limits import MAX_LIMIT, PackLimits
+from .sides import NODES
 
 ONE_DIM_ALGORITHMS = ("lpfhp", "spfhp", "nnlshp")
 NNLS_MAX_STRATEGIES = 4000
@@ -29,7 +31,7 @@ NNLS_MAX_SIZES = 512  # distinct sizes (rows of the least-squares problem) NNLSH
 
 def _one_dim_limits(component: str, limits: PackLimits) -> tuple[PackLimits, Heuristic]:
     """The limits of a 1D run (the other component as large as a limit can be) and its key."""
-    if component == "nodes":
+    if component == NODES:
         return PackLimits(limits.max_nodes, MAX_LIMIT, limits.max_graphs), HEURISTICS["node"]
     return PackLimits(MAX_LIMIT, limits.max_edges, limits.max_graphs), HEURISTICS["edge"]
 
@@ -85,8 +87,8 @@ def _strategy_matrix(lengths: np.ndarray, capacity: int, depth: int) -> list[tup
 
 
 def _nnlshp(hist, component, limits, key, depth) -> list[Strategy]:
-    values = hist.num_nodes if component == "nodes" else hist.num_edges
-    capacity = limits.max_nodes if component == "nodes" else limits.max_edges
+    values = hist.num_nodes if component == NODES else hist.num_edges
+    capacity = limits.max_nodes if component == NODES else limits.max_edges
     depth = max(1, min(depth, limits.max_graphs))
     lengths, row_of_bin = np.unique(values, return_inverse=True)
     if len(lengths) > NNLS_MAX_SIZES:

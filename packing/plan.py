@@ -9,14 +9,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .bounds import Bounds, lower_bounds
+from .bounds import Bounds
 from .histogram import SizeHistogram, exact_dot
 from .limits import MAX_LIMIT, PackLimits
 from .method import PackMethod
 from .metrics import efficiency, fill, harmonic_mean
-
-#: One pack: (num_nodes, num_edges, copies) per distinct graph size in it, largest first.
-Items = tuple[tuple[int, int, int], ...]
+from .packs import Items
+from .sides import EDGES, NODES
 
 
 def describe(items: Items, shown: int = 4) -> str:
@@ -49,9 +48,11 @@ class PackingPlan:
     occurs, as in Krell et al., Table 2. ``tight_node_efficiency`` and
     ``tight_edge_efficiency`` measure against the largest sums used (the paper's convention).
 
-    ``lower_bound`` and ``gap`` use the best bound known for these graphs and limits: the
-    volume and large-items bounds always, the LP bound once attached with
-    :meth:`with_bounds` (``known_bounds``); ``bound_name`` says which it is.
+    ``bounds`` are the lower bounds for these graphs and limits that :func:`packing.pack`
+    computed (the volume and large-items bounds; the LP bound once proved and attached with
+    :meth:`with_bounds`); ``lower_bound`` and ``gap`` use the best of them and
+    ``bound_name`` says which it is. A plan built by hand or read from a file has none
+    until they are attached: the plan never runs a bound itself.
 
     >>> plan = PackingPlan([(((3, 4, 1), (2, 2, 1)), 2)], PackLimits(5, 8, 4))
     >>> plan.num_packs, plan.node_efficiency, plan.edge_efficiency
@@ -63,7 +64,7 @@ class PackingPlan:
     method: PackMethod = field(default_factory=PackMethod)
     improved: bool = False
     requested: PackMethod | None = None
-    known_bounds: Bounds | None = field(default=None, compare=False, repr=False)
+    bounds: Bounds | None = field(default=None, compare=False, repr=False)
 
     # ----------------------------------------------------------------- per-pack arrays
     @cached_property
@@ -140,12 +141,12 @@ class PackingPlan:
     @property
     def node_capacity(self) -> int:
         """Node slots per pack that efficiency is measured against."""
-        return self.tight_limits[0] if self.method.unlimited == "nodes" else self.limits.max_nodes
+        return self.tight_limits[0] if self.method.unlimited == NODES else self.limits.max_nodes
 
     @property
     def edge_capacity(self) -> int:
         """Edge slots per pack that efficiency is measured against."""
-        return self.tight_limits[1] if self.method.unlimited == "edges" else self.limits.max_edges
+        return self.tight_limits[1] if self.method.unlimited == EDGES else self.limits.max_edges
 
     @property
     def node_efficiency(self) -> float:
@@ -199,24 +200,23 @@ class PackingPlan:
                 counts.append(copies * count)
         return SizeHistogram.from_counts(nodes, edges, counts)
 
-    @cached_property
-    def bounds(self) -> Bounds:
-        """Every lower bound known for the plan's graphs and the limits it keeps (a 1D
-        baseline's unlimited component does not count): ``known_bounds`` when attached,
-        else the volume and large-items bounds."""
-        if self.known_bounds is not None:
-            return self.known_bounds
-        return lower_bounds(self.histogram, self.limits, unlimited=self.method.unlimited)
+    def _proven(self) -> Bounds:
+        """``bounds``, or a ``ValueError`` saying how to attach them when there are none."""
+        if self.bounds is None:
+            raise ValueError("This plan carries no lower bounds: build it with packing.pack(), or attach them with "
+                             "plan.with_bounds(packing.lower_bounds(hist, plan.limits, "
+                             "unlimited=plan.method.unlimited)).")
+        return self.bounds
 
     @property
     def lower_bound(self) -> int:
         """The best lower bound known on the packs of any plan for these graphs and limits."""
-        return self.bounds.best
+        return self._proven().best
 
     @property
     def bound_name(self) -> str:
         """Which bound ``lower_bound`` is: ``volume``, ``large_items`` or ``lp``."""
-        return self.bounds.name_of_best
+        return self._proven().name_of_best
 
     @property
     def gap(self) -> float:
@@ -228,7 +228,7 @@ class PackingPlan:
         same graphs and limits, e.g. with the LP bound); a ``ValueError`` if they are for
         other graphs, limits or kept components.
 
-        >>> from packing import pack
+        >>> from packing import lower_bounds, pack
         >>> hist = SizeHistogram.from_sizes([3, 3, 3], [1, 1, 1])
         >>> plan = pack(hist, PackLimits(5, 5, 4))
         >>> plan.with_bounds(lower_bounds(hist, PackLimits(5, 5, 4), prove=True)).bound_name
@@ -238,20 +238,20 @@ class PackingPlan:
                 bounds.fingerprint != self.histogram.fingerprint() or bounds.unlimited != self.method.unlimited:
             raise ValueError("These bounds are for other graphs, limits or kept components than the plan; compute "
                              "them with packing.lower_bounds(hist, plan.limits) for the histogram the plan packs.")
-        return replace(self, known_bounds=bounds)
+        return replace(self, bounds=bounds)
 
     def closing_limit_shares(self) -> dict[str, float]:
         """Share of packs per limit they are closest to: ``graphs`` when the graph slots
         are full, else whichever of ``nodes`` / ``edges`` is filled to a larger fraction
         (never the component a 1D baseline leaves unlimited)."""
         unlimited = self.method.unlimited
-        node_fill = -np.inf if unlimited == "nodes" else self.pack_nodes / self.limits.max_nodes
-        edge_fill = -np.inf if unlimited == "edges" else self.pack_edges / self.limits.max_edges
+        node_fill = -np.inf if unlimited == NODES else self.pack_nodes / self.limits.max_nodes
+        edge_fill = -np.inf if unlimited == EDGES else self.pack_edges / self.limits.max_edges
         label = np.where(
             self.pack_graphs >= self.limits.max_graphs, 0, np.where(node_fill >= edge_fill, 1, 2)
         )
         totals = np.bincount(label, weights=self.pack_counts, minlength=3) / self.num_packs
-        return {"graphs": float(totals[0]), "nodes": float(totals[1]), "edges": float(totals[2])}
+        return {"graphs": float(totals[0]), NODES: float(totals[1]), EDGES: float(totals[2])}
 
     def broken_limits(self) -> dict[str, int]:
         """The limits some pack breaks, with the largest sum found (1D baselines only).
@@ -290,8 +290,8 @@ class PackingPlan:
             "lower_bound": self.lower_bound,
             "gap": self.gap,
             "bound": self.bound_name,
-            "bound_label": self.bounds.label,
-            "bounds": self.bounds.to_dict(),
+            "bound_label": self._proven().label,
+            "bounds": self._proven().to_dict(),
             "tight_limits": list(self.tight_limits),
             "broken_limits": self.broken_limits(),
         }
@@ -308,9 +308,9 @@ class PackingPlan:
         """
         unlimited = self.method.unlimited
         for nodes, edges, graphs, (items, _) in zip(self.pack_nodes, self.pack_edges, self.pack_graphs, self.packs):
-            if unlimited != "nodes" and nodes > self.limits.max_nodes:
+            if unlimited != NODES and nodes > self.limits.max_nodes:
                 raise ValueError(f"Pack {describe(items)} has {nodes} nodes > limit {self.limits.max_nodes}.")
-            if unlimited != "edges" and edges > self.limits.max_edges:
+            if unlimited != EDGES and edges > self.limits.max_edges:
                 raise ValueError(f"Pack {describe(items)} has {edges} edges > limit {self.limits.max_edges}.")
             if graphs > self.limits.max_graphs:
                 raise ValueError(f"Pack {describe(items)} has {graphs} graphs > limit {self.limits.max_graphs}.")

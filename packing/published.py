@@ -29,7 +29,8 @@ from bisect import bisect_left
 
 import numpy as np
 
-from .greedy import ContentTree, Strategy, bin_order, merge_strategies
+from .greedy import ContentTree, bin_order, merge_strategies
+from .packs import Strategy
 from .heuristics import HEURISTICS, Heuristic
 from .limits import PackLimits
 

@@ -1,5 +1,5 @@
-"""The one reader of size tables (CSV, TSV, Parquet; gzip allowed) shared by both command
-lines, the Python API and the dashboard's uploads, with one set of rules:
+"""The one reader and writer of size-table files (CSV, TSV, Parquet; gzip allowed), shared
+by both command lines, the Python API and the dashboard's uploads, with one set of rules:
 
 * column names are compared without case or surrounding spaces (``Count`` is ``count``);
 * ``num_nodes,num_edges`` is one row per graph, ``num_nodes,num_edges,count`` a histogram;
@@ -187,3 +187,26 @@ def load_size_table(path: str | Path, max_bytes: int = MAX_BYTES) -> SizeHistogr
     """
     path = Path(path)
     return histogram_from_table(read_table(read_file_bytes(path, max_bytes), path.name, max_bytes), path.name)
+
+
+def save_histogram(hist: SizeHistogram, path: str | Path) -> Path:
+    """Write ``hist`` as a ``num_nodes,num_edges,count`` table, CSV or Parquet by the file
+    suffix; :func:`load_size_table` reads it back.
+
+    >>> import tempfile, os
+    >>> hist = SizeHistogram.from_sizes([3, 5], [4, 8])
+    >>> load_size_table(save_histogram(hist, os.path.join(tempfile.mkdtemp(), "h.parquet"))) == hist
+    True
+
+    Raises:
+        ValueError: for a suffix other than ``.csv`` or ``.parquet``.
+    """
+    path = Path(path)
+    if path.suffix not in (".csv", ".parquet"):
+        raise ValueError(f"Unknown histogram file type {path.suffix!r}; use .csv or .parquet.")
+    frame = hist.to_frame()
+    if path.suffix == ".parquet":
+        frame.to_parquet(path, index=False)
+    else:
+        frame.to_csv(path, index=False)
+    return path

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .api import count_tuple_packs
+from .bounds import lower_bounds
 from .histogram import SizeHistogram
 from .limits import DEFAULT_MAX_GRAPHS, MAX_LIMIT, PackLimits, whole_number
 from .method import PUBLISHED, PackMethod, TUPLE_ALGORITHMS
@@ -66,7 +67,7 @@ def _cell(hist: SizeHistogram, limits: PackLimits, method: PackMethod) -> dict:
     if not row["feasible"]:
         return row
     packs = count_tuple_packs(hist, limits, method)
-    return {**row, **metrics_from_packs(hist, limits, packs)}
+    return {**row, **metrics_from_packs(hist, limits, packs, lower_bounds(hist, limits))}
 
 
 def _cells(args) -> list[dict]:

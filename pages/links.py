@@ -37,14 +37,13 @@ from typing import Any
 import streamlit as st
 
 from data_loaders.registry import check_split, resolve_options
-from packing import DEFAULT_MAX_GRAPHS, TUPLE_ALGORITHMS, PackMethod
+from packing import DEFAULT_MAX_GRAPHS, TUPLE_ALGORITHMS, WEIGHTED, PackMethod
 from packing.bucket_shapes import MAX_SHAPES
 from packing.limits import MAX_LIMIT
 from throughput import ROWS, shipped_calibrations
 
 from . import cache, state
 from .sweeps import RANGE_FIELDS, check_grid, sweep_method
-from .widgets import HEURISTIC_LABELS
 
 READ = "link_read"           # the URL of this session was read
 PROBLEMS = "link_problems"   # what could not be used from it, shown once
@@ -112,7 +111,7 @@ def sweep_params(params: dict[str, Any]) -> dict[str, str]:
              "sweep_edges": ":".join(str(params[name]) for name in RANGE_FIELDS[3:]),
              "sweep_graphs": str(params["max_graphs"]), "sweep_algorithm": params["algorithm"],
              "sweep_heuristic": params["heuristic"]}
-    if params["heuristic"] == "weighted":
+    if params["heuristic"] == WEIGHTED:
         found["sweep_weights"] = f"{params['w_nodes']:g},{params['w_edges']:g}"
     return found
 
@@ -309,9 +308,10 @@ def sweep_settings(given: dict[str, str]) -> dict[str, Any]:
     if settings["algorithm"] not in TUPLE_ALGORITHMS:
         raise ValueError(f"sweep_algorithm={settings['algorithm']!r} is not one of {', '.join(TUPLE_ALGORITHMS)}")
     settings["heuristic"] = given.get("sweep_heuristic", settings["heuristic"])
-    if settings["heuristic"] not in HEURISTIC_LABELS:
-        raise ValueError(f"sweep_heuristic={settings['heuristic']!r} is not one of {', '.join(HEURISTIC_LABELS)}")
-    if settings["heuristic"] == "weighted" and "sweep_weights" in given:
+    heuristics = PackMethod.choices(settings["algorithm"], "heuristic")
+    if settings["heuristic"] not in heuristics:
+        raise ValueError(f"sweep_heuristic={settings['heuristic']!r} is not one of {', '.join(heuristics)}")
+    if settings["heuristic"] == WEIGHTED and "sweep_weights" in given:
         try:
             settings["w_nodes"], settings["w_edges"] = (float(w) for w in given["sweep_weights"].split(","))
         except ValueError:

@@ -7,28 +7,25 @@ import pandas as pd
 import streamlit as st
 
 from packing import (
+    ALGORITHMS,
     ALL_ALGORITHMS,
-    BASELINES,
-    BALANCED,
     BEST,
     BOUND_LABELS,
     LP_ROUNDING,
-    ONE_DIM_ALGORITHMS,
+    NONE,
     PUBLISHED,
-    TUPLE_ALGORITHMS,
+    WEIGHTED,
     PackLimits,
     PackMethod,
     lower_bounds,
 )
 from packing.limits import MAX_LIMIT
-from packing.published import PAPER_MIN, PUBLISHED_HEURISTICS
 import figures
 from pages import cache, state
 from pages.widgets import (
     MAX_WEIGHT,
-    ALGORITHM_LABELS,
-    HEURISTIC_LABELS,
     PROVE_SECONDS,
+    algorithm_name,
     current_dataset,
     mirrored,
     mirrored_choice,
@@ -42,18 +39,9 @@ VIEWS = ["Plots", "All methods (Table 2)", "Pack strategies"]
 LIMIT_LABELS = {"max_nodes": "Max nodes per pack", "max_edges": "Max edges per pack", "max_graphs": "Max graphs per pack"}
 METHOD_MEMORY = "pk_method_memory"  # heuristics, 1D algorithm and weights last chosen
 LIMIT_ERROR = "pk_limit_error"  # why the limits typed last were not taken
-ALGORITHMS = list(ALL_ALGORITHMS)
-PUBLISHED_LABELS = {name: name for name in PUBLISHED_HEURISTICS} | {PAPER_MIN: "min as published (computes max)"}
-NO_SETTINGS = {
-    BEST: "Best of all tries every heuristic with every tuple algorithm and the published algorithm.",
-    BALANCED: "Graphs sorted by size are dealt to packs in serpentine order; for limits where the graph slots bind.",
-    LP_ROUNDING: "The LP relaxation (column generation, up to a minute, cached) rounded down; the rest by best of all.",
-    "none": "No packing: one graph per pack.",
-}
+CHOICES = list(ALL_ALGORITHMS)
 #: Pixels of a table's method column: "min as published (= max) / published" shows whole.
 METHOD_WIDTH = 260
-ONE_DIM_LABELS = {"lpfhp": "LPFHP (longest pack first)", "spfhp": "SPFHP (shortest pack first)",
-                  "nnlshp": "NNLSHP (least-squares mixture)"}
 
 
 def _on_limit_change() -> None:
@@ -81,21 +69,26 @@ def _settings() -> dict:
     return remembered
 
 
+def _heuristic_key(algorithm: str) -> str:
+    """The published algorithm names its heuristics its own way, so it has its own widget."""
+    return "published" if algorithm == PUBLISHED else "heuristic"
+
+
 def _method_from_widgets() -> PackMethod:
-    """The method the widgets describe; settings that do not apply to the algorithm are left out."""
+    """The method the widgets describe, with the settings the engine says the algorithm takes."""
     shown = _settings()
     algorithm = st.session_state["pk_algorithm"]
-    if algorithm in BASELINES:
-        return PackMethod(algorithm, one_dim=st.session_state.get("pk_one_dim", shown["one_dim"])
-                          if algorithm != "none" else None)
-    if algorithm in NO_SETTINGS:
-        return PackMethod(algorithm)
-    if algorithm == PUBLISHED:
-        return PackMethod(PUBLISHED, st.session_state.get("pk_published", shown["published"]))
-    heuristic = st.session_state.get("pk_heuristic", shown["heuristic"])
-    weights = (st.session_state.get("pk_w_nodes", shown["weights"][0]),
-               st.session_state.get("pk_w_edges", shown["weights"][1])) if heuristic == "weighted" else None
-    return PackMethod(algorithm, heuristic, weights=weights)
+    takes = PackMethod.settings_for(algorithm)
+    chosen = {}
+    if "one_dim" in takes:
+        chosen["one_dim"] = st.session_state.get("pk_one_dim", shown["one_dim"])
+    if "heuristic" in takes:
+        key = _heuristic_key(algorithm)
+        chosen["heuristic"] = st.session_state.get(f"pk_{key}", shown[key])
+    if "weights" in takes and chosen["heuristic"] == WEIGHTED:
+        chosen["weights"] = (st.session_state.get("pk_w_nodes", shown["weights"][0]),
+                             st.session_state.get("pk_w_edges", shown["weights"][1]))
+    return PackMethod(algorithm, **chosen)
 
 
 def _on_method_change() -> None:
@@ -126,31 +119,31 @@ def controls(hist) -> None:
     if problem:
         st.error(f"**Those limits do not work; the last ones are kept.** {problem}", icon=":material/error:")
     algorithm = method.algorithm
+    takes = PackMethod.settings_for(algorithm)
     columns = st.columns(3)
     with columns[0]:
-        st.selectbox("Algorithm", ALGORITHMS, **mirrored_choice("pk_algorithm", ALGORITHMS, algorithm),
-                     format_func=ALGORITHM_LABELS.get, on_change=_on_method_change)
+        st.selectbox("Algorithm", CHOICES, **mirrored_choice("pk_algorithm", CHOICES, algorithm),
+                     format_func=algorithm_name, on_change=_on_method_change)
     with columns[1]:
-        if algorithm in TUPLE_ALGORITHMS:
-            heuristics = list(HEURISTIC_LABELS)
-            st.selectbox("Heuristic (orders graphs and packs)", heuristics,
-                         **mirrored_choice("pk_heuristic", heuristics, shown["heuristic"]),
-                         format_func=HEURISTIC_LABELS.get, on_change=_on_method_change)
-        elif algorithm == PUBLISHED:
-            heuristics = list(PUBLISHED_LABELS)
-            st.selectbox("Heuristic (as the paper names them)", heuristics,
-                         **mirrored_choice("pk_published", heuristics, shown["published"]),
-                         format_func=PUBLISHED_LABELS.get, on_change=_on_method_change,
+        if "heuristic" in takes:
+            key = _heuristic_key(algorithm)
+            words = PackMethod.choices(algorithm, "heuristic")
+            published = algorithm == PUBLISHED
+            st.selectbox("Heuristic (as the paper names them)" if published else "Heuristic (orders graphs and packs)",
+                         list(words), **mirrored_choice(f"pk_{key}", list(words), shown[key]),
+                         format_func=words.get, on_change=_on_method_change,
                          help="The paper's Minimum row came from the public code's min, which computes the "
-                              "maximum: 'min as published' reproduces it; 'min' is a real minimum.")
-        elif algorithm in ("node_only", "edge_only"):
-            st.selectbox("1D algorithm of the baseline", ONE_DIM_ALGORITHMS,
-                         **mirrored_choice("pk_one_dim", ONE_DIM_ALGORITHMS, shown["one_dim"]),
-                         format_func=ONE_DIM_LABELS.get, on_change=_on_method_change)
+                              "maximum: 'min as published' reproduces it; 'min' is a real minimum." if published
+                         else None)
+        elif "one_dim" in takes:
+            words = PackMethod.choices(algorithm, "one_dim")
+            st.selectbox("1D algorithm of the baseline", list(words),
+                         **mirrored_choice("pk_one_dim", list(words), shown["one_dim"]),
+                         format_func=words.get, on_change=_on_method_change)
         else:
-            st.caption(NO_SETTINGS[algorithm])
+            st.caption(ALGORITHMS[algorithm].summary)
     with columns[2]:
-        if algorithm in TUPLE_ALGORITHMS and shown["heuristic"] == "weighted":
+        if "weights" in takes and shown["heuristic"] == WEIGHTED:
             left, right = st.columns(2)
             left.number_input("Node weight", min_value=0.0, max_value=MAX_WEIGHT, step=0.5, on_change=_on_method_change,
                               **mirrored("pk_w_nodes", float(shown["weights"][0])))
@@ -194,7 +187,7 @@ def result_cards(plan) -> None:
                        "0 proves it optimal.")
     words = (f"Tight limits actually used: {plan.tight_limits[0]:,} nodes, {plan.tight_limits[1]:,} edges. "
              f"Method: {plan.label}, {plan.num_strategies:,} distinct packs.")
-    if plan.method.algorithm != "none":  # one graph per pack: no limit closes a pack
+    if plan.method.algorithm != NONE:  # one graph per pack: no limit closes a pack
         shares = plan.closing_limit_shares()
         closing = max(shares, key=shares.get)
         row[3].metric("Packs closed by", closing,

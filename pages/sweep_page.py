@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from packing import TUPLE_ALGORITHMS, PackLimits, smallest_limits
+from packing import TUPLE_ALGORITHMS, WEIGHTED, PackLimits, PackMethod, smallest_limits
 from packing.limits import MAX_LIMIT
 import figures
 from pages import cache, links, state
 from pages.sweeps import RANGE_FIELDS, SETTINGS, check_grid, default_params, grid, sweep_method
 from pages.widgets import (
     MAX_WEIGHT,
-    ALGORITHM_LABELS,
-    HEURISTIC_LABELS,
+    algorithm_name,
     current_dataset,
     mirrored,
     mirrored_choice,
@@ -40,8 +39,9 @@ def form(params: dict, owner: str) -> None:
     """The sweep settings form, showing ``params`` (the settings last submitted for this
     dataset, else its defaults); submitting stores them and asks for a run. The heuristic is
     chosen outside the form, so that the weight boxes are enabled for the weighted sum alone."""
-    heuristics = list(HEURISTIC_LABELS)
-    st.columns(3)[0].selectbox("Heuristic", heuristics, format_func=HEURISTIC_LABELS.get, on_change=_keep_settings,
+    words = PackMethod.choices(params["algorithm"], "heuristic")
+    heuristics = list(words)
+    st.columns(3)[0].selectbox("Heuristic", heuristics, format_func=words.get, on_change=_keep_settings,
                                args=(owner,), **mirrored_choice("sw_heuristic", heuristics, params["heuristic"]))
     with st.form("sweep_form"):
         labels = {"n0": "Max nodes from", "n1": "to", "ns": "step", "e0": "Max edges from", "e1": "to", "es": "step"}
@@ -52,13 +52,13 @@ def form(params: dict, owner: str) -> None:
         with columns[0]:
             st.number_input("Max graphs per pack", min_value=1, max_value=MAX_LIMIT, step=1, **mirrored("sw_max_graphs", params["max_graphs"]))
         weight_help = "Used by the weighted heuristic only: node weight x nodes + edge weight x edges."
-        unweighted = params["heuristic"] != "weighted"
+        unweighted = params["heuristic"] != WEIGHTED
         columns[1].number_input("Node weight", min_value=0.0, max_value=MAX_WEIGHT, step=0.5, help=weight_help,
                                 disabled=unweighted, **mirrored("sw_w_nodes", float(params["w_nodes"])))
         columns[2].number_input("Edge weight", min_value=0.0, max_value=MAX_WEIGHT, step=0.5, help=weight_help,
                                 disabled=unweighted, **mirrored("sw_w_edges", float(params["w_edges"])))
         with columns[3]:
-            st.selectbox("Algorithm", TUPLE_ALGORITHMS, format_func=ALGORITHM_LABELS.get,
+            st.selectbox("Algorithm", TUPLE_ALGORITHMS, format_func=algorithm_name,
                          **mirrored_choice("sw_algorithm", TUPLE_ALGORITHMS, params["algorithm"]))
         with columns[4]:
             st.form_submit_button("Run sweep", type="primary", width="stretch", on_click=_on_submit, args=(owner,))

@@ -9,29 +9,17 @@ import streamlit as st
 
 import data_loaders
 from data_loaders.registry import effective_options
-from packing import BEST, HEURISTICS, SizeHistogram, lower_bounds
+from packing import ALGORITHMS, SizeHistogram, lower_bounds
 
 from . import cache, state
 
-#: What each algorithm does, in the words of the README and ``packing/greedy.py``.
-ALGORITHM_LABELS = {
-    "best_fit": "best fit: longest pack first (fullest open pack that fits)",
-    "first_fit": "first fit (earliest-opened open pack that fits)",
-    "worst_fit": "worst fit: shortest pack first (emptiest open pack that fits)",
-    "none": "baseline: no packing",
-    "node_only": "baseline: node-only 1D packing (ignores the edge limit)",
-    "edge_only": "baseline: edge-only 1D packing (ignores the node limit)",
-    BEST: "best of all (every heuristic x algorithm)",
-    "published": "published algorithm (Krell et al. 2022, as printed)",
-    "balanced": "balanced fill (when graph slots bind)",
-    "lp_rounding": "LP rounding (slow: up to a minute)",
-}
+def algorithm_name(algorithm: str) -> str:
+    """The engine's short name of an algorithm, for a list of choices."""
+    return ALGORITHMS[algorithm].name
+
 
 #: Seconds the LP bound may take when the user asks to prove a bound.
 PROVE_SECONDS = 60
-
-#: The heuristics offered, in words (``weighted`` asks for two weights).
-HEURISTIC_LABELS = {**{name: name for name in HEURISTICS}, "weighted": "weighted sum (set the weights)"}
 
 #: The largest node / edge weight the weight boxes take (the heuristics need only their ratio).
 MAX_WEIGHT = 1e6

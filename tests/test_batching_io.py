@@ -11,7 +11,7 @@ import pytest
 
 from common_helpers import replaced
 
-from packing import PackLimits, SizeHistogram, pack
+from packing import PackLimits, SizeHistogram, pack, save_histogram
 from packing.batching import (STRATEGIES, batching_section, check_batching_section, compare_batching,
                               packs_matching_batch_size)
 from packing.export import config_json, export_config, load_config
@@ -27,7 +27,7 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def molhiv_file(tmp_path_factory, molhiv):
-    return molhiv.save(tmp_path_factory.mktemp("batching_cli") / "molhiv.csv")
+    return save_histogram(molhiv, tmp_path_factory.mktemp("batching_cli") / "molhiv.csv")
 
 
 def test_cli_writes_the_comparison_table(tmp_path, molhiv_file, molhiv):

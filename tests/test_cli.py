@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from packing import save_histogram
 from packing.export import config_histogram, load_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -19,7 +20,7 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def molhiv_file(tmp_path_factory, molhiv):
-    return molhiv.save(tmp_path_factory.mktemp("cli") / "molhiv.parquet")
+    return save_histogram(molhiv, tmp_path_factory.mktemp("cli") / "molhiv.parquet")
 
 
 def test_stats(molhiv_file):

@@ -248,7 +248,7 @@ def test_cli_on_dask_scheduler_and_worker_commands_with_a_shard_report(dask_comm
     result = cli("--input", str(folder / "*.csv"), "--column", "smiles", "--scheduler", dask_commands,
                  "--out", str(out), "--shard-report", str(report))
     assert result.returncode == 0, result.stderr
-    assert SizeHistogram.load(out) == single_process_smiles(shards, hydrogens=False)
+    assert load_size_table(out) == single_process_smiles(shards, hydrogens=False)
     assert "Dask dashboard: http" in result.stderr and "4 of 4 shards read" in result.stderr
     assert f"{folder / 'mols-0.csv'}: 2 of 2,000 SMILES could not be parsed (row 6: 'C1CC(bad5'" in result.stdout
     table = pd.read_csv(report)
@@ -260,7 +260,7 @@ def test_cli_on_a_local_cluster_of_two_workers(molhiv_shards, tmp_path):
     out = tmp_path / "hist.csv"
     result = cli("--input", str(folder / "part-*"), "--workers", "2", "--out", str(out))
     assert result.returncode == 0, result.stderr
-    assert SizeHistogram.load(out) == expected
+    assert load_size_table(out) == expected
     assert "from Dask cluster of 2 workers" in result.stdout and "Traceback" not in result.stderr
 
 

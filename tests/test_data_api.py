@@ -15,7 +15,7 @@ from data_helpers import needs_shared
 from data_loaders import DatasetSpec, list_datasets, load_histogram
 from data_loaders.cache import cache_key, cache_path
 
-from packing import SizeHistogram
+from packing import SizeHistogram, load_size_table
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCES = {"bundled profile", "local files", "download", "computed from coordinates", "cache", "user file"}
@@ -133,11 +133,11 @@ def test_command_line(isolated_roots, tmp_path: Path) -> None:
     out = tmp_path / "knn.parquet"
     run = _cli("histogram", "qm9", "--option", "graph=knn", "--option", "k=5", "--out", str(out), env=env)
     assert run.returncode == 0, run.stderr
-    assert SizeHistogram.load(out) == load_histogram("qm9", graph="knn", k=5)[0]
+    assert load_size_table(out) == load_histogram("qm9", graph="knn", k=5)[0]
     sizes = tmp_path / "sizes.csv"
     sizes.write_text("num_nodes,num_edges\n3,4\n5,8\n")
     run = _cli("file", str(sizes), "--out", str(tmp_path / "h.csv"), env=env)
-    assert run.returncode == 0 and SizeHistogram.load(tmp_path / "h.csv").num_graphs == 2
+    assert run.returncode == 0 and load_size_table(tmp_path / "h.csv").num_graphs == 2
     bad = _cli("histogram", "qm9", "--option", "graph=triangles", "--out", str(out), env=env)
     assert bad.returncode == 2 and "error:" in bad.stderr and "Traceback" not in bad.stderr
 

@@ -6,12 +6,12 @@ from data_loaders import load_histogram
 from data_loaders.make_profiles import QM9_BUNDLED, aflow_profiles, ogb_profiles, qm9_profiles
 from data_loaders.paths import PROFILES_DIR
 
-from packing import SizeHistogram
+from packing import SizeHistogram, load_size_table
 
 
 def _assert_shipped(computed: dict[str, SizeHistogram]) -> None:
     for name, hist in computed.items():
-        assert SizeHistogram.load(PROFILES_DIR / name) == hist, name
+        assert load_size_table(PROFILES_DIR / name) == hist, name
 
 
 @needs_shared
@@ -30,7 +30,7 @@ def test_qm9_profiles_equal_full_recomputation() -> None:
 
 
 def test_qm9_radius_profile_equals_computation_through_the_loader_and_cache(isolated_roots) -> None:
-    shipped = SizeHistogram.load(PROFILES_DIR / "qm9__all__cutoff=5.0__graph=radius.csv")
+    shipped = load_size_table(PROFILES_DIR / "qm9__all__cutoff=5.0__graph=radius.csv")
     hist, info = load_histogram("qm9", graph="radius", use_bundled=False)
     assert info["source"] == "computed from coordinates" and hist == shipped
     cached, info = load_histogram("qm9", graph="radius", cutoff=5, k=99, use_bundled=False)

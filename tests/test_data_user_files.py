@@ -16,7 +16,7 @@ from data_helpers import SHARED, needs_shared
 from data_loaders import load_histogram, load_user_file
 from data_loaders.ogb_layout import read_raw_sizes
 
-from packing import SizeHistogram
+from packing import SizeHistogram, save_histogram
 
 
 class Upload(io.BytesIO):
@@ -48,7 +48,7 @@ def test_size_tables_conserve_graphs_nodes_and_edges(rows, name) -> None:
 
 
 def test_local_path_and_histogram_file(tmp_path: Path) -> None:
-    path = SizeHistogram.from_counts([3, 5], [4, 8], [10, 2]).save(tmp_path / "hist.csv")
+    path = save_histogram(SizeHistogram.from_counts([3, 5], [4, 8], [10, 2]), tmp_path / "hist.csv")
     hist, info = load_user_file(path)
     assert hist.num_graphs == 12 and info["source"] == "user file" and "histogram" in info["provenance"]
 

@@ -1,0 +1,85 @@
+"""One pack, as the engine's algorithms pass it around, and its one converter to a plan.
+
+Inside the engine a pack is the histogram rows of its graphs, one entry per graph, in
+ascending order (:data:`Pack`); a plan's distinct pack with its repeat count is a
+:data:`Strategy`. Every algorithm (greedy, published, 1D, balanced, exact fill, LP
+rounding) returns strategies.
+
+A :class:`packing.PackingPlan` outlives the histogram's row numbering (it is written to
+files and read back against other histograms), so it stores a pack by its graph sizes:
+``(nodes, edges, copies)`` per size, largest first (:data:`Items`). :func:`items_of` and
+:func:`pack_of` are the only conversions between the two.
+
+>>> hist = SizeHistogram.from_counts([2, 3], [1, 4], [5, 5])
+>>> items = items_of((0, 0, 1), hist)
+>>> items, pack_of(items, row_index(hist))
+(((3, 4, 1), (2, 1, 2)), (0, 0, 1))
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable, Mapping
+
+from .histogram import SizeHistogram
+
+#: One pack: histogram rows, one per graph, ascending.
+Pack = tuple[int, ...]
+#: One distinct pack and how many packs of a plan hold it.
+Strategy = tuple[Pack, int]
+#: One pack by graph sizes: (nodes, edges, copies) per size, largest first.
+Items = tuple[tuple[int, int, int], ...]
+
+
+def pack_from_copies(copies: Mapping[int, int]) -> Pack:
+    """The pack holding ``copies[row]`` graphs of each row (the LP's ``{row: copies}``).
+
+    >>> pack_from_copies({4: 1, 2: 2})
+    (2, 2, 4)
+    """
+    return tuple(sorted(row for row, number in copies.items() for _ in range(number)))
+
+
+def copies_of(pack: Pack) -> dict[int, int]:
+    """``{row: copies}`` of a pack.
+
+    >>> copies_of((2, 2, 4))
+    {2: 2, 4: 1}
+    """
+    return dict(Counter(pack))
+
+
+def row_index(hist: SizeHistogram) -> dict[tuple[int, int], int]:
+    """``{(nodes, edges): row}`` of a histogram, for :func:`pack_of`."""
+    return {(int(n), int(e)): row for row, (n, e) in enumerate(zip(hist.num_nodes.tolist(), hist.num_edges.tolist()))}
+
+
+def items_of(pack: Pack, hist: SizeHistogram) -> Items:
+    """A pack by graph sizes, largest first (histogram rows are sorted by (nodes, edges), so
+    walking them from the last lists the sizes largest first, equal sizes together)."""
+    items: list[list[int]] = []
+    last = -1
+    for row in sorted(pack, reverse=True):
+        if row == last:
+            items[-1][2] += 1
+        else:
+            items.append([int(hist.num_nodes[row]), int(hist.num_edges[row]), 1])
+            last = row
+    return tuple((n, e, k) for n, e, k in items)
+
+
+def pack_of(items: Items, rows: Mapping[tuple[int, int], int]) -> Pack:
+    """The rows of a pack given by sizes (``rows`` from :func:`row_index`); a ``KeyError``
+    for a size the histogram does not have."""
+    return tuple(sorted(rows[n, e] for n, e, copies in items for _ in range(copies)))
+
+
+def merge(strategies: Iterable[Strategy]) -> list[Strategy]:
+    """Equal packs counted together, the most used first (ties: by rows).
+
+    >>> merge([((0, 1), 2), ((2,), 5), ((0, 1), 4)])
+    [((0, 1), 6), ((2,), 5)]
+    """
+    merged: dict[Pack, int] = {}
+    for pack, count in strategies:
+        merged[pack] = merged.get(pack, 0) + count
+    return sorted(merged.items(), key=lambda kv: (-kv[1], kv[0]))

@@ -1,0 +1,174 @@
+"""The project's import graph, read from the source with ``ast``: imports point down, the
+engine has no cycle, and no import hides inside a function (where it would hide a cycle).
+
+Run as a script to print the graph of ``packing/`` and who imports what from it:
+``python -m tests.test_import_graph``.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("packing", "data_loaders", "throughput", "figures", "pages")
+#: Optional heavy dependencies the engine imports only when a feature needs them.
+OPTIONAL_IMPORTS = {"pyarrow", "pyarrow.parquet"}
+#: The only names outside code may import from the engine: its two public surfaces.
+PUBLIC_ENGINE = {"packing", "packing.batching"}
+
+
+def module_name(path: Path) -> str:
+    """``packing/batching/simulate.py`` -> ``packing.batching.simulate``."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def project_modules() -> dict[str, Path]:
+    return {module_name(path): path for package in PACKAGES for path in sorted((ROOT / package).rglob("*.py"))}
+
+
+def _resolve(node: ast.ImportFrom, module: str, is_package: bool) -> str:
+    if not node.level:
+        return node.module or ""
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    base = base[:len(base) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
+        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def imports_of(module: str, path: Path, modules: dict[str, Path]) -> tuple[set[str], list[tuple[int, str]]]:
+    """The project modules ``module`` imports when it is loaded (``TYPE_CHECKING`` blocks
+    left out), and the imports placed inside functions (line, what)."""
+    tree = ast.parse(path.read_text(), str(path))
+    is_package = path.name == "__init__.py"
+    loaded: set[str] = set()
+    inside: list[tuple[int, str]] = []
+
+    def targets(node: ast.Import | ast.ImportFrom) -> list[str]:
+        if isinstance(node, ast.Import):
+            return [alias.name for alias in node.names]
+        source = _resolve(node, module, is_package)
+        names = [f"{source}.{alias.name}" for alias in node.names]
+        return [name if name in modules else source for name in names]
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child):
+                for other in child.orelse:
+                    visit(other, in_function)
+                continue
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                for target in targets(child):
+                    if in_function:
+                        inside.append((child.lineno, target))
+                    elif target in modules:
+                        loaded.add(target)
+                continue
+            visit(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+
+    visit(tree, False)
+    loaded.discard(module)
+    return loaded, inside
+
+
+def import_graph(with_hidden: bool = True) -> dict[str, set[str]]:
+    """Who imports whom among the project's modules; ``with_hidden`` counts the imports
+    inside functions too (they are dependencies all the same, only later)."""
+    modules = project_modules()
+    graph = {}
+    for module, path in modules.items():
+        loaded, inside = imports_of(module, path, modules)
+        graph[module] = loaded | ({target for _, target in inside if target in modules} if with_hidden else set())
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                connect(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            connect(node)
+    return found
+
+
+def test_no_import_cycle_in_the_project():
+    found = cycles(import_graph())
+    assert not found, f"import cycles: {found}"
+
+
+def test_no_import_inside_a_function_in_the_engine():
+    modules = project_modules()
+    hidden = [(module, line, target) for module, path in modules.items() if module.startswith("packing")
+              for line, target in imports_of(module, path, modules)[1] if target not in OPTIONAL_IMPORTS]
+    assert not hidden, f"imports inside functions (module, line, target): {hidden}"
+
+
+@pytest.mark.parametrize("package", ["throughput", "pages", "figures", "data_loaders"])
+def test_outside_code_uses_only_the_engines_public_surface(package):
+    graph = import_graph()
+    private = sorted({(module, target) for module, targets in graph.items() if module.split(".")[0] == package
+                      for target in targets if target.startswith("packing") and target not in PUBLIC_ENGINE})
+    assert not private, f"{package} reaches into engine modules: {private}"
+
+
+def test_the_engine_imports_nothing_above_it():
+    graph = import_graph()
+    upward = sorted((module, target) for module, targets in graph.items() if module.startswith("packing")
+                    for target in targets if not target.startswith("packing"))
+    assert not upward, upward
+
+
+def test_the_reader_finds_a_cycle_and_a_hidden_import(tmp_path):
+    """The checks above can fail: a two-module cycle and an import in a function are found."""
+    assert cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
+    source = tmp_path / "m.py"
+    source.write_text("import os\n\ndef f():\n    from packing import pack\n    return pack\n")
+    loaded, inside = imports_of("m", source, {"packing": source})
+    assert loaded == set() and inside == [(4, "packing")]
+
+
+if __name__ == "__main__":
+    graph = import_graph()
+    engine = {module: sorted(t for t in targets if t.startswith("packing"))
+              for module, targets in graph.items() if module.startswith("packing")}
+    for module, targets in sorted(engine.items()):
+        print(f"{module} -> {', '.join(targets) or '-'}")
+    print("cycles:", cycles(graph) or "none")
+    for package in ("throughput", "pages"):
+        used = sorted({t for m, ts in graph.items() if m.split(".")[0] == package for t in ts if t.startswith("packing")})
+        print(f"{package} imports {len(used)} engine module(s): {', '.join(used)}")
