@@ -3,7 +3,8 @@
 An ``InMemoryDataset`` stores all graphs concatenated plus ``slices``: for every attribute
 the offsets where each graph starts. ``np.diff`` of the ``edge_index`` offsets gives the
 edges of every graph at once, and of a node-level attribute (``x``, ``pos``, ``z``) the
-nodes; graphs stored without node features keep their node counts in ``_num_nodes``.
+nodes; graphs stored without node features keep their node counts in a private PyG field
+(read in :mod:`data_loaders.pyg_internals`).
 This replaces the per-graph loop of Krell et al. (tuple packing paper, Listing 1).
 """
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 
 from packing import SizeHistogram
 
+from .pyg_internals import collated_node_counts, collated_storage
 from .torch_safe import safe_torch_load
 
 #: Node-level attributes whose slices give node counts, in order of preference.
@@ -59,7 +61,7 @@ def sizes_from_collated(data: Any, slices: Mapping[str, Any] | None) -> tuple[np
             "cannot count edges."
         )
     edges = np.diff(_as_numpy(slices["edge_index"]))
-    per_graph_nodes = _field(data, "_num_nodes")
+    per_graph_nodes = collated_node_counts(data)
     if per_graph_nodes is not None and len(per_graph_nodes) == len(edges):
         return _as_numpy(per_graph_nodes), edges
     for key in NODE_KEYS:
@@ -84,13 +86,27 @@ def dataset_sizes(dataset: Any) -> tuple[np.ndarray, np.ndarray]:
     >>> [a.tolist() for a in dataset_sizes(Tiny()[[2, 0]])]
     [[7, 2], [7, 2]]
     """
-    nodes, edges = sizes_from_collated(dataset._data, dataset.slices)
-    indices = dataset._indices
-    if indices is None:
-        return nodes, edges
-    index = np.arange(indices.start, indices.stop, indices.step) if isinstance(indices, range) \
-        else _as_numpy(indices)
-    return nodes[index], edges[index]
+    nodes, edges = sizes_from_collated(*collated_storage(dataset))
+    positions = storage_positions(dataset)
+    return nodes[positions], edges[positions]
+
+
+def storage_positions(dataset: Any) -> np.ndarray:
+    """Where each graph of an ``InMemoryDataset`` (a subset view or not) sits in its storage.
+
+    >>> import torch
+    >>> from torch_geometric.data import Data, InMemoryDataset
+    >>> class Tiny(InMemoryDataset):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.data, self.slices = self.collate([Data(x=torch.ones(n, 1)) for n in (2, 5, 7)])
+    >>> storage_positions(Tiny()[[2, 0]]).tolist(), storage_positions(Tiny()[1:]).tolist()
+    ([2, 0], [1, 2])
+    """
+    indices = dataset.indices()
+    if isinstance(indices, range):
+        return np.arange(indices.start, indices.stop, indices.step, dtype=np.int64)
+    return _as_numpy(indices)
 
 
 def loop_sizes(dataset: Any) -> tuple[np.ndarray, np.ndarray]:
