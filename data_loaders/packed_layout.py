@@ -1,7 +1,7 @@
 """Which attributes a padded batch carries, at which level, and how each is padded.
 
 PyG concatenates node-level attributes along the nodes, edge-level ones along the edges and
-graph-level ones along the graphs (seed 003, "Advanced Mini-Batching"). Padding a batch to
+graph-level ones along the graphs (PyG documentation, "Advanced Mini-Batching"). Padding a batch to
 a fixed shape needs to know each attribute's level; it is read once, from one graph of the
 dataset, with PyG's own rules (``Data.is_node_attr`` / ``Data.is_edge_attr``; an attribute
 with one row is graph-level). The graph is chosen so the rules are not ambiguous where the
