@@ -40,6 +40,16 @@ def _field(data: Any, key: str) -> Any:
 def sizes_from_collated(data: Any, slices: Mapping[str, Any] | None) -> tuple[np.ndarray, np.ndarray]:
     """Node and edge counts of every graph in collated ``(data, slices)`` storage.
 
+    Args:
+        data: the collated graphs, a ``Data`` or its ``to_dict()`` form.
+        slices: per attribute, where each graph starts; None for storage of one graph.
+
+    Returns:
+        ``(nodes, edges)``: two integer arrays, one entry per graph.
+
+    Raises:
+        ValueError: no ``edge_index``, or no node count for the graphs.
+
     >>> import torch
     >>> from torch_geometric.data import Data, InMemoryDataset
     >>> graphs = [Data(x=torch.ones(n, 1), edge_index=torch.zeros(2, 2 * n, dtype=torch.long))
@@ -75,6 +85,16 @@ def sizes_from_collated(data: Any, slices: Mapping[str, Any] | None) -> tuple[np
 
 def dataset_sizes(dataset: Any) -> tuple[np.ndarray, np.ndarray]:
     """Node and edge counts of every graph of an ``InMemoryDataset``, honouring subset views.
+
+    Args:
+        dataset: a PyG ``InMemoryDataset`` or a view of one (``dataset[idx]``).
+
+    Returns:
+        ``(nodes, edges)``: two integer arrays, one entry per graph in the view's order.
+
+    Raises:
+        ValueError: the graphs have no ``edge_index``, or no node counts can be read (neither
+            a per-graph ``num_nodes`` nor a node-level attribute).
 
     >>> import torch
     >>> from torch_geometric.data import Data, InMemoryDataset
@@ -150,6 +170,19 @@ def load_pyg_dataset(path: str | Path) -> tuple[SizeHistogram, dict[str, Any]]:
 
     The file is a pickle, so only a local path the user names is accepted (never a browser
     upload), and it is loaded with ``weights_only=True`` and an allow-list of PyG classes.
+
+    Args:
+        path: the processed ``.pt`` file, or a data set root whose ``processed/`` folder
+            holds exactly one.
+
+    Returns:
+        ``(histogram, info)``; ``info`` has ``dataset`` (the file name), ``split``
+        (``"all"``), ``options``, ``source`` (``"user file"``), ``provenance``, ``graphs``
+        and ``seconds``.
+
+    Raises:
+        ValueError: not a local path, no single ``.pt`` file, not a saved
+            ``InMemoryDataset``, heterogeneous graphs, or no edge or node counts.
 
     >>> import tempfile, torch
     >>> from torch_geometric.data import Data, InMemoryDataset
