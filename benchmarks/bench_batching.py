@@ -1,14 +1,14 @@
-"""Batching simulator: speed of the full comparison and seed 001's numbers next to ours.
+"""Batching simulator: speed of the full comparison and Speckhard et al.'s (2025) numbers next to ours.
 
 1. Speed: every strategy, 2,000,000 steps of batch size 32 on QM9 fully connected
    (130,831 graphs), target at most 10 s on this 2-core machine.
-2. Seed 001 (Speckhard et al.), QM9 fully connected, batch size 32: the dynamic node target
+2. Speckhard et al. (2025), QM9 fully connected, batch size 32: the dynamic node target
    (section 8: 576), distinct shapes of static-2^N and static-64 over 2,000,000 steps
    (Figure 3: 4 and 89, about 20 of them after step 100,000), and on AFLOW with four
    devices the share of steps whose batches differ in shape (appendix F: about 90 % and 99 %).
 
 Prints both tables and writes benchmarks/results/batching_speed.csv and
-batching_seed001.csv. Run from the repo root:
+batching_speckhard2025.csv. Run from the repo root:
 
     .venv/bin/python -m benchmarks.bench_batching
 """
@@ -92,7 +92,7 @@ def reproduction(hist: SizeHistogram, table: pd.DataFrame) -> pd.DataFrame:
         rows.append({"number": f"AFLOW, 4 devices: steps with mixed shapes, {name}", "paper": paper,
                      "ours": f"{100 * mixed:.1f} % (our 13,841-crystal subset, k = 24, batch 32, 100,000 steps)"})
     frame = pd.DataFrame(rows)
-    print("\nSeed 001 next to ours\n")
+    print("\nSpeckhard et al. (2025) next to ours\n")
     print(frame.to_string(index=False))
     return frame
 
@@ -101,7 +101,7 @@ def main() -> None:
     hist, _ = load_histogram("qm9", graph="full")
     timing, table = speed(hist)
     save_results(timing, "batching_speed")
-    save_results(reproduction(hist, table), "batching_seed001")
+    save_results(reproduction(hist, table), "batching_speckhard2025")
 
 
 if __name__ == "__main__":

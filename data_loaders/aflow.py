@@ -1,7 +1,7 @@
 """AFLOW crystals as k-nearest-neighbour graphs, from AFLOW exports (CSV or JSON).
 
-Following Speckhard et al., "Training Speedups via Batching for Geometric Learning"
-(seed 001), a crystal's graph has one node per atom of the calculated cell and keeps exactly
+Following Speckhard et al. (2025), "Training Speedups via Batching for Geometric
+Learning", a crystal's graph has one node per atom of the calculated cell and keeps exactly
 k neighbours per atom (periodic images included, so every atom finds k): edges = k x atoms,
 k = 24 by default. Atoms per cell = sum of the subscripts of AFLOW's ``compound`` string
 (``Bi2Cu2O2Se2`` -> 8); when an export has ``positions_fractional`` the number of positions

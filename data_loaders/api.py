@@ -71,17 +71,29 @@ def load_histogram(
 ) -> tuple[SizeHistogram, dict[str, Any]]:
     """The size histogram of data set ``name`` and an ``info`` dict about where it came from.
 
-    ``split`` defaults to ``"train"``; data sets without one (QM9, AFLOW) use their first
-    split, ``"all"``. ``options`` are the data set's options (see ``list_datasets()``).
-    ``use_bundled=False`` skips shipped profiles, ``use_cache=False`` the on-disk cache and
-    ``allow_download=False`` forbids downloads (``DatasetUnavailableError`` instead).
-    ``progress(stage, fraction)`` hears the stages of slow computations (QM9 radius graphs,
-    SMILES parsing).
+    Looks in the bundled profiles, then the on-disk cache, then local files, then downloads.
 
-    ``info`` has ``dataset``, ``split``, ``options`` (those that change the histogram),
-    ``source`` (``"bundled profile"``, ``"cache"``, ``"local files"``, ``"download"`` or
-    ``"computed from coordinates"``), ``provenance`` (a sentence), ``graphs``, ``seconds``
-    and, when the result could not be cached, ``warning``.
+    Args:
+        name: a registered data set (``list_datasets()``), e.g. ``"ogbg-molhiv"``.
+        split: the split; data sets without a ``"train"`` split (QM9, AFLOW) use their
+            first split, ``"all"``, when it is left at ``"train"``.
+        use_bundled: look in the shipped profiles first.
+        use_cache: read and write the on-disk histogram cache.
+        allow_download: download a data set that is not on disk.
+        progress: ``progress(stage, fraction)`` hears the stages of slow computations (QM9
+            radius graphs, SMILES parsing).
+        **options: the data set's options (``DatasetSpec.options``), e.g. ``graph="knn", k=4``.
+
+    Returns:
+        ``(histogram, info)``. ``info`` has ``dataset``, ``split``, ``options`` (those that
+        change the histogram), ``source`` (``"bundled profile"``, ``"cache"``, ``"local
+        files"``, ``"download"`` or ``"computed from coordinates"``), ``provenance`` (a
+        sentence), ``graphs``, ``seconds`` and, when the result could not be cached,
+        ``warning``.
+
+    Raises:
+        ValueError: an unknown data set, split or option, or an option value out of range.
+        DatasetUnavailableError: the data is not on disk and cannot (or may not) be downloaded.
 
     >>> hist, info = load_histogram("ogbg-molhiv", split="train")
     >>> hist.num_graphs, hist.max_nodes, info["source"]

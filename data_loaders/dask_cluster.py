@@ -202,12 +202,18 @@ def local_cluster(workers: int) -> Iterator[str]:
 @contextmanager
 def dask_client(scheduler: str | None = None, workers: int | None = None,
                 timeout: float = CONNECT_TIMEOUT) -> Iterator["Client"]:
-    """A Dask client for the ``with`` block: of the scheduler at ``scheduler``
-    (``tcp://host:8786``), or of a new local cluster of ``workers`` processes (default: one
-    per core), closed at the end.
+    """A Dask client for the ``with`` block, closed at the end (with its local cluster).
 
-    A cluster must have a worker within ``timeout`` seconds; ``workers`` is refused with a
-    scheduler (its workers are the ones started there).
+    Args:
+        scheduler: the address of a running scheduler (``tcp://host:8786``); None starts a
+            local cluster for the block.
+        workers: processes of the local cluster (default: one per core); refused with a
+            scheduler, whose workers are the ones started there.
+        timeout: seconds the cluster has to answer with at least one worker.
+
+    Raises:
+        ValueError: a malformed address, no scheduler (or no worker) answering within
+            ``timeout``, a local cluster that does not start, or ``workers`` with a scheduler.
 
     >>> with dask_client("tcp://localhost:8786", workers=2):
     ...     pass

@@ -189,14 +189,28 @@ def sharded_histogram(
     client: "Client | None" = None,
     progress: Progress | None = None,
 ) -> tuple[SizeHistogram, dict[str, Any]]:
-    """The size histogram of the shard files ``shards`` (paths or globs, as the workers see
-    them), computed on Dask: on ``client``'s cluster, or on a local cluster made for the call.
+    """The size histogram of a collection of shard files, computed on Dask.
 
     Shards are CSV, TSV or Parquet files (``.gz`` allowed) of per-graph sizes or histograms
-    (``num_nodes,num_edges[,count]``), or, with ``column``, of SMILES sized with RDKit
-    (``hydrogens``: hydrogen atoms are nodes). ``info`` says where the numbers came from,
-    with one report per shard (``info["shards"]``: rows, graphs, unparsable SMILES and
-    examples) and the Dask dashboard's address; ``progress(done, total)`` hears every shard.
+    (``num_nodes,num_edges[,count]``), or of SMILES sized with RDKit.
+
+    Args:
+        shards: paths or globs of the shard files, as the workers see them.
+        column: the column of SMILES; None for size columns.
+        hydrogens: hydrogen atoms of SMILES become nodes (needs ``column``).
+        client: the Dask client whose cluster does the work; None makes a local cluster for
+            the call.
+        progress: ``progress(done, total)`` hears every finished shard.
+
+    Returns:
+        ``(histogram, info)``; ``info`` says where the numbers came from, with one report per
+        shard (``info["shards"]``: rows, graphs, unparsable SMILES and examples) and the Dask
+        dashboard's address.
+
+    Raises:
+        ShardError: a shard could not be read or sized (a ``ValueError`` naming the shard).
+        ValueError: no shard matches, a bad option, no SMILES parses, or the cluster fails
+            (see :func:`data_loaders.dask_client`).
 
     >>> sharded_histogram("shards/*.parquet", hydrogens=True)
     Traceback (most recent call last):

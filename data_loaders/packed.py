@@ -123,8 +123,22 @@ class PackedBatchSampler(torch.utils.data.Sampler):
     """Lists of dataset indices, one per step (``packs_per_step`` packs of ``plan``), for
     this rank; see the module docstring for how graphs are dealt and shared between ranks.
 
-    ``plan`` must pack exactly the dataset's graphs (checked through ``slices``, before
-    the first step). ``remainder`` is ``"pad"`` or ``"drop"``.
+    Args:
+        dataset: the graphs: an ``InMemoryDataset`` or a view of one (sizes read from its
+            ``slices``), or any sequence of PyG ``Data``.
+        plan: a plan that packs exactly the dataset's graphs (checked before the first step).
+        shuffle: deal the graphs of every size tuple and order the packs at random.
+        seed: the seed of the shuffle, combined with the epoch (:meth:`set_epoch`).
+        rank: this process's rank; with ``world_size``, or neither (then
+            ``torch.distributed`` decides, else one process).
+        world_size: the number of processes sharing the packs.
+        packs_per_step: packs in one step's list.
+        remainder: ``"pad"`` gives the last steps empty packs so every graph is seen once per
+            epoch; ``"drop"`` leaves out the packs that do not fill a round.
+
+    Raises:
+        ValueError: the plan does not pack exactly the dataset's graphs or breaks its limits,
+            an argument is out of range, or ``remainder="drop"`` leaves no step.
 
     >>> from packing import pack
     >>> from data_loaders.random_graphs import random_mol_dataset
@@ -218,13 +232,32 @@ class PackedBatchSampler(torch.utils.data.Sampler):
 
 
 class PackedLoader(DataLoader):
-    """PyG's ``DataLoader`` over the packs of ``plan``: every batch has ``shape`` (by default
-    ``BatchShape.for_plan(plan, packs_per_step)``: the limits plus one padding node and one
-    padding graph), masks for real nodes, edges and graphs, and a constant ``num_graphs``.
+    """PyG's ``DataLoader`` over the packs of ``plan``: every batch has one shape, masks for
+    real nodes, edges and graphs (``node_mask``, ``edge_mask``, ``graph_mask``) and a
+    constant ``num_graphs``.
 
-    Tensor attributes of any width and dtype are padded with ``pad_values`` (one number or
-    a dict per attribute; 0 by default); ``exclude_keys`` leaves attributes out. Other
-    keyword arguments go to ``DataLoader`` (``num_workers``, ``pin_memory``, ...).
+    Args:
+        dataset: the graphs (see :class:`PackedBatchSampler`); every graph carries the same
+            tensor attributes, of any width and dtype.
+        plan: a plan that packs exactly the dataset's graphs.
+        shuffle: deal the graphs and order the packs at random each epoch.
+        seed: the seed of the shuffle, combined with the epoch (:meth:`set_epoch`).
+        rank: this process's rank (see :class:`PackedBatchSampler`).
+        world_size: the number of processes sharing the packs.
+        packs_per_step: packs in one batch.
+        remainder: ``"pad"`` or ``"drop"`` (see :class:`PackedBatchSampler`).
+        shape: the padded shape of every batch (``loader.shape``); by default
+            ``BatchShape.for_plan(plan, packs_per_step)``, the limits plus one padding node and
+            one padding graph. A larger one must hold that.
+        pad_values: the padding value of every attribute: one number, or a dict per
+            attribute (0 for those not named).
+        exclude_keys: attributes left out of the batches.
+        **kwargs: other arguments of ``DataLoader`` (``num_workers``, ``pin_memory``, ...).
+
+    Raises:
+        ValueError: as :class:`PackedBatchSampler`; also for a ``shape`` too small for the
+            plan, attributes that cannot be padded (named, with what to do), or a ``DataLoader``
+            argument the loader sets itself (``batch_size``, ``collate_fn``, ...).
 
     >>> from packing import pack
     >>> from data_loaders.random_graphs import random_mol_dataset
@@ -265,8 +298,14 @@ class PackedLoader(DataLoader):
         """The loader for the plan of an exported configuration (``packing.export``; the
         dashboard's Export page or ``python -m packing pack --out``), verified on load.
 
-        ``config`` is a path, JSON text or bytes, or the loaded dict; other arguments as
-        for :class:`PackedLoader`.
+        Args:
+            dataset: the graphs the configuration was made for.
+            config: a path, JSON text or bytes, or the loaded dict.
+            **kwargs: the other arguments of :class:`PackedLoader`.
+
+        Raises:
+            ValueError: the configuration fails verification (the message says why), or as
+                :class:`PackedLoader`.
         """
         try:
             _, plan = load_config(config)

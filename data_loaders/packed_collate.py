@@ -22,6 +22,7 @@ from torch_geometric.data import Batch
 
 from .packed_layout import EDGE, EDGE_INDEX, GRAPH, NODE, GraphLayout
 from .packed_shape import BatchShape
+from .pyg_internals import graph_node_counts, separation_tables, set_graph_count, set_graph_node_counts
 
 
 class PadToShape:
@@ -61,6 +62,7 @@ class PadToShape:
         padded_rows = {NODE: pad_nodes, EDGE: pad_edges, GRAPH: pad_graphs}
         ends = {NODE: self._ends[NODE][:pad_graphs], EDGE: self._ends[EDGE][:pad_graphs],
                 GRAPH: self._ends[GRAPH][graphs:]}
+        slice_tables, increments = separation_tables(real)  # the batch's own: extended in place
         for attribute in self.layout.attributes:
             key, level = attribute.key, attribute.level
             if key == EDGE_INDEX:
@@ -71,17 +73,17 @@ class PadToShape:
             else:
                 real[key] = torch.cat([real[key], self._padding[key][:padded_rows[level]]])
                 incs = self._no_shift[:pad_graphs]
-            real._inc_dict[key] = torch.cat([real._inc_dict[key], incs])
-            real._slice_dict[key] = torch.cat([real._slice_dict[key], ends[level]])
+            increments[key] = torch.cat([increments[key], incs])
+            slice_tables[key] = torch.cat([slice_tables[key], ends[level]])
         real.batch = torch.cat([real.batch, ranges[GRAPH][graphs:graphs + 1].expand(pad_nodes)])
         real.ptr = torch.cat([real.ptr, ends[NODE]])
         if self.layout.counts_nodes:
-            real._num_nodes = [*real._num_nodes, pad_nodes, *[0] * (pad_graphs - 1)]
+            set_graph_node_counts(real, [*graph_node_counts(real), pad_nodes, *[0] * (pad_graphs - 1)])
             real.num_nodes = shape.num_nodes
         real.node_mask = ranges[NODE] < nodes
         real.edge_mask = ranges[EDGE] < edges
         real.graph_mask = ranges[GRAPH] < graphs
-        real._num_graphs = shape.num_graphs
+        set_graph_count(real, shape.num_graphs)
         return real
 
     def _check_fits(self, real: Batch, graphs: int, nodes: int, edges: int) -> None:

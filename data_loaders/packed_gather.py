@@ -6,7 +6,7 @@ all graphs concatenated with ``slices`` (where each graph starts), so the graphs
 can be gathered with one ``index_select`` per attribute instead: node rows of the chosen
 graphs, their edge columns shifted to the new node offsets, their graph rows. The result
 equals ``Batch.from_data_list([dataset[i] for i in indices])``, including the slice and
-increment tables that ``Batch.get_example`` uses (``tests/test_packed_collate.py`` checks
+increment tables that ``Batch.get_example`` uses (``tests/test_packed_loader.py`` checks
 this). Datasets with a ``transform``, a custom ``Data`` class or a plain list of graphs take
 the general path through ``Batch.from_data_list``.
 """
@@ -19,7 +19,8 @@ import torch
 from torch_geometric.data import Batch, Data, InMemoryDataset
 
 from .packed_layout import EDGE, EDGE_INDEX, GRAPH, NODE, GraphLayout, new_batch
-from .pyg_sizes import sizes_from_collated
+from .pyg_internals import collated_storage, set_graph_count, set_graph_node_counts, set_separation_tables
+from .pyg_sizes import sizes_from_collated, storage_positions
 
 
 def concatenated_ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -37,16 +38,6 @@ def _with_zero(counts: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))
 
 
-def storage_positions(dataset: InMemoryDataset) -> np.ndarray:
-    """Where each graph of ``dataset`` (a subset view or not) sits in its storage."""
-    indices = dataset.indices()
-    if isinstance(indices, range):
-        return np.arange(indices.start, indices.stop, indices.step, dtype=np.int64)
-    if isinstance(indices, torch.Tensor):
-        return indices.detach().cpu().numpy().astype(np.int64)
-    return np.asarray(indices, dtype=np.int64)
-
-
 class StorageGather:
     """Gathers graphs straight from an ``InMemoryDataset``'s concatenated storage.
 
@@ -55,7 +46,7 @@ class StorageGather:
     """
 
     def __init__(self, dataset: InMemoryDataset, layout: GraphLayout) -> None:
-        storage, slices = dataset._data, dataset.slices
+        storage, slices = collated_storage(dataset)
         self.positions = storage_positions(dataset)
         nodes, edges = sizes_from_collated(storage, slices)
         self.rows = {NODE: nodes, EDGE: edges, GRAPH: np.ones_like(nodes)}
@@ -72,7 +63,7 @@ class StorageGather:
         may batch differently, attributes that are not plain tensors)."""
         if not isinstance(dataset, InMemoryDataset) or dataset.transform is not None:
             return None
-        storage, slices = dataset._data, dataset.slices
+        storage, slices = collated_storage(dataset)
         if type(storage) is not Data or not isinstance(slices, dict):
             return None
         if not all(a.key in slices and isinstance(storage[a.key], torch.Tensor) for a in layout.attributes):
@@ -90,23 +81,24 @@ class StorageGather:
         slices = {level: _with_zero(counts) for level, counts in rows.items()}
         no_shift = torch.zeros(graphs, dtype=torch.long)
         batch = new_batch()
-        batch._slice_dict, batch._inc_dict = {}, {}
+        slice_tables, increments = {}, {}
         for attribute in self.layout.attributes:
             key, level = attribute.key, attribute.level
             if key == EDGE_INDEX:
                 shift = torch.from_numpy(np.repeat(node_offsets, rows[EDGE]))
                 batch[key] = self.tensors[key].index_select(1, take[level]) + shift
-                batch._inc_dict[key] = torch.from_numpy(node_offsets)
+                increments[key] = torch.from_numpy(node_offsets)
             else:
                 batch[key] = self.tensors[key].index_select(0, take[level])
-                batch._inc_dict[key] = no_shift
-            batch._slice_dict[key] = slices[level]
+                increments[key] = no_shift
+            slice_tables[key] = slices[level]
+        set_separation_tables(batch, slice_tables, increments)
         batch.batch = torch.from_numpy(np.repeat(np.arange(graphs, dtype=np.int64), rows[NODE]))
         batch.ptr = slices[NODE]
         if self.layout.counts_nodes:
-            batch._num_nodes = rows[NODE].tolist()
+            set_graph_node_counts(batch, rows[NODE].tolist())
             batch.num_nodes = int(rows[NODE].sum())
-        batch._num_graphs = graphs
+        set_graph_count(batch, graphs)
         return batch
 
 

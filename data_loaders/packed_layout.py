@@ -1,7 +1,7 @@
 """Which attributes a padded batch carries, at which level, and how each is padded.
 
 PyG concatenates node-level attributes along the nodes, edge-level ones along the edges and
-graph-level ones along the graphs (seed 003, "Advanced Mini-Batching"). Padding a batch to
+graph-level ones along the graphs (PyG documentation, "Advanced Mini-Batching"). Padding a batch to
 a fixed shape needs to know each attribute's level; it is read once, from one graph of the
 dataset, with PyG's own rules (``Data.is_node_attr`` / ``Data.is_edge_attr``; an attribute
 with one row is graph-level). The graph is chosen so the rules are not ambiguous where the
@@ -22,13 +22,15 @@ import numpy as np
 import torch
 from torch_geometric.data import Batch, Data
 
+from .pyg_internals import empty_data_batch, set_graph_count, set_graph_node_counts, set_separation_tables
+
 NODE, EDGE, GRAPH = "node", "edge", "graph"
 EDGE_INDEX = "edge_index"
 NUM_NODES = "num_nodes"
 #: Attributes the padded batch adds itself.
 MASK_KEYS = ("node_mask", "edge_mask", "graph_mask")
 RESERVED_KEYS = ("batch", "ptr", *MASK_KEYS)
-_EMPTY_BATCH = Batch(_base_cls=Data)
+_EMPTY_BATCH = empty_data_batch()
 
 
 def new_batch() -> Batch:
@@ -170,11 +172,11 @@ class GraphLayout:
         batch.batch = torch.empty(0, dtype=torch.long)
         batch.ptr = torch.zeros(1, dtype=torch.long)
         if self.counts_nodes:
-            batch._num_nodes = []
+            set_graph_node_counts(batch, [])
             batch.num_nodes = 0
-        batch._num_graphs = 0
-        batch._slice_dict = {a.key: torch.zeros(1, dtype=torch.long) for a in self.attributes}
-        batch._inc_dict = {a.key: torch.zeros(0, dtype=torch.long) for a in self.attributes}
+        set_graph_count(batch, 0)
+        set_separation_tables(batch, {a.key: torch.zeros(1, dtype=torch.long) for a in self.attributes},
+                              {a.key: torch.zeros(0, dtype=torch.long) for a in self.attributes})
         return batch
 
 

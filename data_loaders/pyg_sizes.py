@@ -3,7 +3,8 @@
 An ``InMemoryDataset`` stores all graphs concatenated plus ``slices``: for every attribute
 the offsets where each graph starts. ``np.diff`` of the ``edge_index`` offsets gives the
 edges of every graph at once, and of a node-level attribute (``x``, ``pos``, ``z``) the
-nodes; graphs stored without node features keep their node counts in ``_num_nodes``.
+nodes; graphs stored without node features keep their node counts in a private PyG field
+(read in :mod:`data_loaders.pyg_internals`).
 This replaces the per-graph loop of Krell et al. (tuple packing paper, Listing 1).
 """
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 
 from packing import SizeHistogram
 
+from .pyg_internals import collated_node_counts, collated_storage
 from .torch_safe import safe_torch_load
 
 #: Node-level attributes whose slices give node counts, in order of preference.
@@ -38,6 +40,16 @@ def _field(data: Any, key: str) -> Any:
 def sizes_from_collated(data: Any, slices: Mapping[str, Any] | None) -> tuple[np.ndarray, np.ndarray]:
     """Node and edge counts of every graph in collated ``(data, slices)`` storage.
 
+    Args:
+        data: the collated graphs, a ``Data`` or its ``to_dict()`` form.
+        slices: per attribute, where each graph starts; None for storage of one graph.
+
+    Returns:
+        ``(nodes, edges)``: two integer arrays, one entry per graph.
+
+    Raises:
+        ValueError: no ``edge_index``, or no node count for the graphs.
+
     >>> import torch
     >>> from torch_geometric.data import Data, InMemoryDataset
     >>> graphs = [Data(x=torch.ones(n, 1), edge_index=torch.zeros(2, 2 * n, dtype=torch.long))
@@ -59,7 +71,7 @@ def sizes_from_collated(data: Any, slices: Mapping[str, Any] | None) -> tuple[np
             "cannot count edges."
         )
     edges = np.diff(_as_numpy(slices["edge_index"]))
-    per_graph_nodes = _field(data, "_num_nodes")
+    per_graph_nodes = collated_node_counts(data)
     if per_graph_nodes is not None and len(per_graph_nodes) == len(edges):
         return _as_numpy(per_graph_nodes), edges
     for key in NODE_KEYS:
@@ -74,6 +86,16 @@ def sizes_from_collated(data: Any, slices: Mapping[str, Any] | None) -> tuple[np
 def dataset_sizes(dataset: Any) -> tuple[np.ndarray, np.ndarray]:
     """Node and edge counts of every graph of an ``InMemoryDataset``, honouring subset views.
 
+    Args:
+        dataset: a PyG ``InMemoryDataset`` or a view of one (``dataset[idx]``).
+
+    Returns:
+        ``(nodes, edges)``: two integer arrays, one entry per graph in the view's order.
+
+    Raises:
+        ValueError: the graphs have no ``edge_index``, or no node counts can be read (neither
+            a per-graph ``num_nodes`` nor a node-level attribute).
+
     >>> import torch
     >>> from torch_geometric.data import Data, InMemoryDataset
     >>> class Tiny(InMemoryDataset):
@@ -84,13 +106,27 @@ def dataset_sizes(dataset: Any) -> tuple[np.ndarray, np.ndarray]:
     >>> [a.tolist() for a in dataset_sizes(Tiny()[[2, 0]])]
     [[7, 2], [7, 2]]
     """
-    nodes, edges = sizes_from_collated(dataset._data, dataset.slices)
-    indices = dataset._indices
-    if indices is None:
-        return nodes, edges
-    index = np.arange(indices.start, indices.stop, indices.step) if isinstance(indices, range) \
-        else _as_numpy(indices)
-    return nodes[index], edges[index]
+    nodes, edges = sizes_from_collated(*collated_storage(dataset))
+    positions = storage_positions(dataset)
+    return nodes[positions], edges[positions]
+
+
+def storage_positions(dataset: Any) -> np.ndarray:
+    """Where each graph of an ``InMemoryDataset`` (a subset view or not) sits in its storage.
+
+    >>> import torch
+    >>> from torch_geometric.data import Data, InMemoryDataset
+    >>> class Tiny(InMemoryDataset):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.data, self.slices = self.collate([Data(x=torch.ones(n, 1)) for n in (2, 5, 7)])
+    >>> storage_positions(Tiny()[[2, 0]]).tolist(), storage_positions(Tiny()[1:]).tolist()
+    ([2, 0], [1, 2])
+    """
+    indices = dataset.indices()
+    if isinstance(indices, range):
+        return np.arange(indices.start, indices.stop, indices.step, dtype=np.int64)
+    return _as_numpy(indices)
 
 
 def loop_sizes(dataset: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -134,6 +170,19 @@ def load_pyg_dataset(path: str | Path) -> tuple[SizeHistogram, dict[str, Any]]:
 
     The file is a pickle, so only a local path the user names is accepted (never a browser
     upload), and it is loaded with ``weights_only=True`` and an allow-list of PyG classes.
+
+    Args:
+        path: the processed ``.pt`` file, or a data set root whose ``processed/`` folder
+            holds exactly one.
+
+    Returns:
+        ``(histogram, info)``; ``info`` has ``dataset`` (the file name), ``split``
+        (``"all"``), ``options``, ``source`` (``"user file"``), ``provenance``, ``graphs``
+        and ``seconds``.
+
+    Raises:
+        ValueError: not a local path, no single ``.pt`` file, not a saved
+            ``InMemoryDataset``, heterogeneous graphs, or no edge or node counts.
 
     >>> import tempfile, torch
     >>> from torch_geometric.data import Data, InMemoryDataset

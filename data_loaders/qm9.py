@@ -6,8 +6,8 @@ included) and ``XYZ_Ang`` coordinates. Nodes are all atoms, hydrogens included. 
 
 - ``bonds``: chemical bonds as in PyG's QM9, counted twice: 2 x (bonds between heavy atoms
   from RDKit + one bond per hydrogen);
-- ``full``: fully connected, n (n - 1), as Speckhard et al., "Training Speedups via
-  Batching for Geometric Learning" (seed 001) build QM9 graphs;
+- ``full``: fully connected, n (n - 1), as Speckhard et al. (2025), "Training Speedups
+  via Batching for Geometric Learning", build QM9 graphs;
 - ``radius``: ordered atom pairs closer than ``cutoff`` Angstrom (SchNet style, no self loops);
 - ``knn``: each atom to its k nearest others, n min(k, n - 1) (PyG ``KNNGraph``, no loops).
 """

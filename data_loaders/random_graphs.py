@@ -34,6 +34,14 @@ def _features(rng: np.random.Generator, rows: int, dims: tuple[int, ...]) -> tor
 def random_mol_dataset(hist: SizeHistogram, seed: int = 0) -> RandomGraphs:
     """One graph per graph of ``hist`` (in random order), with random OGB-width features.
 
+    Args:
+        hist: the graph sizes to reproduce.
+        seed: the seed of the order, the edges and the features.
+
+    Returns:
+        An ``InMemoryDataset`` of ``hist.num_graphs`` graphs with ``x`` (9 atom features),
+        ``edge_index``, ``edge_attr`` (3 bond features) and ``y`` (shape ``[1, 1]``).
+
     >>> dataset = random_mol_dataset(SizeHistogram.from_sizes([3, 2], [4, 2]))
     >>> len(dataset), dataset[0]
     (2, Data(x=[2, 9], edge_index=[2, 2], edge_attr=[2, 3], y=[1, 1]))

@@ -182,7 +182,10 @@ def list_datasets() -> list[DatasetSpec]:
 
 
 def get_spec(name: str) -> DatasetSpec:
-    """The spec of data set ``name``; a ``ValueError`` lists the known names otherwise.
+    """The spec of data set ``name`` (its title, splits, options and source).
+
+    Raises:
+        ValueError: ``name`` is not registered; the message lists the known names.
 
     >>> get_spec("aflow").options
     {'k': 24}

@@ -4,7 +4,7 @@ A shard is one file of a collection too large for one machine: per-graph sizes o
 histogram (``num_nodes,num_edges[,count]``, read by the rules of
 :mod:`packing.size_table`), or molecules as SMILES in a named column, sized with RDKit.
 The shard is the unit of work, as the chunks of DGL's distributed partitioning pipeline
-(seed 002, "Chunked Graph Format": every chunk fits in one machine's memory and is
+(DGL user guide, section 7.1, "Chunked Graph Format": every chunk fits in one machine's memory and is
 processed on its own): a worker holds one shard at a time, so its memory does not grow
 with the collection. Partial histograms merge exactly (:meth:`SizeHistogram.merge`), in
 any order and grouping, so they reduce to one without moving rows between workers.

@@ -126,8 +126,25 @@ def load_user_file(
 ) -> tuple[SizeHistogram, dict[str, Any]]:
     """Histogram of a user's file (a local path, or a file-like object such as an upload).
 
-    ``hydrogens`` adds hydrogens to SMILES molecules, ``k`` sets the neighbours per atom of
-    AFLOW crystals; ``progress(stage, fraction)`` hears reading, parsing and counting.
+    Args:
+        path_or_buffer: a local path, or an open binary file (an upload).
+        filename: the file's name, which gives its type (``.csv``, ``.tsv``, ``.parquet``,
+            ``.smi``/``.smiles``/``.txt``, ``.json``, each optionally ``.gz``); needed for a
+            file object without a ``name``.
+        hydrogens: add hydrogens to SMILES molecules (they become nodes).
+        k: neighbours per atom of AFLOW crystals (edges = k x atoms).
+        max_bytes: the largest file (and decompressed content) accepted.
+        progress: ``progress(stage, fraction)`` hears reading, parsing and counting.
+
+    Returns:
+        ``(histogram, info)``; ``info`` has ``dataset`` (the file name), ``split``
+        (``"all"``), ``options``, ``source`` (``"user file"``), ``provenance``, ``graphs``,
+        ``seconds`` and, for SMILES, ``invalid`` (how many could not be parsed),
+        ``invalid_entries`` and ``invalid_examples``.
+
+    Raises:
+        ValueError: an unknown or pickled file type, a file too large, empty, not text or
+            malformed, or SMILES none of which parse; the message names the file and the fix.
 
     >>> hist, info = load_user_file(io.BytesIO(b"num_nodes,num_edges\\n3,4\\n3,4\\n5,8\\n"), "s.csv")
     >>> hist.num_graphs, hist.num_tuples, info["source"]

@@ -42,7 +42,11 @@ def label(strategy: str) -> str:
 
 def padding_figure(table: pd.DataFrame) -> go.Figure:
     """Node, edge and graph efficiency per strategy (real share of the padded batch), as
-    grouped horizontal bars; the hover adds the padded fraction and the shapes."""
+    grouped horizontal bars; the hover adds the padded fraction and the shapes.
+
+    Args:
+        table: the comparison table of ``compare_batching``, one row per strategy.
+    """
     names = [label(s) for s in table["strategy"]]
     fig = go.Figure()
     for column, word, color in (("node_efficiency", "nodes", "#1f77b4"), ("edge_efficiency", "edges", "#ff7f0e"),
@@ -63,7 +67,12 @@ def padding_figure(table: pd.DataFrame) -> go.Figure:
 
 def shapes_figure(summaries: dict[str, dict[str, Any]]) -> go.Figure:
     """Distinct padded shapes seen by each training step (log x): every new shape is a
-    compilation for JAX's jit or torch.compile."""
+    compilation for JAX's jit or torch.compile.
+
+    Args:
+        summaries: each strategy's run summary (``table.attrs["summaries"]`` of
+            ``compare_batching``), by strategy name.
+    """
     fig = go.Figure()
     for strategy, summary in summaries.items():
         curve = summary["shape_first_steps"]
@@ -82,7 +91,12 @@ def shapes_figure(summaries: dict[str, dict[str, Any]]) -> go.Figure:
 
 
 def graphs_per_batch_figure(summaries: dict[str, dict[str, Any]]) -> go.Figure:
-    """Share of batches holding k real graphs, per strategy."""
+    """Share of batches holding k real graphs, per strategy.
+
+    Args:
+        summaries: each strategy's run summary (``table.attrs["summaries"]`` of
+            ``compare_batching``), by strategy name.
+    """
     fig = go.Figure()
     for strategy, summary in summaries.items():
         counts = summary["graphs_per_batch"]
@@ -109,7 +123,12 @@ def weighted_quantiles(counts: dict[str, list[int]], shares: tuple[float, ...]) 
 
 def batch_sizes_figure(summaries: dict[str, dict[str, Any]]) -> go.Figure:
     """Real and padded nodes and edges per batch, as boxes (whiskers: smallest and largest,
-    box: quartiles) per strategy: the gap between the two is the padding."""
+    box: quartiles) per strategy: the gap between the two is the padding.
+
+    Args:
+        summaries: each strategy's run summary (``table.attrs["summaries"]`` of
+            ``compare_batching``), by strategy name.
+    """
     fig = make_subplots(rows=1, cols=2, subplot_titles=("nodes per batch", "edges per batch"),
                         horizontal_spacing=0.14)
     names = [label(s) for s in summaries]
@@ -130,7 +149,15 @@ def batch_sizes_figure(summaries: dict[str, dict[str, Any]]) -> go.Figure:
 
 def bucket_curve_figure(curve: list[dict[str, float]], packing: dict[str, float] | None, chosen: int) -> go.Figure:
     """Node and edge efficiency of shape buckets for K = 1 .. 16 shapes on this run's
-    batches, the chosen K marked, with packing (one shape) as a point at K = 1."""
+    batches, the chosen K marked, with packing (one shape) as a point at K = 1.
+
+    Args:
+        curve: one point per K (``shapes``, ``used_shapes``, ``node_efficiency``,
+            ``edge_efficiency``): the shape-bucket strategy's ``bucket_curve`` summary.
+        packing: packing's row of the comparison table (any mapping with
+            ``node_efficiency`` and ``edge_efficiency``), or None to leave the point out.
+        chosen: the K the run used, marked with a line.
+    """
     shapes = [point["shapes"] for point in curve]
     fig = go.Figure()
     for column, word, color in (("node_efficiency", "nodes", "#1f77b4"), ("edge_efficiency", "edges", "#ff7f0e")):

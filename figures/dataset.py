@@ -130,7 +130,23 @@ def histogram_figure(
     height: int = 480,
 ) -> tuple[go.Figure, SizeGrid]:
     """The 2D (nodes, edges) histogram as a heatmap on a uniform grid; hover shows nodes,
-    edges, count and share; the colour bar is labelled whatever the counts span."""
+    edges, count and share; the colour bar is labelled whatever the counts span. Graphs whose
+    edges follow from their nodes (one edge count per node count) are drawn as bars instead.
+
+    Args:
+        hist: the size histogram.
+        log_color: colour by the logarithm of the counts.
+        min_count: hide size tuples with fewer graphs (:func:`size_grid`).
+        title: the figure's title; a default names what it shows.
+        height: the figure's height in pixels.
+
+    Returns:
+        ``(figure, grid)``: the grid tells what is shown (cell widths, hidden graphs).
+
+    >>> fig, grid = histogram_figure(SizeHistogram.from_sizes([2, 3, 3], [2, 4, 6]))
+    >>> fig.data[0].type, grid.total_graphs
+    ('heatmap', 3)
+    """
     grid = size_grid(hist, min_count)
     share = np.round(grid.counts / hist.num_graphs * 100, 5)  # the hover shows 3 decimals; keeps files small
     if grid.follows:
@@ -187,7 +203,12 @@ def _follows_figure(hist: SizeHistogram, min_count: int, log_scale: bool, title:
 
 
 def marginal_figure(hist: SizeHistogram, component: str, title: str | None = None) -> go.Figure:
-    """Bar chart of graphs per number of nodes (or edges)."""
+    """Bar chart of graphs per number of nodes (``component="nodes"``) or of edges
+    (``"edges"``); ``title`` replaces the default title.
+
+    >>> marginal_figure(SizeHistogram.from_sizes([2, 3, 3], [2, 4, 6]), "nodes").data[0].y.tolist()
+    [1, 2]
+    """
     values, counts = hist.marginal(component)
     fig = go.Figure(
         go.Bar(
@@ -203,7 +224,13 @@ def marginal_figure(hist: SizeHistogram, component: str, title: str | None = Non
 
 
 def marginal_comparison_figure(hists: dict[str, SizeHistogram], component: str) -> go.Figure:
-    """Share of graphs per number of nodes (or edges), one line per dataset."""
+    """Share of graphs per number of nodes (``component="nodes"``) or of edges (``"edges"``),
+    one line per dataset of ``hists`` (name -> histogram).
+
+    >>> fig = marginal_comparison_figure({"a": SizeHistogram.from_sizes([2, 3], [2, 4])}, "edges")
+    >>> fig.data[0].name, fig.data[0].y.tolist()
+    ('a', [50.0, 50.0])
+    """
     fig = go.Figure()
     for name, hist in hists.items():
         values, counts = hist.marginal(component)

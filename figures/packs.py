@@ -13,7 +13,13 @@ from .style import LAYOUT as _LAYOUT
 
 
 def graphs_per_pack_figure(plan: PackingPlan) -> go.Figure:
-    """How many packs hold 1, 2, ... graphs."""
+    """How many packs of ``plan`` hold 1, 2, ... graphs.
+
+    >>> from packing import SizeHistogram, pack
+    >>> plan = pack(SizeHistogram.from_sizes([2, 3, 4], [2, 4, 6]), max_nodes=5, max_edges=8)
+    >>> list(graphs_per_pack_figure(plan).data[0].y)
+    [1, 1]
+    """
     per_pack = plan.graphs_per_pack()
     fig = go.Figure(
         go.Bar(
@@ -28,7 +34,14 @@ def graphs_per_pack_figure(plan: PackingPlan) -> go.Figure:
 
 
 def pack_fill_figure(plan: PackingPlan, buckets: int = 20) -> go.Figure:
-    """Distribution of node and edge fill over all packs (weighted by repeat counts)."""
+    """Distribution of node and edge fill (share of the limit used) over all packs of
+    ``plan``, weighted by repeat counts, in ``buckets`` equal bins from 0 to 100 %.
+
+    >>> from packing import SizeHistogram, pack
+    >>> plan = pack(SizeHistogram.from_sizes([2, 3, 4], [2, 4, 6]), max_nodes=5, max_edges=8)
+    >>> [trace.name for trace in pack_fill_figure(plan, buckets=4).data]
+    ['node fill', 'edge fill']
+    """
     edges = np.linspace(0.0, 1.0, buckets + 1)
     centers = (edges[:-1] + edges[1:]) / 2 * 100
     fig = go.Figure()
@@ -53,8 +66,15 @@ def pack_fill_figure(plan: PackingPlan, buckets: int = 20) -> go.Figure:
 
 
 def strategies_figure(plan: PackingPlan, top: int = 15) -> go.Figure:
-    """The ``top`` most used distinct packs, by how many packs use them; each labelled
-    ``copies x (nodes, edges)`` per size, shortened after three sizes (never mid-tuple)."""
+    """The ``top`` most used distinct packs of ``plan``, by how many packs use them; each
+    labelled ``copies x (nodes, edges)`` per size, shortened after three sizes (never
+    mid-tuple).
+
+    >>> from packing import SizeHistogram, pack
+    >>> plan = pack(SizeHistogram.from_sizes([2, 3, 4], [2, 4, 6]), max_nodes=5, max_edges=8)
+    >>> strategies_figure(plan, top=1).layout.title.text
+    'The 1 most used pack strategies'
+    """
     order = np.argsort(-plan.pack_counts, kind="stable")[:top][::-1]
     labels = [describe(plan.packs[i][0], shown=3) for i in order]
     counts = plan.pack_counts[order]

@@ -30,8 +30,17 @@ def find_chromium() -> str | None:
 
 
 def report_pdf(page: str, browser: str | None = None) -> bytes:
-    """The HTML ``page`` (a :func:`figures.report.build_report` document) printed to PDF by
-    headless Chromium; ``OSError`` when there is no browser or it fails.
+    """The HTML ``page`` printed to PDF by headless Chromium.
+
+    Args:
+        page: the HTML document, e.g. a :func:`figures.report.build_report` report.
+        browser: the Chrome or Chromium binary; None takes :func:`find_chromium`'s.
+
+    Returns:
+        The PDF file's bytes.
+
+    Raises:
+        OSError: no browser is found, or it fails to print (its error output is quoted).
 
     >>> report_pdf("<p>hi</p>", browser="/nonexistent/chromium")
     Traceback (most recent call last):

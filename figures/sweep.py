@@ -29,10 +29,19 @@ def sweep_figure(
 ) -> go.Figure:
     """The harmonic-mean heatmap of a limit sweep.
 
-    Cells below ``floor`` are drawn grey, infeasible cells (below the largest graph) stay
-    empty, the best cell gets a star and ``selected`` a red frame. An invisible square marker
-    per cell (trace ``SWEEP_TRACE``, customdata = [max_nodes, max_edges]) carries the hover
-    text and makes each cell clickable.
+    Infeasible cells (below the largest graph) stay empty and the best cell gets a star. An
+    invisible square marker per cell (trace ``SWEEP_TRACE``, customdata = [max_nodes,
+    max_edges]) carries the hover text and makes each cell clickable.
+
+    Args:
+        frame: the sweep, one row per limit pair, as ``packing.sweep`` returns it.
+        floor: cells whose harmonic mean is below it are drawn grey.
+        selected: the ``(max_nodes, max_edges)`` cell to frame in red; None for none.
+
+    >>> from packing import SizeHistogram, sweep
+    >>> frame = sweep(SizeHistogram.from_sizes([2, 3, 5], [2, 4, 8]), [5, 10], [8, 16], workers=1)
+    >>> [trace.name for trace in sweep_figure(frame, selected=(5, 8)).data][1:]
+    ['limits', 'best']
     """
     nodes = np.sort(frame["max_nodes"].unique())
     edges = np.sort(frame["max_edges"].unique())

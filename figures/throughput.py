@@ -51,7 +51,12 @@ def epoch_figure(table: pd.DataFrame) -> go.Figure:
     """Two panels side by side: the steady epoch (every shape compiled) and the whole run
     (every compilation once) per strategy, horizontal bars with the cost model's band as
     error bars and, past each, the time and the speed-up over the baseline (hatched). The
-    title names the device the calibration measured."""
+    title names the device the calibration measured.
+
+    Args:
+        table: the estimate of ``throughput.estimate`` (one row per strategy; its ``attrs``
+            name the run, the baseline and the calibration).
+    """
     run = table.attrs.get("run", {})
     fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.12, subplot_titles=(
         "Steady epoch (every shape compiled)", f"Whole run: {run_length_words(run)}, compilations once"))

@@ -11,9 +11,10 @@ from packing.batching import DEFAULT_BUCKETS
 from packing.bucket_shapes import MAX_SHAPES
 import figures.batching as batching_figures
 from pages import cache, state
+from pages.header import page_header
 from pages.packing_row import packing_row
 from pages.run_controls import run_controls
-from pages.widgets import current_dataset, mirrored, run_page
+from pages.widgets import mirrored, run_page
 
 #: Table column -> (label, number format, help).
 _NUMBERS = {
@@ -65,16 +66,15 @@ def use_target_as_limits(target: list[int]) -> None:
 
 
 def main() -> None:
-    st.title("Batching")
-    loaded = current_dataset()
+    loaded = page_header(
+        "Batching",
+        "How the batching you use today pads, how many batches and how many shapes (compilations for JAX or "
+        "torch.compile) it makes, next to packing with the limits chosen on the other pages. Simulated exactly on "
+        "the dataset's graph sizes, every strategy on the same shuffled epochs (as in Speckhard et al.); every "
+        "graph is kept.")
     if loaded is None:
         return
-    selection, hist, _ = loaded
-    st.caption(
-        f"Dataset: {selection.label}: {hist.num_graphs:,} graphs. How the batching you use today pads, how many "
-        "batches and how many shapes (compilations for JAX or torch.compile) it makes, next to packing with the "
-        "limits chosen on the other pages. Simulated exactly on the dataset's graph sizes, every strategy on the "
-        "same shuffled epochs (as in Speckhard et al.); every graph is kept.")
+    _, hist, _ = loaded
     settings = controls()
     row = packing_row(hist, settings)
     table = cache.batching_table(hist, settings, row.request)

@@ -7,7 +7,8 @@ import data_loaders
 import figures
 from pages import cache, state
 from pages.cluster_section import cluster_section
-from pages.widgets import current_dataset, load_selection, progress_shown, provenance_caption, run_page, selection_of
+from pages.header import page_header
+from pages.widgets import load_selection, progress_shown, provenance_caption, run_page, selection_of
 
 UPLOAD_KEY = "upload_file"
 UPLOAD_READ = "upload_read"  # the upload (file id and reading options) read last
@@ -143,8 +144,7 @@ def compare_section(selection: state.Selection, hist) -> None:
 
 
 def main() -> None:
-    st.title("Datasets")
-    loaded = current_dataset()
+    loaded = page_header("Datasets")
     if loaded is None:
         upload_section()
         cluster_section()

@@ -16,9 +16,10 @@ from figures.pdf import report_pdf
 from figures.report import build_report, report_figures
 from figures.snippet import training_snippet
 from pages import cache, state
+from pages.header import page_header
 from pages.packing_row import packing_row
 from pages.sweeps import grid, sweep_method
-from pages.widgets import current_dataset, run_page, selection_of, show_error, with_proof
+from pages.widgets import run_page, selection_of, show_error, with_proof
 
 LOAD_KEY = "ex_load_file"
 THROUGHPUT = "throughput"  # the Throughput page's calibration, baseline and check (pages/throughput_page.py)
@@ -113,8 +114,7 @@ def load_section(current: PackingPlan | None) -> None:
 
 
 def main() -> None:
-    st.title("Export")
-    loaded = current_dataset()
+    loaded = page_header("Export")
     if loaded is None:
         load_section(None)
         return

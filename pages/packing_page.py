@@ -22,11 +22,11 @@ from packing import (
 from packing.limits import MAX_LIMIT
 import figures
 from pages import cache, state
+from pages.header import page_header
 from pages.widgets import (
     MAX_WEIGHT,
     PROVE_SECONDS,
     algorithm_name,
-    current_dataset,
     mirrored,
     mirrored_choice,
     progress_shown,
@@ -227,13 +227,10 @@ def prove_section(hist, plan) -> None:
 
 
 def main() -> None:
-    st.title("Packing")
-    loaded = current_dataset()
+    loaded = page_header("Packing", lambda hist: f"{hist.num_tuples:,} distinct (nodes, edges) size tuples.")
     if loaded is None:
         return
     selection, hist, _ = loaded
-    st.caption(f"Dataset: {selection.label}: {hist.num_graphs:,} graphs, {hist.num_tuples:,} distinct "
-               "(nodes, edges) size tuples.")
     controls(hist)
     limits, method = state.choice().limits, state.method()
     searching = st.spinner("Trying every heuristic and algorithm...") if method.algorithm == BEST else nullcontext()

@@ -8,11 +8,11 @@ from packing import TUPLE_ALGORITHMS, WEIGHTED, PackLimits, PackMethod, smallest
 from packing.limits import MAX_LIMIT
 import figures
 from pages import cache, links, state
+from pages.header import page_header
 from pages.sweeps import RANGE_FIELDS, SETTINGS, check_grid, default_params, grid, sweep_method
 from pages.widgets import (
     MAX_WEIGHT,
     algorithm_name,
-    current_dataset,
     mirrored,
     mirrored_choice,
     run_page,
@@ -149,12 +149,11 @@ def results(frame, params: dict) -> None:
 
 
 def main() -> None:
-    st.title("Limit sweep")
-    loaded = current_dataset()
+    loaded = page_header("Limit sweep",
+                         lambda hist: f"Largest graph: {hist.max_nodes:,} nodes, {hist.max_edges:,} edges.")
     if loaded is None:
         return
     selection, hist, _ = loaded
-    st.caption(f"Dataset: {selection.label}. Largest graph: {hist.max_nodes:,} nodes, {hist.max_edges:,} edges.")
     links.claim_sweep(selection)  # a link opened on this page shows its sweep at once
     last = st.session_state.get(state.SWEEP)
     shown = st.session_state.get(FORM)

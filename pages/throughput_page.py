@@ -14,9 +14,10 @@ import streamlit as st
 import figures.throughput as throughput_figures
 from packing.batching_report import run_length_words
 from pages import cache, state
+from pages.header import page_header
 from pages.packing_row import packing_row
 from pages.run_controls import run_controls
-from pages.widgets import current_dataset, mirrored_choice, run_page, show_error
+from pages.widgets import mirrored_choice, run_page, show_error
 from throughput import ROWS, Calibration, CalibrationCheck, MachineCalibration, calibrate, load_calibration
 from throughput.calibration import usable_calibrations
 from throughput.report import one_off_notes
@@ -225,16 +226,14 @@ def calibrate_here() -> None:
 
 
 def main() -> None:
-    st.title("Throughput")
-    loaded = current_dataset()
+    loaded = page_header(
+        "Throughput",
+        "Time per training step, per epoch and per training run of every batching strategy on a calibrated "
+        "device: each simulated batch (Batching page) costs the step time the calibration measured for its padded "
+        "shape. Model time only (forward, backward, optimizer step); loading and collating batches is not included.")
     if loaded is None:
         return
-    selection, hist, _ = loaded
-    st.caption(
-        f"Dataset: {selection.label}: {hist.num_graphs:,} graphs. Time per training step, per epoch and per "
-        "training run of every batching strategy on a calibrated device: each simulated batch (Batching page) "
-        "costs the step time the calibration measured for its padded shape. Model time only (forward, backward, "
-        "optimizer step); loading and collating batches is not included.")
+    _, hist, _ = loaded
     this = machine()
     for problem in shipped()[1]:
         st.warning(problem, icon=":material/warning:")

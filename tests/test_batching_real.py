@@ -1,7 +1,7 @@
-"""The batching simulator on real data: seed 001's QM9 (fully connected) numbers, AFLOW's
+"""The batching simulator on real data: Speckhard et al.'s (2025) QM9 (fully connected) numbers, AFLOW's
 multi-device shapes (appendix F), and packing rows that equal the plan (ogbg-molhiv).
 
-Seed 001 (Speckhard et al.), QM9 fully connected, batch size 32: dynamic node target 576
+Speckhard et al. (2025), QM9 fully connected, batch size 32: dynamic node target 576
 (section 8), static-2^N 4 and static-64 89 recompilations over two million steps (Figure 3).
 BENCHMARKS.md puts our numbers next to these and explains the differences.
 """

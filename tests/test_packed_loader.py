@@ -16,6 +16,7 @@ from torch_geometric.transforms import AddSelfLoops
 from data_loaders import dataset_sizes, load_histogram
 from data_loaders.packed import PackedBatchSampler, PackedLoader
 from data_loaders.packed_shape import BatchShape
+from data_loaders.pyg_internals import separation_tables
 from data_loaders.random_graphs import random_mol_dataset
 from packed_helpers import Graphs, mixed_dataset, mixed_graph, plan_for, real_ids
 from packing import PackingPlan, PackLimits, SizeHistogram, pack
@@ -130,9 +131,10 @@ def test_storage_gather_equals_pyg_batching(mixed, molhiv_sample):
         assert sorted(fast.keys()) == sorted(reference.keys())
         for key in reference.keys():
             assert torch.equal(fast[key], reference[key]), key
-        for key in reference._slice_dict:
-            assert torch.equal(fast._slice_dict[key], reference._slice_dict[key]), key
-            assert torch.equal(fast._inc_dict[key], reference._inc_dict[key]), key
+        (fast_slices, fast_increments), (slices, increments) = separation_tables(fast), separation_tables(reference)
+        for key in slices:
+            assert torch.equal(fast_slices[key], slices[key]), key
+            assert torch.equal(fast_increments[key], increments[key]), key
         assert fast.num_graphs == reference.num_graphs
 
 
