@@ -35,6 +35,10 @@ def as_limits(
     """``limits``, or limits built from the keyword form (unset node and edge limits: the
     largest graph), checked to hold every graph of ``hist``.
 
+    Raises:
+        ValueError: when a graph does not fit, ``limits`` is not a :class:`PackLimits`, or
+            both forms are given.
+
     >>> as_limits(SizeHistogram.from_sizes([3, 5], [4, 8]), max_edges=10)
     PackLimits(max_nodes=5, max_edges=10, max_graphs=256)
     """
@@ -51,6 +55,9 @@ def as_limits(
 def as_method(method: PackMethod | None = None, **settings: Any) -> PackMethod:
     """``method``, or a method built from keyword settings (``algorithm``, ``heuristic``,
     ``one_dim``, ``weights``, ``improve``; None means unset).
+
+    Raises:
+        ValueError: for a setting the algorithm does not take, or both forms at once.
 
     >>> as_method(algorithm="edge_only", one_dim="spfhp").one_dim
     'spfhp'

@@ -281,6 +281,22 @@ def lower_bounds(
     limits; ``plan``, a plan within ``limits``, seeds it and lets it stop once it proves
     that plan optimal). ``unlimited`` leaves a component out (1D baselines; no LP bound then).
 
+    Args:
+        hist: the graphs.
+        limits: the limits every pack keeps.
+        prove: run the LP bound as well.
+        unlimited: ``"nodes"`` or ``"edges"`` for a plan that does not limit that side.
+        time_budget: seconds the LP bound may take.
+        progress: ``progress(fraction, message)`` after each LP round.
+        plan: a plan within ``limits`` that seeds the LP bound.
+
+    Returns:
+        The :class:`Bounds`, ``lp`` set when ``prove``.
+
+    Raises:
+        ValueError: for an unknown ``unlimited``, ``prove`` with ``unlimited``, or with
+            ``prove`` limits a graph does not fit.
+
     >>> bounds = lower_bounds(SizeHistogram.from_counts([3, 2], [4, 2], [2, 3]), PackLimits(5, 6, 2), prove=True)
     >>> bounds.volume, bounds.lp, bounds.best
     (3, 3, 3)

@@ -47,6 +47,12 @@ def compare(hist: SizeHistogram, limits: PackLimits | None = None, one_dim: str 
     :func:`packing.published_table`. ``lower_bound`` is the best of the volume and
     large-items bounds, ``bound`` names it.
 
+    Returns:
+        One row per method with the columns ``COMPARE_COLUMNS``.
+
+    Raises:
+        ValueError: for limits a graph does not fit.
+
     >>> table = compare(SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2]), PackLimits(5, 6, 4))
     >>> table.loc[table["method"] == "none", "packs"].item(), table["method"].iloc[25]
     (4, 'best of all: best fit, product heuristic')

@@ -168,6 +168,14 @@ class SizeHistogram:
     def from_sizes(cls, num_nodes: Iterable[int], num_edges: Iterable[int]) -> "SizeHistogram":
         """Build the histogram from per-graph sizes (one entry per graph).
 
+        Args:
+            num_nodes: nodes of each graph.
+            num_edges: directed edges of each graph (PyG's ``edge_index`` length).
+
+        Raises:
+            ValueError: for lists of different lengths, an empty dataset, or sizes that are
+                not whole numbers >= 0.
+
         >>> SizeHistogram.from_sizes([2, 2], [2, 2]).counts.tolist()
         [2]
         """
@@ -187,6 +195,10 @@ class SizeHistogram:
         cls, num_nodes: Iterable[int], num_edges: Iterable[int], counts: Iterable[int]
     ) -> "SizeHistogram":
         """Build the histogram from (nodes, edges, count) rows; repeated tuples are summed.
+
+        Raises:
+            ValueError: for columns of different lengths, counts below 1, no graphs at all,
+                or values that are not whole numbers.
 
         >>> SizeHistogram.from_counts([3, 3], [4, 4], [1, 2]).counts.tolist()
         [3]

@@ -179,6 +179,10 @@ def histogram_from_table(frame: pd.DataFrame, name: str) -> SizeHistogram:
 def load_size_table(path: str | Path, max_bytes: int = MAX_BYTES) -> SizeHistogram:
     """The histogram of a size-table file (the rules above).
 
+    Raises:
+        ValueError: naming the file and the problem (missing, too large, not a table,
+            wrong columns, a value that is not a whole number).
+
     >>> import tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "h.csv")
     >>> _ = open(path, "w").write("num_nodes,num_edges,Count\\n3,4,1000\\n")
