@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from packing import PackingPlan
-from packing.batching_report import describe_settings, run_length_words
+from packing.batching import describe_settings, run_length_words
 from packing.export import config_histogram, config_json
 
 from . import batching, throughput

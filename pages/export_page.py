@@ -9,7 +9,7 @@ import streamlit as st
 
 from data_loaders.registry import check_split, resolve_options
 from packing import PackingPlan, SizeHistogram
-from packing.batching_report import batching_section
+from packing.batching import batching_section
 from packing.export import SCHEMA_VERSION, config_histogram, config_json, export_config, load_config
 from throughput import throughput_section
 from figures.pdf import report_pdf

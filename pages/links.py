@@ -38,7 +38,7 @@ import streamlit as st
 
 from data_loaders.registry import check_split, resolve_options
 from packing import DEFAULT_MAX_GRAPHS, TUPLE_ALGORITHMS, PackMethod
-from packing.bucket_shapes import MAX_SHAPES
+from packing.batching import MAX_SHAPES
 from packing.limits import MAX_LIMIT
 from throughput import ROWS, shipped_calibrations
 

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from packing.cli import add_packs_per_batch, check_out, packs_per_batch
+from packing.batching import add_packs_per_batch, check_out, packs_per_batch
 
 from .calibration import MODELS, MODES, calibrate, load_calibration
 from .shapes import DEFAULT_COUNT, DEFAULT_MAX_EDGES, DEFAULT_MAX_GRAPHS, DEFAULT_MAX_NODES, default_shapes

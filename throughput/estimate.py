@@ -50,10 +50,8 @@ import numpy as np
 import pandas as pd
 
 from packing import PackingPlan, SizeHistogram
-from packing.batch_summary import first_appearances
-from packing.batch_stream import GraphSizes
-from packing.batching import STRATEGIES, RunSpec, default_requests, run_strategies
-from packing.batching_report import describe_settings
+from packing.batching import (STRATEGIES, GraphSizes, RunSpec, default_requests, describe_settings, first_appearances,
+                              run_strategies)
 from packing.limits import whole_number
 
 from .calibration import Calibration

@@ -29,7 +29,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from packing.batching_report import json_rows, run_length_words
+from packing.batching import json_rows, run_length_words
 
 from .check import CalibrationCheck
 

@@ -2,7 +2,7 @@
 as little as possible, for compilers that build one kernel per shape (torch.compile, JAX).
 
 A shape (N, E) holds a batch of ``v`` real nodes and ``e`` real edges when ``v + 1 <= N``
-and ``e <= E`` (one node is left for the padding graph, see :mod:`packing.padding`). Each
+and ``e <= E`` (one node is left for the padding graph, see :mod:`packing.batching.padding`). Each
 batch is padded to the cheapest shape that holds it, where a shape costs
 ``N / V + E / E_total`` per batch (``V`` and ``E_total``: the real nodes and edges of all
 batches), so the total cost is ``1 / node_efficiency + 1 / edge_efficiency``: padded nodes

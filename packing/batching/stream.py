@@ -22,7 +22,7 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from .histogram import SizeHistogram
+from ..histogram import SizeHistogram
 
 #: Per-graph arrays are held in memory; beyond this many graphs, simulate a sample.
 MAX_STREAM_GRAPHS = 20_000_000

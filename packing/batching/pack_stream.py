@@ -13,8 +13,8 @@ from functools import cached_property
 
 import numpy as np
 
-from .batch_stream import GraphSizes, epoch_rng
-from .plan import PackingPlan
+from .stream import GraphSizes, epoch_rng
+from ..plan import PackingPlan
 
 
 @dataclass(frozen=True)

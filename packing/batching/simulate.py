@@ -4,7 +4,7 @@ how many shapes a JIT compiler sees, simulated exactly on a dataset's graph size
 The strategies (Speckhard et al., "Training Speedups via Batching for Geometric Learning",
 seed 001, sections 3-4, Algorithms 1-5, appendices F and H; B is the batch size). A padded
 batch has one padding graph that takes the missing nodes and edges, and empty graphs up to
-the graph count (:mod:`packing.padding`):
+the graph count (:mod:`packing.batching.padding`):
 
 ``static_constant``
     B - 1 graphs per batch, padded to the constant target of seed 001 (section 4, appendix
@@ -41,7 +41,7 @@ the graph count (:mod:`packing.padding`):
 ``buckets``
     static batches of B - 1 graphs, each padded to the cheapest of K fixed shapes
     (nodes, edges) that holds it, B graphs; the K shapes are chosen to minimise the total
-    padding of this run's batches (:mod:`packing.bucket_shapes`; ``num_shapes`` K from 1 to
+    padding of this run's batches (:mod:`packing.batching.buckets`; ``num_shapes`` K from 1 to
     16, default 8: torch.compile's ``recompile_limit``), or given as ``shapes``. Asked for
     by torch.compile and JAX users (PyTorch issue 94640, MACE issue 1590, nequix issue 22).
 ``packing``
@@ -78,14 +78,12 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from .api import pack
-from .batch_stream import Batcher, FixedCount, GraphSizes, GreedyFill, run_stream
-from .batch_summary import PaddedBatches, summarize
-from .batching_report import STRATEGIES, batching_section, check_batching_section, comparison_table
-from .bucket_shapes import MAX_SHAPES, BucketFit, assign_shapes, fit_bucket_shapes, sort_by_cost
-from .histogram import SizeHistogram
-from .limits import PackLimits, whole_number
-from .method import PackMethod
+from ..api import pack
+from ..histogram import SizeHistogram
+from ..limits import PackLimits, whole_number
+from ..method import PackMethod
+from ..plan import PackingPlan
+from .buckets import MAX_SHAPES, BucketFit, assign_shapes, fit_bucket_shapes, sort_by_cost
 from .pack_stream import PackStream
 from .padding import (
     constant_shape,
@@ -95,11 +93,9 @@ from .padding import (
     static_pow2_shape,
     target_from_sample,
 )
-from .plan import PackingPlan
-
-__all__ = ["STRATEGIES", "BatchingResult", "RunSpec", "batching_section", "check_batching_section",
-           "compare_batching", "comparison_table", "default_requests", "dynamic_target", "estimate_target",
-           "run_strategies", "sample_graphs", "simulate"]
+from .report import STRATEGIES, comparison_table
+from .stream import Batcher, FixedCount, GraphSizes, GreedyFill, run_stream
+from .summary import PaddedBatches, summarize
 
 #: Graphs sampled for the dynamic padding target (the published code uses 1,000).
 DEFAULT_SAMPLE_SIZE = 1000
@@ -211,7 +207,7 @@ class BatchingResult:
     @cached_property
     def summary(self) -> dict[str, Any]:
         """Padding, batches, shapes and their first steps, graphs per batch, largest shape,
-        multi-device numbers (:func:`packing.batch_summary.summarize`), plus the strategy,
+        multi-device numbers (:func:`packing.batching.summary.summarize`), plus the strategy,
         its settings and the run (JSON-safe)."""
         return {"strategy": self.strategy, "settings": self.settings, "run": self.run.to_dict(),
                 **summarize(self.padded, self.run.devices, self.num_graphs), **self.notes}
@@ -298,7 +294,7 @@ def sample_graphs(hist_or_sizes: Any, sample_size: int = DEFAULT_SAMPLE_SIZE, se
 def estimate_target(hist_or_sizes: Any, batch_size: int, sample_size: int = DEFAULT_SAMPLE_SIZE,
                     seed: int = 0) -> tuple[int, int, int]:
     """Algorithm 1 of seed 001: the dynamic padding target (nodes, edges, graphs) from the
-    graphs of :func:`sample_graphs` (:func:`packing.padding.target_from_sample`).
+    graphs of :func:`sample_graphs` (:func:`packing.batching.padding.target_from_sample`).
 
     >>> estimate_target(([18, 18], [306, 306]), batch_size=32)
     (640, 9856, 32)
