@@ -1,4 +1,4 @@
-"""Batching simulator: speed of the full comparison and seed 001's numbers next to ours.
+"""Batching simulator: speed of the full comparison and the numbers of Speckhard et al. next to ours.
 
 1. Speed: every strategy, 2,000,000 steps of batch size 32 on QM9 fully connected
    (130,831 graphs), target at most 10 s on this 2-core machine.

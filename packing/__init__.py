@@ -19,6 +19,23 @@ from .method import (
 from .plan import PackingPlan
 from .published import PAPER_MIN, PAPER_TABLE2, PUBLISHED_HEURISTICS
 from .sweep import default_limits, limit_grid, smallest_limits, sweep
+# Public for the packages above the engine (data_loaders, figures, throughput, pages):
+from .export import SCHEMA_VERSION, config_histogram, config_json, export_config, load_config, save_config
+from .json_file import read_json_object
+from .limits import MAX_LIMIT, whole_number
+from .plan import describe
+from .shape import BatchShape
+from .size_table import (
+    MAX_BYTES,
+    TABLE_SUFFIXES,
+    decompress,
+    histogram_from_table,
+    lower_columns,
+    numbered_rows,
+    read_file_bytes,
+    read_table,
+    size_limit_words,
+)
 
 __version__ = "0.3.0"
 
@@ -29,12 +46,15 @@ __all__ = [
     "BEST",
     "BOUND_LABELS",
     "BOUND_NAMES",
+    "BatchShape",
     "Bounds",
     "DEFAULT_MAX_GRAPHS",
     "DEFAULT_TIME_BUDGET",
     "HEURISTICS",
     "LPBound",
     "LP_ROUNDING",
+    "MAX_BYTES",
+    "MAX_LIMIT",
     "ONE_DIM_ALGORITHMS",
     "PAPER_MIN",
     "PAPER_TABLE2",
@@ -43,20 +63,37 @@ __all__ = [
     "PackLimits",
     "PackMethod",
     "PackingPlan",
+    "SCHEMA_VERSION",
     "SizeHistogram",
+    "TABLE_SUFFIXES",
     "TUPLE_ALGORITHMS",
     "as_limits",
     "as_method",
     "best_plan",
     "compare",
+    "config_histogram",
+    "config_json",
+    "decompress",
     "default_limits",
+    "describe",
+    "export_config",
+    "histogram_from_table",
     "limit_grid",
+    "load_config",
     "lower_bound",
     "lower_bounds",
+    "lower_columns",
     "lp_bound",
+    "numbered_rows",
     "pack",
     "published_table",
+    "read_file_bytes",
+    "read_json_object",
+    "read_table",
+    "save_config",
+    "size_limit_words",
     "smallest_limits",
     "sweep",
     "weighted_sum",
+    "whole_number",
 ]

@@ -13,15 +13,16 @@ from packing import (
     BEST,
     BOUND_LABELS,
     LP_ROUNDING,
+    MAX_LIMIT,
     ONE_DIM_ALGORITHMS,
+    PAPER_MIN,
     PUBLISHED,
+    PUBLISHED_HEURISTICS,
     TUPLE_ALGORITHMS,
     PackLimits,
     PackMethod,
     lower_bounds,
 )
-from packing.limits import MAX_LIMIT
-from packing.published import PAPER_MIN, PUBLISHED_HEURISTICS
 import figures
 from pages import cache, state
 from pages.widgets import (

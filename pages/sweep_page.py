@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from packing import TUPLE_ALGORITHMS, PackLimits, smallest_limits
-from packing.limits import MAX_LIMIT
+from packing import MAX_LIMIT, TUPLE_ALGORITHMS, PackLimits, smallest_limits
 import figures
 from pages import cache, links, state
 from pages.sweeps import RANGE_FIELDS, SETTINGS, check_grid, default_params, grid, sweep_method

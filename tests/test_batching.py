@@ -1,5 +1,5 @@
 """The batching simulator on small size sequences worked by hand: every padded size equals
-the strategy's definition (seed 001 and PyG's DynamicBatchSampler), the dynamic target
+the strategy's definition (Speckhard et al. and PyG's DynamicBatchSampler), the dynamic target
 equals Algorithm 1, buckets, multi-device numbers, errors."""
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""The batching simulator on real data: seed 001's QM9 (fully connected) numbers, AFLOW's
+"""The batching simulator on real data: Speckhard et al.'s QM9 (fully connected) numbers, AFLOW's
 multi-device shapes (appendix F), and packing rows that equal the plan (ogbg-molhiv).
 
 Seed 001 (Speckhard et al.), QM9 fully connected, batch size 32: dynamic node target 576
