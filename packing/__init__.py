@@ -36,8 +36,7 @@ from .size_table import (
     read_table,
     size_limit_words,
 )
-
-__version__ = "0.3.0"
+from .version import __version__
 
 __all__ = [
     "ALL_ALGORITHMS",

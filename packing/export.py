@@ -100,6 +100,7 @@ from .method import PackMethod
 from .metrics import BOUND_COLUMN, METRIC_NAMES
 from .plan import PackingPlan
 from .throughput_section import check_throughput_section
+from .version import __version__
 
 SCHEMA = "graph-packing-config"
 SCHEMA_VERSION = 3
@@ -217,8 +218,6 @@ def export_config(
     further top-level sections (their names must not clash with the schema's). Raises
     ``ValueError`` if the plan does not pack ``hist`` exactly.
     """
-    from . import __version__
-
     plan.check(hist)
     clash = set(sections or {}) & set(_CORE)
     if clash:
