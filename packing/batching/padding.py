@@ -104,6 +104,17 @@ def target_from_sample(sample_nodes: np.ndarray, sample_edges: np.ndarray, batch
     64 (``64 * (floor(mean * B / 64) + 1)``, computed exactly); graphs: ``batch_size``, of
     which ``batch_size - 1`` are real (one slot is reserved for the padding graph).
 
+    Args:
+        sample_nodes: nodes of each sampled graph.
+        sample_edges: edges of each sampled graph.
+        batch_size: B.
+
+    Returns:
+        The padding target (T_v, T_e, B).
+
+    Raises:
+        ValueError: the sample is empty.
+
     >>> target_from_sample(np.array([18, 18]), np.array([306, 306]), 32)
     BatchShape(num_nodes=640, num_edges=9856, num_graphs=32)
     """
