@@ -25,8 +25,7 @@ import pandas as pd
 from benchmarks.timing import save_results, timed
 from data_loaders import load_histogram
 from packing import SizeHistogram
-from packing.batch_stream import GraphSizes
-from packing.batching import RunSpec, compare_batching, estimate_target, run_strategies
+from packing.batching import GraphSizes, RunSpec, compare_batching, estimate_target, run_strategies
 
 STEPS = 2_000_000
 BATCH = 32

@@ -15,11 +15,12 @@ True
 from importlib import import_module
 from typing import Any
 
+from packing import BatchShape
+
 from .api import load_histogram
 from .dask_cluster import dask_client
 from .dask_histogram import ShardError, sharded_histogram
 from .errors import DatasetUnavailableError
-from .packed_shape import BatchShape
 from .pyg_sizes import dataset_sizes, load_pyg_dataset
 from .registry import DatasetSpec, get_spec, list_datasets
 from .user_files import load_user_file

@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
-from packing.limits import whole_number
+from packing import whole_number
 
 if TYPE_CHECKING:
     from distributed import Client

@@ -35,14 +35,11 @@ import torch
 from torch_geometric.data import Data, InMemoryDataset
 from torch_geometric.loader import DataLoader
 
-from packing import PackingPlan, SizeHistogram
-from packing.export import load_config
-from packing.limits import whole_number
+from packing import BatchShape, PackingPlan, SizeHistogram, load_config, whole_number
 
 from .packed_collate import PadToShape
 from .packed_gather import PackSource
 from .packed_layout import GraphLayout, sample_position
-from .packed_shape import BatchShape
 from .pyg_sizes import dataset_sizes
 
 REMAINDERS = ("pad", "drop")

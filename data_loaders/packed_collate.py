@@ -20,8 +20,9 @@ from __future__ import annotations
 import torch
 from torch_geometric.data import Batch
 
+from packing import BatchShape
+
 from .packed_layout import EDGE, EDGE_INDEX, GRAPH, NODE, GraphLayout
-from .packed_shape import BatchShape
 from .pyg_internals import graph_node_counts, separation_tables, set_graph_count, set_graph_node_counts
 
 

@@ -21,8 +21,7 @@ from typing import Iterable, Sequence
 
 import pandas as pd
 
-from packing import SizeHistogram
-from packing.size_table import MAX_BYTES, histogram_from_table, read_file_bytes, read_table
+from packing import MAX_BYTES, SizeHistogram, histogram_from_table, read_file_bytes, read_table
 
 from .smiles import invalid_example, smiles_sizes
 
@@ -80,7 +79,7 @@ class ShardReport:
 class PartialHistogram:
     """The histogram of some shards (None when none of their rows is a graph) and their reports.
 
-    >>> from packing.size_table import numbered_rows
+    >>> from packing import numbered_rows
     >>> frame = numbered_rows(pd.DataFrame({"smiles": ["CCO", "C1CC"]}))
     >>> part = read_shard_frame(frame, "a.csv", ShardFormat("smiles"))
     >>> part.histogram.num_graphs, part.shards[0].invalid_examples

@@ -23,8 +23,7 @@ from typing import Any, BinaryIO
 
 import pandas as pd
 
-from packing import SizeHistogram
-from packing.size_table import (
+from packing import (
     MAX_BYTES,
     TABLE_SUFFIXES,
     decompress,
@@ -33,6 +32,7 @@ from packing.size_table import (
     numbered_rows,
     read_file_bytes,
     read_table,
+    SizeHistogram,
     size_limit_words,
 )
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from packing.export import load_config
+from packing import load_config
 
 from .pdf import report_pdf
 from .report import build_report

@@ -6,8 +6,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from packing import PackingPlan
-from packing.plan import describe
+from packing import PackingPlan, describe
 
 from .style import LAYOUT as _LAYOUT
 

@@ -19,9 +19,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
-from packing import PackingPlan
-from packing.batching_report import describe_settings, run_length_words
-from packing.export import config_histogram, config_json
+from packing import PackingPlan, config_histogram, config_json
+from packing.batching import describe_settings, run_length_words
 
 from . import batching, throughput
 from .dataset import histogram_figure, stats_table
@@ -79,7 +78,7 @@ def report_figures(config: dict[str, Any], plan: PackingPlan, sweep: pd.DataFram
     throughput charts with those sections of the configuration.
 
     >>> from packing import PackLimits, SizeHistogram, pack
-    >>> from packing.export import export_config
+    >>> from packing import export_config
     >>> hist = SizeHistogram.from_sizes([3, 2, 3], [4, 2, 4])
     >>> plan = pack(hist, PackLimits(5, 6, 4))
     >>> list(report_figures(export_config(plan, hist, {"dataset": "toy"}), plan))
@@ -225,7 +224,7 @@ def build_report(config: dict[str, Any], plan: PackingPlan, sweep: pd.DataFrame 
     ``file_name`` is the configuration's name in the text and its download.
 
     >>> from packing import PackLimits, SizeHistogram, pack
-    >>> from packing.export import export_config
+    >>> from packing import export_config
     >>> hist = SizeHistogram.from_sizes([3, 2, 3], [4, 2, 4])
     >>> plan = pack(hist, PackLimits(5, 6, 4))
     >>> page = build_report(export_config(plan, hist, {"dataset": "toy"}), plan)

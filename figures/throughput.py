@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from packing.batching_report import run_length_words
+from packing.batching import run_length_words
 
 from .batching import COLORS, label as batching_label
 

@@ -1,5 +1,7 @@
 """The packing engine: size histograms, tuple packing, the published algorithm, baselines,
-proven lower bounds and sweeps.
+proven lower bounds and sweeps. This module and :mod:`packing.batching` are its whole
+public surface: code above the engine (data_loaders, figures, throughput, pages) imports
+from these two only.
 
 >>> from packing import PackLimits, SizeHistogram, pack
 >>> plan = pack(SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2]), PackLimits(5, 6, 4))
@@ -8,32 +10,39 @@ proven lower bounds and sweeps.
 """
 from .api import as_limits, as_method, best_plan, pack
 from .bounds import BOUND_LABELS, BOUND_NAMES, Bounds, lower_bound, lower_bounds
+from .column_generation import DEFAULT_TIME_BUDGET, LPBound, lp_bound
 from .compare import compare, published_table
+from .export import SCHEMA_VERSION, config_histogram, config_json, export_config, load_config, save_config
 from .heuristics import HEURISTICS, weighted_sum
 from .histogram import SizeHistogram
-from .limits import DEFAULT_MAX_GRAPHS, PackLimits
-from .column_generation import DEFAULT_TIME_BUDGET, LPBound, lp_bound
+from .json_file import read_json_object
+from .limits import DEFAULT_MAX_GRAPHS, MAX_LIMIT, PackLimits, whole_number
 from .method import (
     ALGORITHMS, ALL_ALGORITHMS, BALANCED, BASELINES, BEST, BEST_FIT, EDGE_ONLY, FIRST_FIT, LP_ROUNDING, NODE_ONLY, NONE,
     ONE_DIM_ALGORITHMS, PUBLISHED, TUPLE_ALGORITHMS, WEIGHTED, WORST_FIT, Algorithm, PackMethod,
 )
-from .plan import PackingPlan
+from .plan import PackingPlan, describe
 from .published import PAPER_MIN, PAPER_TABLE2, PUBLISHED_HEURISTICS
+from .shape import BatchShape
 from .sides import EDGES, NODES
-from .size_table import histogram_from_table, load_size_table, save_histogram
+from .size_table import (
+    MAX_BYTES, TABLE_SUFFIXES, decompress, histogram_from_table, load_size_table, lower_columns, numbered_rows,
+    read_file_bytes, read_table, save_histogram, size_limit_words,
+)
 from .sweep import default_limits, limit_grid, smallest_limits, sweep
 from .version import __version__
-
 
 __all__ = [
     "ALGORITHMS",
     "ALL_ALGORITHMS",
+    "Algorithm",
     "BALANCED",
     "BASELINES",
     "BEST",
     "BEST_FIT",
     "BOUND_LABELS",
     "BOUND_NAMES",
+    "BatchShape",
     "Bounds",
     "DEFAULT_MAX_GRAPHS",
     "DEFAULT_TIME_BUDGET",
@@ -43,6 +52,8 @@ __all__ = [
     "HEURISTICS",
     "LPBound",
     "LP_ROUNDING",
+    "MAX_BYTES",
+    "MAX_LIMIT",
     "NODES",
     "NODE_ONLY",
     "NONE",
@@ -54,26 +65,41 @@ __all__ = [
     "PackLimits",
     "PackMethod",
     "PackingPlan",
+    "SCHEMA_VERSION",
     "SizeHistogram",
+    "TABLE_SUFFIXES",
     "TUPLE_ALGORITHMS",
     "WEIGHTED",
     "WORST_FIT",
-    "Algorithm",
     "as_limits",
     "as_method",
     "best_plan",
     "compare",
+    "config_histogram",
+    "config_json",
+    "decompress",
     "default_limits",
+    "describe",
+    "export_config",
     "histogram_from_table",
     "limit_grid",
+    "load_config",
     "load_size_table",
     "lower_bound",
     "lower_bounds",
+    "lower_columns",
     "lp_bound",
+    "numbered_rows",
     "pack",
     "published_table",
+    "read_file_bytes",
+    "read_json_object",
+    "read_table",
+    "save_config",
     "save_histogram",
+    "size_limit_words",
     "smallest_limits",
     "sweep",
     "weighted_sum",
+    "whole_number",
 ]

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Callable
 
 from .api import as_limits, pack
-from .batching import (DEFAULT_BUCKETS, batching_section, compare_batching, default_requests,
-                       packs_matching_batch_size)
+from .batching import (DEFAULT_BUCKETS, add_packs_per_batch, batching_section, check_out, compare_batching,
+                       default_requests, packs_per_batch)
 from .bounds import lower_bounds
 from .column_generation import DEFAULT_TIME_BUDGET, MAX_TIME_BUDGET
 from .export import export_config, save_config
@@ -21,7 +21,6 @@ from .heuristics import HEURISTICS
 from .histogram import SizeHistogram
 from .limits import DEFAULT_MAX_GRAPHS, PackLimits
 from .method import ALL_ALGORITHMS, BEST_FIT, ONE_DIM_ALGORITHMS, PUBLISHED, TUPLE_ALGORITHMS, WEIGHTED, PackMethod
-from .plan import PackingPlan
 from .published import PAPER_MIN
 from .size_table import load_size_table
 from .sweep import MAX_WORKERS, default_limits, limit_grid, smallest_limits, sweep
@@ -117,12 +116,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def check_out(path: Path | None) -> None:
-    """``ValueError`` for an output file that is neither .csv nor .json (checked before any work)."""
-    if path is not None and path.suffix not in (".csv", ".json"):
-        raise ValueError(f"--out must end in .csv or .json, got {path.name!r}.")
-
-
 def _write_table(frame, path: Path) -> None:
     check_out(path)
     if path.suffix == ".json":
@@ -207,36 +200,6 @@ def _add_batching(commands) -> None:
     compare.add_argument("--out", type=Path,
                          help="write the table: .csv (one row per strategy) or .json (the export's batching section: "
                               "the table with the run and each strategy's settings)")
-
-
-def _packs_value(text: str) -> int | None:
-    if text == "match":
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number or 'match', got {text!r}") from None
-
-
-def add_packs_per_batch(parser: argparse.ArgumentParser) -> None:
-    """The ``--packs-per-batch`` option of the commands that compare batching strategies."""
-    parser.add_argument("--packs-per-batch", type=_packs_value, default=None, metavar="N|match",
-                        help="packing row: packs per batch (default 'match': as many as carry about --batch-size "
-                             "graphs on average, so packing takes about as many steps per epoch as the batches)")
-
-
-def packs_per_batch(args: argparse.Namespace, plan: PackingPlan | None, batch_size: int) -> int:
-    """``--packs-per-batch`` resolved for ``plan`` (1 without a plan: packs of the dynamic
-    target; a number given then is refused, as it would not apply)."""
-    if plan is None:
-        if args.packs_per_batch is not None:
-            raise ValueError("--packs-per-batch applies to packs of chosen limits; give --max-nodes, --max-edges or "
-                             "--max-graphs (or a configuration with a plan), or leave it out: without limits the "
-                             "packing row packs into the dynamic batching target, one pack per batch.")
-        return 1
-    if args.packs_per_batch is None:
-        return packs_matching_batch_size(plan, batch_size)
-    return args.packs_per_batch
 
 
 def _batching(args: argparse.Namespace, hist: SizeHistogram) -> None:

@@ -54,7 +54,7 @@ What :func:`load_config` verifies; anything else is one ``ValueError`` naming th
   relative 1e-9, everything else exactly, with its JSON type: ``1.0`` is not ``1``);
 * every field of ``bounds``, as below;
 * the ``batching`` and ``throughput`` sections, when present, have their documented form
-  (:func:`packing.batching_report.check_batching_section`,
+  (:func:`packing.batching.check_batching_section`,
   :func:`packing.throughput_section.check_throughput_section`); their numbers come from a
   simulation or a calibration and are not recomputed.
 
@@ -90,7 +90,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .batching_report import check_batching_section
+from .batching import check_batching_section
 from .bounds import Bounds, lower_bound, lower_bounds
 from .histogram import SizeHistogram
 from .json_file import read_json_object

@@ -1,2 +1,7 @@
-"""The engine's version, written into every exported configuration."""
+"""The engine's version, recorded in every exported configuration (``tool.version``).
+
+>>> __version__
+'0.3.0'
+"""
+
 __version__ = "0.3.0"

@@ -7,8 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from packing import PackLimits
-from packing.batching import DEFAULT_BUCKETS
-from packing.bucket_shapes import MAX_SHAPES
+from packing.batching import DEFAULT_BUCKETS, MAX_SHAPES
 import figures.batching as batching_figures
 from pages import cache, state
 from pages.header import page_header

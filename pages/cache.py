@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 import warnings
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable, Optional
 
 import pandas as pd
 import streamlit as st
@@ -21,8 +21,10 @@ from packing.batching import compare_batching
 from throughput import (Calibration, CalibrationCheck, MachineCalibration, calibration_for_this_machine,
                         check_calibration, estimate)
 
-if TYPE_CHECKING:  # pages.packing_row builds on this module
-    from pages.packing_row import PackingRequest
+#: What the cached simulations take from the packing row (:mod:`pages.packing_row`): limits
+#: (None: the dynamic target), method, packs per batch (the row's note, words only, stays out
+#: of their cache keys).
+PackingRequest = tuple[Optional[PackLimits], PackMethod, int]
 
 _HASH = {SizeHistogram: SizeHistogram.fingerprint}
 Progress = Callable[[str, float], None]

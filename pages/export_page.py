@@ -8,9 +8,8 @@ import pandas as pd
 import streamlit as st
 
 from data_loaders.registry import check_split, resolve_options
-from packing import PackingPlan, SizeHistogram
-from packing.batching_report import batching_section
-from packing.export import SCHEMA_VERSION, config_histogram, config_json, export_config, load_config
+from packing import SCHEMA_VERSION, PackingPlan, SizeHistogram, config_histogram, config_json, export_config, load_config
+from packing.batching import batching_section
 from throughput import throughput_section
 from figures.pdf import report_pdf
 from figures.report import build_report, report_figures
@@ -177,7 +176,7 @@ def main() -> None:
                               help="The same report printed by Chromium (A4 landscape, a few seconds).")
     with st.expander("Configuration JSON"):
         st.caption(f"Schema version {SCHEMA_VERSION}, documented in packing/export.py. Load it in Python with "
-                   "`from packing.export import load_config; config, plan = load_config('file.json')`.")
+                   "`from packing import load_config; config, plan = load_config('file.json')`.")
         shown = {**config, "histogram": f"{hist.num_tuples} size tuples (in the file)",
                  "plan": {**config["plan"], "packs": f"{plan.num_strategies} strategies (in the file)"}}
         for section in ("batching", "throughput"):

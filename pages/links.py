@@ -37,9 +37,8 @@ from typing import Any
 import streamlit as st
 
 from data_loaders.registry import check_split, resolve_options
-from packing import DEFAULT_MAX_GRAPHS, TUPLE_ALGORITHMS, WEIGHTED, PackMethod
-from packing.bucket_shapes import MAX_SHAPES
-from packing.limits import MAX_LIMIT
+from packing import DEFAULT_MAX_GRAPHS, MAX_LIMIT, TUPLE_ALGORITHMS, WEIGHTED, PackMethod
+from packing.batching import MAX_SHAPES
 from throughput import ROWS, shipped_calibrations
 
 from . import cache, state

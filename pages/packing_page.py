@@ -12,6 +12,7 @@ from packing import (
     BEST,
     BOUND_LABELS,
     LP_ROUNDING,
+    MAX_LIMIT,
     NONE,
     PUBLISHED,
     WEIGHTED,
@@ -19,7 +20,6 @@ from packing import (
     PackMethod,
     lower_bounds,
 )
-from packing.limits import MAX_LIMIT
 import figures
 from pages import cache, state
 from pages.header import page_header

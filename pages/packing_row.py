@@ -6,16 +6,11 @@ limits do not hold every graph, and the note says so."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 from packing import PackLimits, PackMethod, SizeHistogram
 from packing.batching import packs_matching_batch_size
 from pages import cache, state
-
-
-#: What the cached simulations take from a row: limits (None: the dynamic target), method,
-#: packs per batch (the note, words only, stays out of their cache keys).
-PackingRequest = tuple[Optional[PackLimits], PackMethod, int]
+from pages.cache import PackingRequest
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from packing import TUPLE_ALGORITHMS, WEIGHTED, PackLimits, PackMethod, smallest_limits
-from packing.limits import MAX_LIMIT
+from packing import MAX_LIMIT, TUPLE_ALGORITHMS, WEIGHTED, PackLimits, PackMethod, smallest_limits
 import figures
 from pages import cache, links, state
 from pages.header import page_header

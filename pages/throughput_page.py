@@ -12,7 +12,7 @@ from pathlib import Path
 import streamlit as st
 
 import figures.throughput as throughput_figures
-from packing.batching_report import run_length_words
+from packing.batching import run_length_words
 from pages import cache, state
 from pages.header import page_header
 from pages.packing_row import packing_row

@@ -5,18 +5,19 @@ import numpy as np
 import pytest
 
 from packing import PackLimits, SizeHistogram, pack
-from packing.batch_summary import first_appearances, shape_curve
+from packing.batching.summary import shape_curve
 from packing.batching import (
     STRATEGIES,
     compare_batching,
+    first_appearances,
+    fit_bucket_shapes,
     estimate_target,
     run_strategies,
     RunSpec,
     sample_graphs,
     simulate,
 )
-from packing.bucket_shapes import fit_bucket_shapes
-from packing.padding import power_of_two_at_least, target_from_sample
+from packing.batching.padding import power_of_two_at_least, target_from_sample
 
 # Five graphs in loader order: (nodes, edges).
 NODES = [10, 20, 40, 5, 7]

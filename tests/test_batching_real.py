@@ -12,8 +12,7 @@ import pytest
 
 import data_loaders
 from packing import PackLimits, pack
-from packing.batch_stream import GraphSizes
-from packing.batching import RunSpec, compare_batching, estimate_target, run_strategies, sample_graphs
+from packing.batching import GraphSizes, RunSpec, compare_batching, estimate_target, run_strategies, sample_graphs
 
 PAPER_STEPS = 2_000_000
 

@@ -15,7 +15,7 @@ from torch_geometric.transforms import AddSelfLoops
 
 from data_loaders import dataset_sizes, load_histogram
 from data_loaders.packed import PackedBatchSampler, PackedLoader
-from data_loaders.packed_shape import BatchShape
+from data_loaders import BatchShape
 from data_loaders.pyg_internals import separation_tables
 from data_loaders.random_graphs import random_mol_dataset
 from packed_helpers import Graphs, mixed_dataset, mixed_graph, plan_for, real_ids

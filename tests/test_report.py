@@ -27,8 +27,7 @@ import figures.titles
 from figures.report import build_report, report_figures
 from figures.titles import subject
 from packing import PackLimits, pack, sweep
-from packing.batching import compare_batching
-from packing.batching_report import batching_section
+from packing.batching import batching_section, compare_batching
 from packing.export import export_config, load_config, save_config
 from throughput import estimate, load_calibration, shipped_calibrations, throughput_section
 

@@ -40,13 +40,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from packing.json_file import read_json_object
+from packing import BatchShape, read_json_object, whole_number
 
 from .cold_compile import cold_compile_seconds
 from .device import check_device, cpu_description, device_description, same_device, torch_threads
 from .fit import CostFit, cost_fit_from_dict, fit_cost_model
 from .records import ShapeTiming
-from .shapes import Shape, check_shapes, default_shapes
+from .shapes import check_shapes, default_shapes
 
 SCHEMA = "graph-packing-calibration"
 SCHEMA_VERSION = 2
@@ -56,13 +56,11 @@ READABLE_VERSIONS = (1, 2)
 _SCHEMA_1_COMPILE = ("first_seconds", "seconds", "p25", "p75", "recompile_limit", "dynamic", "fx_graph_cache")
 MAX_FILE_BYTES = 16 * 2**20
 MODES = ("eager", "compile")
-#: The models a calibration builds itself (a user's factory is the other choice).
-MODELS = ("gin", "schnet")
 SHIPPED = Path(__file__).resolve().parent / "calibrations"
 #: Environment variable naming a folder of further calibrations (see :func:`shipped_calibrations`).
 CALIBRATIONS_ENV = "GRAPH_PACKING_CALIBRATIONS"
 _FIT_TOLERANCE = 1e-6
-Progress = Callable[[int, int, Shape], None]
+Progress = Callable[[int, int, BatchShape], None]
 
 
 def slug(text: str) -> str:
@@ -248,16 +246,37 @@ def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str
     measurement (None: as they are; the file records the number, which CPU times depend
     on). In compile mode ``cold_runs`` fresh processes each time the first compilation of
     a process at the first shape (:mod:`throughput.cold_compile`; a user's model factory
-    cannot be sent to another process, so its cold cost is its first shape's). ``progress(done, total,
-    shape)`` hears each shape as it starts. Raises ``ValueError`` for bad arguments, a
-    missing CUDA device or a shape that does not fit in memory.
+    cannot be sent to another process, so its cold cost is its first shape's).
+
+    Args:
+        model: ``"gin"``, ``"schnet"`` or a factory ``factory(hidden, layers)``.
+        hidden: hidden channels.
+        layers: message-passing layers.
+        device: ``"cpu"``, ``"cuda"`` or ``"cuda:<index>"``.
+        shapes: padded shapes to time (:class:`packing.BatchShape` or (nodes, edges,
+            graphs) triples, at least 6); None: :func:`throughput.shapes.default_shapes`.
+        mode: ``"eager"`` or ``"compile"`` (``torch.compile(dynamic=False)``).
+        in_channels: node features of the random inputs.
+        warmup: untimed steps per shape.
+        repeats: timed steps per shape at most (at least 3 are timed).
+        budget: seconds of timed steps per shape, 0 to 600.
+        seed: seed of the random inputs and weights.
+        threads: torch CPU threads while timing (None: as they are).
+        cold_runs: compile mode: fresh processes timing a process's first compilation.
+        progress: ``progress(done, total, shape)``, called as each shape starts.
+
+    Returns:
+        The calibration: the timings, the fitted cost model, the device and software.
+
+    Raises:
+        ValueError: bad arguments, a missing CUDA device, or a shape that does not fit
+            in the device's memory.
 
     >>> cal = calibrate(hidden=4, layers=1, shapes=[(n, 2 * n, 2) for n in (8, 16, 24, 32, 40, 48)],
     ...                 warmup=1, repeats=3)
     >>> cal.model, len(cal.timings), cal.fit.form in ("linear", "floor", "loglinear")
     ('gin', 6, True)
     """
-    from packing.limits import whole_number
 
     from .measure import ShapeTimer, TimingPlan
     from .models import model_spec
@@ -396,8 +415,17 @@ def load_calibration(source: Any) -> Calibration:
     """Read and verify a calibration: a path, JSON text or bytes, or the parsed dict.
 
     Checks the schema, the digest (a file changed after it was written is refused), every
-    field's type, and that the stored fit is the fit of the stored timings; any problem
-    is one ``ValueError`` saying what is wrong.
+    field's type, and that the stored fit is the fit of the stored timings.
+
+    Args:
+        source: a path, JSON text or bytes, or the parsed dict.
+
+    Returns:
+        The verified :class:`Calibration`.
+
+    Raises:
+        ValueError: one message saying what is wrong with the file.
+        OSError: the file cannot be read.
 
     >>> cal = load_calibration(shipped_calibrations()[0])
     >>> cal.device, cal.mode
@@ -423,7 +451,14 @@ def shipped_calibrations() -> list[Path]:
 def usable_calibrations() -> tuple[list[tuple[Path, Calibration]], list[str]]:
     """Every calibration of :func:`shipped_calibrations` that loads, in that order, and what
     is wrong with each file of the team's folder that does not (one stray JSON there must not
-    take the others down; a shipped file that does not load is an error).
+    take the others down).
+
+    Returns:
+        ``(path, calibration)`` of every file that loads, and one sentence per file of the
+        team's folder that was left out.
+
+    Raises:
+        ValueError: a file shipped in ``throughput/calibrations`` does not load.
 
     >>> found, problems = usable_calibrations()
     >>> len(found) >= 3

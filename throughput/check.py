@@ -23,9 +23,11 @@ from typing import Any, Callable
 
 import numpy as np
 
+from packing import BatchShape, whole_number
+
 from .calibration import Calibration, calibrate, load_calibration, shipped_calibrations, usable_calibrations
 from .device import check_device, cpu_description, device_description, same_device, torch_threads
-from .shapes import Shape, default_shapes
+from .shapes import default_shapes
 
 #: The narrowest band a check accepts: step times of one shape on this shared 2-core
 #: machine move by up to about this much between two runs minutes apart.
@@ -36,14 +38,14 @@ CHECK_SHAPES = 4
 #: each (2-4 s in all on this project's 2-core machine).
 QUICK_GRID = {"count": 16, "max_nodes": 8192, "max_edges": 65_536, "max_graphs": 256}
 QUICK_BUDGET = 0.25
-Progress = Callable[[int, int, Shape], None]
+Progress = Callable[[int, int, BatchShape], None]
 
 
 @dataclass(frozen=True)
 class ShapeCheck:
     """One shape of a check: seconds per step predicted by the calibration and measured now."""
 
-    shape: Shape
+    shape: BatchShape
     predicted: float
     measured: float
 
@@ -83,7 +85,7 @@ class CalibrationCheck:
     def describe(self) -> str:
         """The check in one sentence.
 
-        >>> check = CalibrationCheck("gin on X", {"name": "X"}, (ShapeCheck((8, 16, 1), 0.001, 0.0011),), 0.25,
+        >>> check = CalibrationCheck("gin on X", {"name": "X"}, (ShapeCheck(BatchShape(8, 16, 1), 0.001, 0.0011),), 0.25,
         ...                          "2026-11-24T20:00:00Z", True)
         >>> check.describe()
         'Checked on X (2026-11-24 20:00 UTC): measured / predicted 1.10 (1.10 to 1.10 over 1 shapes), within the band of ±25%.'
@@ -102,7 +104,7 @@ class CalibrationCheck:
                 "within_band": self.within_band, "shapes": [shape.to_dict() for shape in self.shapes]}
 
 
-def check_shapes_of(calibration: Calibration, seconds: float, count: int = CHECK_SHAPES) -> list[Shape]:
+def check_shapes_of(calibration: Calibration, seconds: float, count: int = CHECK_SHAPES) -> list[BatchShape]:
     """``count`` of the calibration's timed shapes spread from its fastest to the slowest
     that fits the time: each shape's steps (about 8 of them) take a quarter of ``seconds``
     at most, by the calibration's own times; at least the 3 fastest."""
@@ -135,6 +137,18 @@ def check_calibration(calibration: Calibration, device: str | None = None, secon
     checked on its eager steps (the eager fit it also carries): checking compiled steps would
     cost a compilation per shape, seconds to a minute each.
 
+    Args:
+        calibration: the calibration to check.
+        device: the device to time on; None: the calibration's kind of device here.
+        seconds: seconds spent on timed steps, about.
+
+    Returns:
+        The check: every shape's prediction and measurement, and whether all lie in the band.
+
+    Raises:
+        ValueError: the device is missing here (a GPU calibration on a machine without
+            one), or the model does not build.
+
     >>> from throughput import calibrate
     >>> cal = calibrate(hidden=4, layers=1, shapes=[(n, 2 * n, 2) for n in (8, 16, 24, 32, 40, 48)],
     ...                 warmup=1, repeats=3, threads=1)
@@ -142,7 +156,6 @@ def check_calibration(calibration: Calibration, device: str | None = None, secon
     >>> 3 <= len(check.shapes) <= 4, check.ratio_median > 0
     (True, True)
     """
-    from packing.limits import whole_number
 
     from .measure import ShapeTimer, TimingPlan
     from .models import model_spec
@@ -216,7 +229,16 @@ def default_calibration() -> Path:
 def calibration_for_this_machine(progress: Progress | None = None, seconds: float = 2.0) -> MachineCalibration:
     """The shipped calibration of this CPU if one ships and passes :func:`check_calibration`,
     else GIN (hidden 64, 3 layers, eager) calibrated on this CPU now at ``QUICK_GRID``
-    (about 8 x ``QUICK_BUDGET`` seconds), ``progress(done, total, shape)`` hearing each shape."""
+    (about 8 x ``QUICK_BUDGET`` seconds).
+
+    Args:
+        progress: ``progress(done, total, shape)``, hearing each shape of a new calibration.
+        seconds: seconds the shipped calibration's check spends on timed steps.
+
+    Returns:
+        The calibration, its check (None when none shipped) and whether it was measured
+        now, with the reason in words.
+    """
     path = shipped_for_this_cpu()
     shipped = None if path is None else load_calibration(path)
     check = None

@@ -22,9 +22,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from packing.cli import add_packs_per_batch, check_out, packs_per_batch
+from packing import config_histogram, load_config
+from packing.batching import add_packs_per_batch, check_out, packs_per_batch
 
-from .calibration import MODELS, MODES, calibrate, load_calibration
+from .calibration import MODES, calibrate, load_calibration
+from .check import calibration_for_this_machine, check_calibration
+from .estimate import estimate
+from .model_names import MODELS
+from .report import format_table, throughput_section
 from .shapes import DEFAULT_COUNT, DEFAULT_MAX_EDGES, DEFAULT_MAX_GRAPHS, DEFAULT_MAX_NODES, default_shapes
 
 
@@ -102,8 +107,6 @@ def _calibrate(args: argparse.Namespace) -> None:
 
 
 def _check(args: argparse.Namespace) -> None:
-    from .check import calibration_for_this_machine, check_calibration
-
     if args.calibration is None:
         found = calibration_for_this_machine(_progress, args.seconds)
         check, text = found.check, found.reason
@@ -135,19 +138,12 @@ def _batch_size(args: argparse.Namespace, config: dict[str, Any]) -> int:
 
 
 def _estimate(args: argparse.Namespace) -> None:
-    from packing.export import config_histogram, load_config
-
-    from .estimate import estimate
-    from .report import format_table, throughput_section
-
     check_out(args.out)
     config, plan = load_config(args.config)
     cal = load_calibration(args.calibration)
     batch_size = _batch_size(args, config)
     check, check_note = None, ""
     if args.check:
-        from .check import check_calibration
-
         try:
             check = check_calibration(cal)
         except ValueError as error:  # a GPU calibration on a CPU machine: priced all the same, said so

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .shapes import Shape
+from packing import BatchShape
 
 _ROOT = Path(__file__).resolve().parents[1]
 #: A cold compilation taking longer than this is reported as an error, not waited for.
@@ -29,11 +29,28 @@ def _child_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": path}
 
 
-def cold_compile_seconds(model: str, hidden: int, layers: int, in_channels: int, device: str, shape: Shape,
+def cold_compile_seconds(model: str, hidden: int, layers: int, in_channels: int, device: str, shape: BatchShape,
                          threads: int, seed: int = 0) -> float:
     """Seconds of the first compilation in a fresh process of ``model`` (``"gin"`` or
     ``"schnet"``) at ``shape`` on ``device`` with ``threads`` torch threads.
-    ``ValueError`` when the child fails (its last error line is quoted)."""
+
+    Args:
+        model: ``"gin"`` or ``"schnet"`` (a factory cannot be sent to another process).
+        hidden: hidden channels.
+        layers: message-passing layers.
+        in_channels: node features of the random inputs.
+        device: the device the child compiles for.
+        shape: the padded shape compiled.
+        threads: torch CPU threads in the child.
+        seed: seed of the random inputs and weights.
+
+    Returns:
+        The first compiled step's time minus the median compiled step's, in seconds.
+
+    Raises:
+        ValueError: the child fails (its last error line is quoted) or takes longer than
+            ``TIMEOUT_SECONDS``.
+    """
     request = {"model": model, "hidden": hidden, "layers": layers, "in_channels": in_channels, "device": device,
                "shape": list(shape), "threads": threads, "seed": seed}
     try:
@@ -58,7 +75,7 @@ def _main(argument: str) -> dict[str, Any]:
     with torch_threads(request["threads"]):
         timer = ShapeTimer(spec, request["device"], "compile", TimingPlan(warmup=2, repeats=5, budget=1.0),
                            request["seed"])
-        timing = timer.time(tuple(request["shape"]))
+        timing = timer.time(BatchShape(*request["shape"]))
     return {"compile_seconds": timing.compile_seconds}
 
 

@@ -49,12 +49,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from packing import PackingPlan, SizeHistogram
-from packing.batch_summary import first_appearances
-from packing.batch_stream import GraphSizes
-from packing.batching import STRATEGIES, RunSpec, default_requests, run_strategies
-from packing.batching_report import describe_settings
-from packing.limits import whole_number
+from packing import PackingPlan, SizeHistogram, whole_number
+from packing.batching import (STRATEGIES, GraphSizes, RunSpec, default_requests, describe_settings, first_appearances,
+                              run_strategies)
 
 from .calibration import Calibration
 
@@ -77,6 +74,14 @@ def pyg_dataloader_batches(hist: SizeHistogram, batch_size: int, run: RunSpec) -
     Every epoch is a fresh permutation (``numpy.random.default_rng([seed, epoch])``);
     ``run.steps`` cuts the run, else ``run.epochs`` whole epochs; ``attrs["epochs_run"]``
     counts the epochs run (an epoch is one pass of the sampler, repeats included).
+
+    Args:
+        hist: the dataset's size histogram.
+        batch_size: graphs per batch and device.
+        run: the run's length, seed and devices (its batch size is not used).
+
+    Returns:
+        One row per batch, as above.
 
     >>> run = RunSpec(2, None, 1, 0, 1)
     >>> pyg_dataloader_batches(SizeHistogram.from_counts([3], [4], [5]), 2, run)["graphs"].tolist()
@@ -139,7 +144,17 @@ def price_batches(batches: pd.DataFrame, calibration: Calibration, epochs_run: f
     (module docstring). Steady: every step at its step time; first epoch: steady plus the
     compilations of the steps that hold graphs of epoch 0 (at most the whole run, for a run
     shorter than an epoch); run: every step plus every compilation once; the epoch columns
-    are the run's mean epoch."""
+    are the run's mean epoch.
+
+    Args:
+        batches: one row per batch, with the columns above.
+        calibration: prices a step at a padded shape and a compilation.
+        epochs_run: epochs of graphs the batches hold.
+
+    Returns:
+        The row's numbers by column name (``COLUMNS`` less the strategy, its settings and
+        the columns computed against the baseline).
+    """
     batches = batches.reset_index(drop=True)
     shapes = batches[["padded_nodes", "padded_edges", "padded_graphs"]].to_numpy(dtype=np.int64)
     compile_seconds, compile_low, compile_high, compiled, compilations = _compile_costs(batches, calibration)
@@ -190,6 +205,26 @@ def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, pla
     per mean epoch, steady epoch and run, the share of device time spent waiting for a
     step's largest batch, the largest padded shape and whether it extrapolates the
     calibration. ``table.attrs`` keeps the calibration's summary, the run and the baseline.
+
+    Args:
+        hist: the dataset's size histogram.
+        batch_size: graphs per batch of the batching strategies and of PyG's loader.
+        calibration: the device's calibration (:func:`throughput.load_calibration`).
+        plan: the packing row's plan; None: packs of the dynamic batching target.
+        baseline: the row the speed-ups are measured against.
+        devices: data-parallel devices.
+        epochs: epochs of the run priced, when ``steps`` is None.
+        steps: optimizer steps of the run priced.
+        seed: seed of the epoch orders and the dynamic target's sample.
+        num_shapes: shapes of the buckets strategy.
+        packs_per_batch: packs of ``plan`` per batch.
+
+    Returns:
+        The estimate table, one row per strategy (``COLUMNS``).
+
+    Raises:
+        ValueError: a calibration that is not one, an unknown baseline, a dataset smaller
+            than one step, or a bad run setting (named).
 
     >>> from packing import SizeHistogram
     >>> from throughput import load_calibration, shipped_calibrations

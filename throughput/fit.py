@@ -239,7 +239,19 @@ def check_timings(shapes: Any, seconds: Any) -> tuple[np.ndarray, np.ndarray]:
 def fit_cost_model(shapes: Any, seconds: Any) -> CostFit:
     """Fit every form to the step ``seconds`` measured at ``shapes`` ((nodes, edges, graphs)
     rows), cross-validate each, and keep ``linear`` unless the residuals ask for another
-    form (module docstring). Deterministic: the same timings give the same fit."""
+    form (module docstring). Deterministic: the same timings give the same fit.
+
+    Args:
+        shapes: (nodes, edges, graphs) rows (``BatchShape`` values or an (n, 3) array).
+        seconds: the measured seconds per step at each shape.
+
+    Returns:
+        The chosen fit with its held-out errors and those of every form.
+
+    Raises:
+        ValueError: too few shapes, malformed shapes, or seconds that are not positive
+            and finite (:func:`check_timings`).
+    """
     shapes, seconds = check_timings(shapes, seconds)
     forms = {form: error_summary(held_out_errors(form, shapes, seconds)) for form in FORMS}
     chosen = "linear"

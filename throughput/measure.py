@@ -25,9 +25,10 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
+from packing import BatchShape
+
 from .models import ModelSpec
 from .records import ShapeTiming
-from .shapes import Shape
 
 
 class TrainStep:
@@ -80,7 +81,7 @@ def _repeat(step: TrainStep, forward: Callable, inputs: tuple, target: torch.Ten
     return times
 
 
-def _summary(shape: Shape, times: list[float], **extra: Any) -> ShapeTiming:
+def _summary(shape: BatchShape, times: list[float], **extra: Any) -> ShapeTiming:
     p25, p75 = np.quantile(times, [0.25, 0.75]).tolist()
     return ShapeTiming(shape, statistics.median(times), p25, p75, min(times), len(times), **extra)
 
@@ -100,12 +101,12 @@ class ShapeTimer:
         """torch's ``recompile_limit``: compiled shapes per function before new ones run eagerly."""
         return int(torch._dynamo.config.recompile_limit)
 
-    def inputs(self, shape: Shape) -> tuple[tuple[Any, ...], torch.Tensor]:
+    def inputs(self, shape: BatchShape) -> tuple[tuple[Any, ...], torch.Tensor]:
         inputs = self.spec.random_inputs(shape, self.generator, self.device)
         target = torch.randn(shape[2], 1, generator=self.generator).to(self.device)
         return inputs, target
 
-    def time(self, shape: Shape) -> ShapeTiming:
+    def time(self, shape: BatchShape) -> ShapeTiming:
         """The step times at ``shape``; ``ValueError`` if the device runs out of memory."""
         try:
             inputs, target = self.inputs(shape)
@@ -115,7 +116,7 @@ class ShapeTimer:
         except torch.cuda.OutOfMemoryError:
             raise ValueError(f"The device ran out of memory at shape {shape}; give smaller shapes.") from None
 
-    def _time_compiled(self, shape: Shape, inputs: tuple, target: torch.Tensor) -> ShapeTiming:
+    def _time_compiled(self, shape: BatchShape, inputs: tuple, target: torch.Tensor) -> ShapeTiming:
         from torch._dynamo.utils import counters
         from torch._inductor import config as inductor_config
 

@@ -25,10 +25,9 @@ from torch import Tensor
 from torch_geometric.nn import global_add_pool
 from torch_geometric.nn.models import GIN, SchNet
 
-from packing.limits import whole_number
+from packing import BatchShape, whole_number
 
-from .calibration import MODELS
-from .shapes import Shape
+from .model_names import MODELS
 
 #: Node features of the default input: the nine atom features of OGB's molecules.
 DEFAULT_IN_CHANNELS = 9
@@ -75,7 +74,7 @@ class SchNetRegressor(torch.nn.Module):
 EDGE_REACH = 32
 
 
-def _graph_layout(shape: Shape, generator: torch.Generator, device: str) -> tuple[Tensor, Tensor]:
+def _graph_layout(shape: BatchShape, generator: torch.Generator, device: str) -> tuple[Tensor, Tensor]:
     """``batch`` (graph of every node, graphs as contiguous equal node ranges, as PyG lays
     out a batch) and ``edge_index`` (each edge joins a random node to a random node of its
     graph at most ``EDGE_REACH`` places away)."""
@@ -110,7 +109,7 @@ class ModelSpec:
             raise ValueError(f"The model factory must return a torch.nn.Module, got {type(module).__name__}.")
         return module
 
-    def random_inputs(self, shape: Shape, generator: torch.Generator, device: str) -> tuple[Any, ...]:
+    def random_inputs(self, shape: BatchShape, generator: torch.Generator, device: str) -> tuple[Any, ...]:
         """Inputs of one padded batch of ``shape`` (nodes, edges, graphs) with random values."""
         nodes, _, graphs = shape
         batch, edge_index = _graph_layout(shape, generator, device)
@@ -146,6 +145,18 @@ def model_spec(model: str | Callable[..., torch.nn.Module] = "gin", hidden: int 
     """The :class:`ModelSpec` of ``"gin"``, ``"schnet"`` or a user's factory: a callable
     ``factory(hidden, layers)`` returning a module with GIN's call ``(x, edge_index,
     batch, num_graphs)`` and one output row per graph.
+
+    Args:
+        model: ``"gin"``, ``"schnet"`` (:data:`throughput.model_names.MODELS`) or a factory.
+        hidden: hidden channels.
+        layers: message-passing layers.
+        in_channels: node features of the inputs (GIN and factories).
+
+    Returns:
+        How to build the model and its random inputs.
+
+    Raises:
+        ValueError: an unknown model name, or sizes out of range.
 
     >>> model_spec("schnet", hidden=16, layers=2).kind
     'atoms'

@@ -10,9 +10,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from packing.limits import MAX_LIMIT
+from packing import MAX_LIMIT, BatchShape
 
-from .shapes import Shape
 
 #: A timed step or compilation lies between a nanosecond and about eleven days.
 SHORTEST, LONGEST = 1e-9, 1e6
@@ -38,7 +37,7 @@ class ShapeTiming:
     many steps were timed, and in compiled mode the cost of the shape's compilation and
     the eager step's median (priced for shapes past torch's recompile limit)."""
 
-    shape: Shape
+    shape: BatchShape
     median: float
     p25: float
     p75: float
@@ -60,8 +59,8 @@ class ShapeTiming:
         """One row of a calibration's ``timings`` (``ValueError`` naming the bad field)."""
         if not isinstance(row, dict):
             raise ValueError(f"{where} must be an object.")
-        shape = (_count(row.get("nodes"), f"{where}.nodes", 1), _count(row.get("edges"), f"{where}.edges", 0),
-                 _count(row.get("graphs"), f"{where}.graphs", 1))
+        shape = BatchShape(_count(row.get("nodes"), f"{where}.nodes", 1), _count(row.get("edges"), f"{where}.edges", 0),
+                           _count(row.get("graphs"), f"{where}.graphs", 1))
         values = [_seconds(row.get(name), f"{where}.{name}") for name in ("median", "p25", "p75", "min")]
         if not values[3] <= values[1] <= values[0] <= values[2]:
             raise ValueError(f"{where}: the times must satisfy min <= p25 <= median <= p75.")

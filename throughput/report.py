@@ -29,7 +29,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from packing.batching_report import json_rows, run_length_words
+from packing.batching import json_rows, run_length_words
 
 from .check import CalibrationCheck
 
@@ -41,8 +41,19 @@ ONE_OFF_SHARE = 0.1
 def throughput_section(table: pd.DataFrame, check: CalibrationCheck | None = None, check_note: str = "",
                        ) -> dict[str, Any]:
     """The export's ``throughput`` section (module docstring) from a
-    :func:`throughput.estimate` table; give it to ``packing.export.export_config(...,
+    :func:`throughput.estimate` table; give it to ``packing.export_config(...,
     sections={"throughput": ...})``.
+
+    Args:
+        table: the table returned by ``throughput.estimate`` (its ``attrs`` are needed).
+        check: the calibration's check on this machine, if one was made.
+        check_note: what to say instead of the check (e.g. why none was made).
+
+    Returns:
+        The JSON-safe section: version, calibration, run, baseline, check and table.
+
+    Raises:
+        ValueError: the table's ``attrs`` lack the calibration or the run.
 
     >>> from packing import SizeHistogram
     >>> from throughput import estimate, load_calibration, shipped_calibrations

@@ -1,4 +1,4 @@
-"""The padded batch shapes a calibration times: (nodes, edges, graphs) rows.
+"""The padded batch shapes a calibration times: :class:`packing.BatchShape` values.
 
 The default grid spreads ``count`` shapes over the ranges the batching strategies produce
 on molecule, crystal and radius-graph data at batch sizes up to a few hundred: nodes from
@@ -20,9 +20,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from packing.limits import whole_number
+from packing import BatchShape, whole_number
 
-Shape = tuple[int, int, int]
 DEFAULT_COUNT = 24
 DEFAULT_MAX_NODES = 32_768
 DEFAULT_MAX_EDGES = 262_144
@@ -45,38 +44,61 @@ def halton(index: int, base: int) -> float:
 
 
 def default_shapes(count: int = DEFAULT_COUNT, *, max_nodes: int = DEFAULT_MAX_NODES,
-                   max_edges: int = DEFAULT_MAX_EDGES, max_graphs: int = DEFAULT_MAX_GRAPHS) -> list[Shape]:
-    """``count`` distinct shapes spread over the ranges of the module docstring."""
+                   max_edges: int = DEFAULT_MAX_EDGES, max_graphs: int = DEFAULT_MAX_GRAPHS) -> list[BatchShape]:
+    """``count`` distinct shapes spread over the ranges of the module docstring.
+
+    Args:
+        count: shapes, 6 to ``MAX_SHAPES``.
+        max_nodes: the largest padded nodes (at least 64).
+        max_edges: the largest padded edges (at least 64).
+        max_graphs: the largest graph count (at least 1).
+
+    Returns:
+        The shapes, in Halton order.
+
+    Raises:
+        ValueError: a count or maximum out of range.
+    """
     count = whole_number(count, "count", 6, MAX_SHAPES)
     max_nodes = whole_number(max_nodes, "max_nodes", 64)
     max_edges = whole_number(max_edges, "max_edges", 64)
     max_graphs = whole_number(max_graphs, "max_graphs", 1)
-    shapes: list[Shape] = []
+    shapes: list[BatchShape] = []
     index = 1
     while len(shapes) < count:
         nodes = max(2, round(max_nodes * 2.0 ** (-10 * halton(index, 2))))
         edges = min(max_edges, round(nodes * 2.0 ** (6 * halton(index, 3) - 1)))
         graphs = min(nodes, max(1, round(max_graphs ** halton(index, 5))))
         if (nodes, edges, graphs) not in shapes:
-            shapes.append((nodes, edges, graphs))
+            shapes.append(BatchShape(nodes, edges, graphs))
         index += 1
     return shapes
 
 
-def check_shapes(shapes: Iterable[Any]) -> list[Shape]:
-    """The shapes as (nodes >= 1, edges >= 0, graphs >= 1) int triples, each listed once
-    (``ValueError`` naming a bad one)."""
+def check_shapes(shapes: Iterable[Any]) -> list[BatchShape]:
+    """The shapes to time, checked.
+
+    Args:
+        shapes: (nodes >= 1, edges >= 0, graphs >= 1) triples or :class:`packing.BatchShape`
+            values, at most ``MAX_SHAPES``.
+
+    Returns:
+        The shapes as ``BatchShape`` values, in the order given.
+
+    Raises:
+        ValueError: naming a malformed or repeated shape, or too many shapes.
+    """
     if isinstance(shapes, (str, bytes)) or not hasattr(shapes, "__iter__"):
         raise ValueError(f"shapes must be a list of (nodes, edges, graphs), got {shapes!r}.")
-    checked: list[Shape] = []
+    checked: list[BatchShape] = []
     for shape in shapes:
         if not isinstance(shape, (tuple, list)) or len(shape) != 3:
             raise ValueError(f"Each shape must be (nodes, edges, graphs), got {shape!r}.")
-        triple = (whole_number(shape[0], "shape nodes", 1), whole_number(shape[1], "shape edges", 0),
-                  whole_number(shape[2], "shape graphs", 1))
-        if triple in checked:
-            raise ValueError(f"Shape {triple} is listed twice; give each shape once.")
-        checked.append(triple)
+        checked_shape = BatchShape(whole_number(shape[0], "shape nodes", 1), whole_number(shape[1], "shape edges", 0),
+                                   whole_number(shape[2], "shape graphs", 1))
+        if checked_shape in checked:
+            raise ValueError(f"Shape {tuple(checked_shape)} is listed twice; give each shape once.")
+        checked.append(checked_shape)
     if len(checked) > MAX_SHAPES:
         raise ValueError(f"At most {MAX_SHAPES} shapes can be timed, got {len(checked)}.")
     return checked

@@ -2,7 +2,7 @@
 as little as possible, for compilers that build one kernel per shape (torch.compile, JAX).
 
 A shape (N, E) holds a batch of ``v`` real nodes and ``e`` real edges when ``v + 1 <= N``
-and ``e <= E`` (one node is left for the padding graph, see :mod:`packing.padding`). Each
+and ``e <= E`` (one node is left for the padding graph, see :mod:`packing.batching.padding`). Each
 batch is padded to the cheapest shape that holds it, where a shape costs
 ``N / V + E / E_total`` per batch (``V`` and ``E_total``: the real nodes and edges of all
 batches), so the total cost is ``1 / node_efficiency + 1 / edge_efficiency``: padded nodes
@@ -48,6 +48,17 @@ class BucketFit:
 
 def fit_bucket_shapes(nodes: np.ndarray, edges: np.ndarray, max_shapes: int = MAX_SHAPES) -> BucketFit:
     """Choose shapes for K = 1 .. ``max_shapes`` for batches with ``nodes`` and ``edges`` real.
+
+    Args:
+        nodes: real nodes of each batch.
+        edges: real edges of each batch.
+        max_shapes: the largest K.
+
+    Returns:
+        The shapes for every K and their padded totals and cost (:class:`BucketFit`).
+
+    Raises:
+        ValueError: no batches.
 
     >>> fit = fit_bucket_shapes(np.array([10, 10, 30]), np.array([20, 20, 60]), 2)
     >>> fit.shapes
@@ -99,7 +110,12 @@ def assign_shapes(nodes: np.ndarray, edges: np.ndarray, shapes: list[Shape]) -> 
 
 
 def sort_by_cost(shapes: list[Shape], weights: tuple[float, float]) -> list[Shape]:
-    """Distinct shapes, cheapest first (ties: fewer nodes first)."""
+    """Distinct shapes, cheapest first (ties: fewer nodes first); a shape (N, E) costs
+    ``weights[0] * N + weights[1] * E``.
+
+    >>> sort_by_cost([(64, 10), (32, 20), (64, 10)], (1.0, 1.0))
+    [(32, 20), (64, 10)]
+    """
     return sorted(set(shapes), key=lambda shape: (weights[0] * shape[0] + weights[1] * shape[1], shape))
 
 

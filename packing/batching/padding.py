@@ -1,17 +1,21 @@
-"""The padding rules of static and dynamic batching (Speckhard et al., seed 001).
+"""The padding rules of static and dynamic batching (Speckhard et al., "Training Speedups
+via Batching for Geometric Learning").
 
-A padded batch has a *shape* (nodes, edges, graphs): the real graphs plus one padding graph
-that takes every missing node and edge (self-loops on its first node), and empty graphs up
-to the graph count, as jraph's ``pad_with_graphs`` and PyG's ``transforms.Pad`` do. A shape
-can hold a batch of ``v`` nodes, ``e`` edges and ``g`` graphs when ``v + 1 <= nodes``,
-``e <= edges`` and ``g + 1 <= graphs``: one node and one graph slot are left for the
-padding graph. Every rule here leaves that room.
+A padded batch has a shape (:class:`packing.BatchShape`: nodes, edges, graphs): the real
+graphs plus one padding graph that takes every missing node and edge (self-loops on its
+first node), and empty graphs up to the graph count, as jraph's ``pad_with_graphs`` and
+PyG's ``transforms.Pad`` do. A shape can hold a batch of ``v`` nodes, ``e`` edges and ``g``
+graphs when ``v + 1 <= nodes``, ``e <= edges`` and ``g + 1 <= graphs``: one node and one
+graph slot are left for the padding graph. Every rule here leaves that room.
 
-All functions take and return integer numpy arrays (or Python ints) and are exact.
+The per-batch rules take and return integer numpy arrays (or Python ints); the constant
+and dynamic targets are one :class:`~packing.BatchShape` for the whole run. All are exact.
 """
 from __future__ import annotations
 
 import numpy as np
+
+from ..shape import BatchShape
 
 #: Static-64 and the dynamic padding target round to multiples of this.
 MULTIPLE = 64
@@ -19,7 +23,8 @@ MULTIPLE = 64
 
 def multiple_above(values: np.ndarray | int, multiple: int = MULTIPLE) -> np.ndarray:
     """The smallest multiple of ``multiple`` strictly greater than each value:
-    ``multiple * (value // multiple + 1)``, the rounding of seed 001's published code.
+    ``multiple * (value // multiple + 1)``, the rounding of the published code of
+    Speckhard et al.
 
     >>> multiple_above(np.array([0, 63, 64, 65])).tolist()
     [64, 64, 128, 128]
@@ -81,26 +86,37 @@ def static_pow2_shape(nodes: np.ndarray, edges: np.ndarray) -> tuple[np.ndarray,
     return power_of_two_at_least(np.asarray(nodes, dtype=np.int64) + 1), power_of_two_at_least(edges)
 
 
-def constant_shape(max_nodes: int, max_edges: int, batch_size: int) -> tuple[int, int, int]:
-    """Static-constant target of seed 001 (section 4, appendix H; TF-GNN's tutorial): the
+def constant_shape(max_nodes: int, max_edges: int, batch_size: int) -> BatchShape:
+    """Static-constant target of Speckhard et al. (section 4, appendix H; TF-GNN's tutorial): the
     largest graph's nodes and edges times the batch size, ``batch_size`` graphs. With
     ``batch_size - 1`` real graphs, ``(B - 1) * max_nodes + 1 <= B * max_nodes`` leaves a node
     for the padding graph (``max_nodes`` counts as at least 1).
 
     >>> constant_shape(29, 812, 32)
-    (928, 25984, 32)
+    BatchShape(num_nodes=928, num_edges=25984, num_graphs=32)
     """
-    return batch_size * max(int(max_nodes), 1), batch_size * int(max_edges), batch_size
+    return BatchShape(batch_size * max(int(max_nodes), 1), batch_size * int(max_edges), batch_size)
 
 
-def target_from_sample(sample_nodes: np.ndarray, sample_edges: np.ndarray, batch_size: int) -> tuple[int, int, int]:
-    """Algorithm 1 of seed 001 on a given sample of graph sizes: the mean nodes and mean
+def target_from_sample(sample_nodes: np.ndarray, sample_edges: np.ndarray, batch_size: int) -> BatchShape:
+    """Algorithm 1 of Speckhard et al. on a given sample of graph sizes: the mean nodes and mean
     edges per graph times the batch size, each rounded strictly up to the next multiple of
     64 (``64 * (floor(mean * B / 64) + 1)``, computed exactly); graphs: ``batch_size``, of
     which ``batch_size - 1`` are real (one slot is reserved for the padding graph).
 
+    Args:
+        sample_nodes: nodes of each sampled graph.
+        sample_edges: edges of each sampled graph.
+        batch_size: B.
+
+    Returns:
+        The padding target (T_v, T_e, B).
+
+    Raises:
+        ValueError: the sample is empty.
+
     >>> target_from_sample(np.array([18, 18]), np.array([306, 306]), 32)
-    (640, 9856, 32)
+    BatchShape(num_nodes=640, num_edges=9856, num_graphs=32)
     """
     sample_nodes = np.asarray(sample_nodes, dtype=np.int64)
     if sample_nodes.size == 0:
@@ -109,5 +125,5 @@ def target_from_sample(sample_nodes: np.ndarray, sample_edges: np.ndarray, batch
     # mean * B / 64 floored, in integers: (sum * B) // (count * 64).
     total_nodes = int(sample_nodes.sum()) * batch_size
     total_edges = int(np.asarray(sample_edges, dtype=np.int64).sum()) * batch_size
-    return (MULTIPLE * (total_nodes // (count * MULTIPLE) + 1),
-            MULTIPLE * (total_edges // (count * MULTIPLE) + 1), batch_size)
+    return BatchShape(MULTIPLE * (total_nodes // (count * MULTIPLE) + 1),
+                      MULTIPLE * (total_edges // (count * MULTIPLE) + 1), batch_size)

@@ -81,8 +81,20 @@ def describe_settings(strategy: str, settings: dict[str, Any]) -> str:
 
 
 def comparison_table(summaries: dict[str, dict[str, Any]], run: dict[str, Any]) -> pd.DataFrame:
-    """One row per strategy from run summaries (:attr:`BatchingResult.summary`); ``attrs``
-    keep ``run``, each strategy's ``settings`` and the full ``summaries``."""
+    """The comparison table from run summaries.
+
+    Args:
+        summaries: strategy name to its run summary (:attr:`BatchingResult.summary`).
+        run: the run (``RunSpec.to_dict()``); ``devices > 1`` adds the multi-device columns.
+
+    Returns:
+        One row per strategy: ``TABLE_COLUMNS`` (and ``DEVICE_COLUMNS``) and ``settings``
+        in words; ``attrs`` keep ``run``, each strategy's ``settings`` and the full
+        ``summaries``.
+
+    Raises:
+        KeyError: a summary lacks a column (it did not come from a simulated run).
+    """
     columns = TABLE_COLUMNS + (DEVICE_COLUMNS if run["devices"] > 1 else ())
     rows = [{**{column: summary[column] for column in columns[1:]}, "strategy": name,
              "settings": describe_settings(name, summary["settings"])} for name, summary in summaries.items()]
@@ -112,7 +124,16 @@ def _plain(value: Any) -> Any:
 def batching_section(table: pd.DataFrame) -> dict[str, Any]:
     """The export's ``batching`` section (module docstring) from a
     :func:`packing.batching.compare_batching` table; give it to
-    ``packing.export.export_config(..., sections={"batching": ...})``.
+    ``packing.export_config(..., sections={"batching": ...})``.
+
+    Args:
+        table: the table returned by ``compare_batching`` (its ``attrs`` are needed).
+
+    Returns:
+        The JSON-safe section: ``version``, ``run``, ``strategies`` and ``table``.
+
+    Raises:
+        ValueError: the table's ``attrs`` lack the run or the strategies' settings.
 
     >>> from packing import SizeHistogram
     >>> from packing.batching import compare_batching
@@ -139,8 +160,22 @@ def _whole(value: Any, where: str, low: int, allow_none: bool = False) -> None:
 
 
 def check_batching_section(section: Any) -> dict[str, Any]:
-    """Check a ``batching`` section read from a configuration file; returns it, or raises
-    ``ValueError`` naming the first malformed field."""
+    """Check a ``batching`` section read from a configuration file.
+
+    Args:
+        section: the parsed JSON value of the section.
+
+    Returns:
+        ``section`` itself when it is well formed.
+
+    Raises:
+        ValueError: naming the first malformed field.
+
+    >>> check_batching_section({"version": 1, "run": {}})
+    Traceback (most recent call last):
+    ...
+    ValueError: batching.run.batch_size must be a whole number of at least 2, got None.
+    """
     if not isinstance(section, dict):
         raise ValueError(f"batching must be an object, got {type(section).__name__}.")
     if section.get("version") != SECTION_VERSION:

@@ -22,7 +22,9 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from .histogram import SizeHistogram
+from ..histogram import SizeHistogram
+from ..limits import whole_number
+from ..shape import BatchShape
 
 #: Per-graph arrays are held in memory; beyond this many graphs, simulate a sample.
 MAX_STREAM_GRAPHS = 20_000_000
@@ -51,9 +53,21 @@ class GraphSizes:
 
     @classmethod
     def of(cls, hist_or_sizes: Any) -> "GraphSizes":
-        """A ``SizeHistogram`` (every epoch a random permutation of its graphs) or an
-        explicit per-graph sequence in loader order: a pair ``(nodes, edges)``, an array of
-        shape (n, 2), or a frame with ``num_nodes`` and ``num_edges`` columns."""
+        """The graph sizes of a dataset.
+
+        Args:
+            hist_or_sizes: a ``SizeHistogram`` (every epoch a random permutation of its
+                graphs) or an explicit per-graph sequence in loader order: a pair
+                ``(nodes, edges)``, an array of shape (n, 2), or a frame with ``num_nodes``
+                and ``num_edges`` columns.
+
+        Returns:
+            Per-graph nodes and edges, whether epochs shuffle, and the histogram.
+
+        Raises:
+            ValueError: sizes in no accepted form, sizes that are not whole non-negative
+                numbers (or edges without nodes), or more than ``MAX_STREAM_GRAPHS`` graphs.
+        """
         if isinstance(hist_or_sizes, SizeHistogram):
             hist = hist_or_sizes
             _check_stream_size(hist.num_graphs)
@@ -165,37 +179,59 @@ class FixedCount:
         self.done = self.wanted is not None and self.batches.count >= self.wanted
 
 
+@dataclass(frozen=True)
+class SizeBudget:
+    """The budget of PyG's ``DynamicBatchSampler``: at most ``max_num`` nodes (``mode="node"``)
+    or edges (``mode="edge"``) per batch, nothing else capped.
+
+    Not a :class:`~packing.BatchShape`: nothing is padded to it on the other sides (the
+    other component and the graph count vary from batch to batch), and a graph over the
+    budget still forms a batch of its own, so no shape holds every batch. Not a
+    :class:`~packing.PackLimits` either: those cap all three sizes and a pack never breaks
+    them.
+
+    >>> SizeBudget(640, "node")
+    SizeBudget(max_num=640, mode='node')
+    >>> SizeBudget(640, "graph")
+    Traceback (most recent call last):
+    ...
+    ValueError: mode must be 'node' or 'edge' (PyG's DynamicBatchSampler), got 'graph'.
+    """
+
+    max_num: int
+    mode: str = "node"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "max_num", whole_number(self.max_num, "max_num", 1))
+        if self.mode not in ("node", "edge"):
+            raise ValueError(f"mode must be 'node' or 'edge' (PyG's DynamicBatchSampler), got {self.mode!r}.")
+
+
 @dataclass
 class GreedyFill:
-    """Dynamic batching: graphs are added in stream order while the batch stays within its
-    caps; the graph that would break a cap opens the next batch. Two forms: a node cap, an
-    edge cap and a graph cap (jraph's ``dynamically_batch``), or one budget of nodes or of
-    edges and no graph cap (PyG's ``DynamicBatchSampler``; a graph over the budget on its
-    own forms a batch alone)."""
+    """Dynamic batching: graphs are added in stream order while the batch stays within
+    ``target``; the graph that would break it opens the next batch. Two forms: a
+    :class:`~packing.BatchShape` (jraph's ``dynamically_batch``: the batch keeps the shape's
+    :attr:`~packing.BatchShape.real_room` of nodes, edges and graphs, so one node and one
+    graph are left for the padding graph), or a :class:`SizeBudget` of nodes or of edges
+    and no graph cap (PyG's ``DynamicBatchSampler``; a graph over the budget on its own
+    forms a batch alone)."""
 
-    node_cap: int | None
-    edge_cap: int | None
-    graph_cap: int | None
+    target: BatchShape | SizeBudget
     wanted: int | None
     cross_epochs: bool
     pending: int = 0
     done: bool = False
     batches: Batches = field(default_factory=Batches)
 
-    def __post_init__(self) -> None:
-        given = (self.node_cap is not None, self.edge_cap is not None, self.graph_cap is not None)
-        if given not in ((True, True, True), (True, False, False), (False, True, False)):
-            raise ValueError("GreedyFill takes a node, an edge and a graph cap, or a single node or edge budget.")
-
     def feed(self, block: Block, last_epoch: bool) -> None:
         first = self.pending - block.base
         final = last_epoch or not self.cross_epochs
-        if self.graph_cap is not None:
-            ends = _fill_to_target(block, first, final, self.node_cap, self.edge_cap, self.graph_cap)
+        if isinstance(self.target, SizeBudget):
+            sums = block.cum_nodes if self.target.mode == "node" else block.cum_edges
+            ends = _fill_to_budget(memoryview(sums), self.target.max_num, first, block.length, final)
         else:
-            sums, budget = ((block.cum_nodes, self.node_cap) if self.node_cap is not None
-                            else (block.cum_edges, self.edge_cap))
-            ends = _fill_to_budget(memoryview(sums), budget, first, block.length, final)
+            ends = _fill_to_target(block, first, final, *self.target.real_room)
         if ends.size:
             self.batches.add(block, np.concatenate([[first], ends[:-1]]), ends)
             self.pending = block.base + int(ends[-1])
@@ -285,11 +321,29 @@ def _back_off(node_sums: memoryview, edge_sums: memoryview, node_top: int, edge_
 
 
 def run_stream(sizes: GraphSizes, seed: int, batchers: list[Batcher], epochs: int | None) -> int:
-    """Feed the stream to every batcher until all are done (``epochs=None``: each stops at
-    its wanted count) or ``epochs`` epochs have passed; returns the epochs streamed.
+    """Feed the stream to every batcher until all are done or ``epochs`` epochs have passed.
 
     Each block is the unbatched tail of the previous epoch followed by one whole epoch, so
     a batch can span two epochs (for batchers with ``cross_epochs``).
+
+    Args:
+        sizes: the graphs and their epoch orders.
+        seed: seed of the epoch orders.
+        batchers: the batchers to feed; each keeps its own batches.
+        epochs: whole epochs to stream; None: until each batcher has its wanted count.
+
+    Returns:
+        The number of epochs streamed.
+
+    Raises:
+        ValueError: a batch grew over many epochs without closing (caps that no batch
+            reaches).
+
+    >>> fixed = FixedCount(2, None, cross_epochs=True)
+    >>> run_stream(GraphSizes.of(([5, 3, 4], [8, 4, 6])), 0, [fixed], epochs=2)
+    2
+    >>> fixed.batches.arrays(None)[1].tolist()
+    [2, 2, 2]
     """
     n = sizes.num_graphs
     tail_nodes = tail_edges = np.zeros(0, dtype=np.int64)

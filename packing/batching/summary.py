@@ -104,6 +104,14 @@ def summarize(batches: PaddedBatches, devices: int, dataset_graphs: int) -> dict
     graphs per batch, the distributions of real and padded nodes and edges per batch, and for
     ``devices > 1`` the multi-device numbers.
 
+    Args:
+        batches: real and padded sizes of every batch, in run order.
+        devices: data-parallel devices; batch ``b`` runs at step ``b // devices``.
+        dataset_graphs: graphs in one epoch of the dataset (for epochs and batches per epoch).
+
+    Raises:
+        ValueError: the run produced no batches.
+
     >>> run = PaddedBatches(*(np.array(v) for v in ([10, 12], [20, 30], [3, 3], [64, 64], [64, 64], [4, 4])))
     >>> s = summarize(run, devices=1, dataset_graphs=6)
     >>> s["batches"], round(s["node_efficiency"], 4), s["distinct_shapes"], s["batches_per_epoch"]

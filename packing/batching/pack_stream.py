@@ -13,8 +13,8 @@ from functools import cached_property
 
 import numpy as np
 
-from .batch_stream import GraphSizes, epoch_rng
-from .plan import PackingPlan
+from .stream import GraphSizes, epoch_rng
+from ..plan import PackingPlan
 
 
 @dataclass(frozen=True)
@@ -50,9 +50,19 @@ class PackStream:
 
     def run(self, packs_per_batch: int, wanted: int | None, epochs: int | None, seed: int,
             cross_epochs: bool) -> PackRun:
-        """Batches of ``packs_per_batch`` consecutive packs: ``wanted`` of them, or all of
-        ``epochs`` epochs (the last batch of the run, or of each epoch without
-        ``cross_epochs``, may hold fewer packs)."""
+        """Batches of ``packs_per_batch`` consecutive packs in each epoch's pack order.
+
+        Args:
+            packs_per_batch: packs in one batch.
+            wanted: batches to make; None: all of ``epochs`` epochs.
+            epochs: whole epochs of packs when ``wanted`` is None.
+            seed: seed of the epochs' pack orders.
+            cross_epochs: whether a batch may take packs of two epochs; without it the
+                last batch of each epoch may hold fewer packs (as the run's last batch may).
+
+        Returns:
+            Per batch: the stream position of its first graph, its graphs, real nodes and edges.
+        """
         plan, n = self.plan, self.sizes.num_graphs
         per_epoch = self.packs_per_epoch
         if wanted is not None:

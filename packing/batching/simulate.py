@@ -2,12 +2,12 @@
 how many shapes a JIT compiler sees, simulated exactly on a dataset's graph sizes.
 
 The strategies (Speckhard et al., "Training Speedups via Batching for Geometric Learning",
-seed 001, sections 3-4, Algorithms 1-5, appendices F and H; B is the batch size). A padded
+sections 3-4, Algorithms 1-5, appendices F and H; B is the batch size). A padded
 batch has one padding graph that takes the missing nodes and edges, and empty graphs up to
-the graph count (:mod:`packing.padding`):
+the graph count (:mod:`packing.batching.padding`):
 
 ``static_constant``
-    B - 1 graphs per batch, padded to the constant target of seed 001 (section 4, appendix
+    B - 1 graphs per batch, padded to the constant target of Speckhard et al. (section 4, appendix
     H, TF-GNN's tutorial): B x the largest graph's nodes, B x the largest graph's edges, B
     graphs. One shape for the whole run. (The published code also rounds this target up to
     a multiple of 64 and adds a node; we follow the paper's definition.)
@@ -41,7 +41,7 @@ the graph count (:mod:`packing.padding`):
 ``buckets``
     static batches of B - 1 graphs, each padded to the cheapest of K fixed shapes
     (nodes, edges) that holds it, B graphs; the K shapes are chosen to minimise the total
-    padding of this run's batches (:mod:`packing.bucket_shapes`; ``num_shapes`` K from 1 to
+    padding of this run's batches (:mod:`packing.batching.buckets`; ``num_shapes`` K from 1 to
     16, default 8: torch.compile's ``recompile_limit``), or given as ``shapes``. Asked for
     by torch.compile and JAX users (PyTorch issue 94640, MACE issue 1590, nequix issue 22).
 ``packing``
@@ -56,7 +56,7 @@ optimizer steps of ``devices`` data-parallel batches each. An epoch of a histogr
 random permutation of its graphs (seeded: exact for shuffled training); an explicit
 per-graph size sequence is used in its order every epoch. By default the epochs form one
 stream and a batch may span two of them, as in the repeated, reshuffled data pipelines of
-jraph and TF-GNN that seed 001 used (``cross_epochs=False``: every epoch ends with its own
+jraph and TF-GNN that Speckhard et al. used (``cross_epochs=False``: every epoch ends with its own
 last batch, as a PyTorch ``DataLoader`` does).
 
 >>> from packing import SizeHistogram
@@ -78,14 +78,13 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from .api import pack
-from .batch_stream import Batcher, FixedCount, GraphSizes, GreedyFill, run_stream
-from .batch_summary import PaddedBatches, summarize
-from .batching_report import STRATEGIES, batching_section, check_batching_section, comparison_table
-from .bucket_shapes import MAX_SHAPES, BucketFit, assign_shapes, fit_bucket_shapes, sort_by_cost
-from .histogram import SizeHistogram
-from .limits import PackLimits, whole_number
-from .method import PackMethod
+from ..api import pack
+from ..histogram import SizeHistogram
+from ..limits import PackLimits, whole_number
+from ..method import PackMethod
+from ..plan import PackingPlan
+from ..shape import BatchShape
+from .buckets import MAX_SHAPES, BucketFit, assign_shapes, fit_bucket_shapes, sort_by_cost
 from .pack_stream import PackStream
 from .padding import (
     constant_shape,
@@ -95,11 +94,9 @@ from .padding import (
     static_pow2_shape,
     target_from_sample,
 )
-from .plan import PackingPlan
-
-__all__ = ["STRATEGIES", "BatchingResult", "RunSpec", "batching_section", "check_batching_section",
-           "compare_batching", "comparison_table", "default_requests", "dynamic_target", "estimate_target",
-           "run_strategies", "sample_graphs", "simulate"]
+from .report import STRATEGIES, comparison_table
+from .stream import Batcher, FixedCount, GraphSizes, GreedyFill, SizeBudget, run_stream
+from .summary import PaddedBatches, summarize
 
 #: Graphs sampled for the dynamic padding target (the published code uses 1,000).
 DEFAULT_SAMPLE_SIZE = 1000
@@ -111,7 +108,7 @@ MAX_STEPS = 20_000_000
 MAX_DEVICES = 4096
 #: The most batches (steps x devices) and graphs drawn (graphs x epochs, or batches x batch
 #: size) that one simulation holds in memory: every strategy's batches at once then take a few
-#: GB. seed 001's run, 2,000,000 steps of 32 graphs, is within both.
+#: GB. The run of Speckhard et al., 2,000,000 steps of 32 graphs, is within both.
 MAX_BATCHES = 4_000_000
 MAX_PACKS_PER_BATCH = 1 << 16
 MAX_GRAPHS_DRAWN = 200_000_000
@@ -211,7 +208,7 @@ class BatchingResult:
     @cached_property
     def summary(self) -> dict[str, Any]:
         """Padding, batches, shapes and their first steps, graphs per batch, largest shape,
-        multi-device numbers (:func:`packing.batch_summary.summarize`), plus the strategy,
+        multi-device numbers (:func:`packing.batching.summary.summarize`), plus the strategy,
         its settings and the run (JSON-safe)."""
         return {"strategy": self.strategy, "settings": self.settings, "run": self.run.to_dict(),
                 **summarize(self.padded, self.run.devices, self.num_graphs), **self.notes}
@@ -249,12 +246,17 @@ def _fixed(size: int, cross_epochs: bool) -> tuple[tuple, Callable[[int | None],
     return ("fixed", size, cross_epochs), lambda wanted: FixedCount(size, wanted, cross_epochs)
 
 
-def _greedy(caps: tuple[int | None, int | None, int | None], cross_epochs: bool) -> tuple[tuple, Callable]:
-    return ("greedy", caps, cross_epochs), lambda wanted: GreedyFill(*caps, wanted, cross_epochs)
+def _greedy(target: BatchShape | SizeBudget, cross_epochs: bool) -> tuple[tuple, Callable]:
+    return ("greedy", target, cross_epochs), lambda wanted: GreedyFill(target, wanted, cross_epochs)
 
 
 def _full(count: int, value: int) -> np.ndarray:
     return np.full(count, value, dtype=np.int64)
+
+
+def _padded_to(shape: BatchShape, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
+    """``count`` batches all padded to ``shape`` (no notes)."""
+    return _full(count, shape.num_nodes), _full(count, shape.num_edges), _full(count, shape.num_graphs), {}
 
 
 def _static(strategy: str, sizes: GraphSizes, run: RunSpec, cross: bool) -> _Cut:
@@ -267,7 +269,7 @@ def _static(strategy: str, sizes: GraphSizes, run: RunSpec, cross: bool) -> _Cut
         settings["shape"] = list(shape)
 
         def pad(graphs, nodes, edges):
-            return _full(nodes.size, shape[0]), _full(nodes.size, shape[1]), _full(nodes.size, size), {}
+            return _padded_to(shape, nodes.size)
     else:
         rule = static_64_shape if strategy == "static_64" else static_pow2_shape
         settings["rounding"] = "multiple of 64" if strategy == "static_64" else "power of two"
@@ -282,7 +284,8 @@ def sample_graphs(hist_or_sizes: Any, sample_size: int = DEFAULT_SAMPLE_SIZE, se
     """Ids of ``sample_size`` graphs drawn uniformly without replacement with
     ``numpy.random.default_rng(seed)`` (every graph when the dataset is smaller): the sample
     of Algorithm 1. Graph ids are positions in the size sequence, or for a histogram in its
-    rows expanded in order.
+    rows expanded in order. ``ValueError`` for a bad sample size or seed, or sizes in no
+    accepted form.
 
     >>> sample_graphs(([3, 4, 5], [2, 3, 4]), sample_size=5).tolist()
     [0, 1, 2]
@@ -296,12 +299,25 @@ def sample_graphs(hist_or_sizes: Any, sample_size: int = DEFAULT_SAMPLE_SIZE, se
 
 
 def estimate_target(hist_or_sizes: Any, batch_size: int, sample_size: int = DEFAULT_SAMPLE_SIZE,
-                    seed: int = 0) -> tuple[int, int, int]:
-    """Algorithm 1 of seed 001: the dynamic padding target (nodes, edges, graphs) from the
-    graphs of :func:`sample_graphs` (:func:`packing.padding.target_from_sample`).
+                    seed: int = 0) -> BatchShape:
+    """Algorithm 1 of Speckhard et al.: the dynamic padding target from a uniform sample of
+    graphs (:func:`sample_graphs`, :func:`packing.batching.padding.target_from_sample`).
+
+    Args:
+        hist_or_sizes: a ``SizeHistogram`` or a per-graph size sequence (:class:`GraphSizes`).
+        batch_size: B, graphs per batch (2 to ``MAX_BATCH_SIZE``), of which B - 1 are real.
+        sample_size: graphs drawn (all of them when the dataset is smaller).
+        seed: seed of the sample.
+
+    Returns:
+        The padded shape: nodes and edges the sample's means times B, each rounded strictly
+        up to the next multiple of 64; B graphs.
+
+    Raises:
+        ValueError: a bad batch size, sample size or seed, or sizes in no accepted form.
 
     >>> estimate_target(([18, 18], [306, 306]), batch_size=32)
-    (640, 9856, 32)
+    BatchShape(num_nodes=640, num_edges=9856, num_graphs=32)
     """
     sizes = hist_or_sizes if isinstance(hist_or_sizes, GraphSizes) else GraphSizes.of(hist_or_sizes)
     batch_size = whole_number(batch_size, "batch_size", 2, MAX_BATCH_SIZE)
@@ -315,72 +331,91 @@ def _target_pair(value: Any) -> tuple[int, int]:
     return whole_number(value[0], "target nodes", 2), whole_number(value[1], "target edges", 0)
 
 
-def dynamic_target(sizes: GraphSizes, batch_size: int, options: dict[str, Any], seed: int) -> dict[str, Any]:
-    """The resolved settings of the dynamic strategy: its ``target`` [nodes, edges, graphs]
-    and where it came from (given, or Algorithm 1 with its sample). With
-    ``raise_to_fit=True`` an estimate too small for the largest graph is raised to the
-    smallest multiples of 64 that hold it (``estimated`` keeps the estimate): seed 001
-    suggests finding the largest graph offline, the published code takes the largest
-    sampled graph. Otherwise such a target is refused, naming the graph and a target
-    that holds every graph."""
+def _resolve_target(sizes: GraphSizes, batch_size: int, options: dict[str, Any],
+                    seed: int) -> tuple[BatchShape, dict[str, Any]]:
+    """The dynamic target and where it came from (:func:`dynamic_target`)."""
     if "target" in options:
         if {"sample_size", "sample_seed", "raise_to_fit"} & set(options):
             raise ValueError("Give the dynamic target either as target=(nodes, edges) or estimate it with "
                              "sample_size/sample_seed/raise_to_fit, not both.")
-        nodes, edges = _target_pair(options["target"])
+        target = BatchShape(*_target_pair(options["target"]), batch_size)
         settings: dict[str, Any] = {"given": True}
     else:
         sample_size = options.get("sample_size", DEFAULT_SAMPLE_SIZE)
         sample_seed = options.get("sample_seed", seed)
-        nodes, edges, _ = estimate_target(sizes, batch_size, sample_size, sample_seed)
+        target = estimate_target(sizes, batch_size, sample_size, sample_seed)
         settings = {"sample_size": min(int(sample_size), sizes.num_graphs), "sample_seed": int(sample_seed)}
-    fits_all = (int(multiple_above(sizes.nodes.max())), int(multiple_at_least(sizes.edges.max())))
-    too_big = np.flatnonzero((sizes.nodes > nodes - 1) | (sizes.edges > edges))
+    fits_all = BatchShape(int(multiple_above(sizes.nodes.max())), int(multiple_at_least(sizes.edges.max())),
+                          batch_size)
+    room_nodes, room_edges, _ = target.real_room
+    too_big = np.flatnonzero((sizes.nodes > room_nodes) | (sizes.edges > room_edges))
     if too_big.size and options.get("raise_to_fit", False) and "target" not in options:
-        settings["estimated"] = [nodes, edges]
-        nodes, edges = max(nodes, fits_all[0]), max(edges, fits_all[1])
+        settings["estimated"] = [target.num_nodes, target.num_edges]
+        target = BatchShape(max(target.num_nodes, fits_all.num_nodes), max(target.num_edges, fits_all.num_edges),
+                            batch_size)
     elif too_big.size:
         graph = int(too_big[0])
         raise ValueError(
             f"Graph {graph:,} ({int(sizes.nodes[graph]):,} nodes, {int(sizes.edges[graph]):,} edges) does not fit the "
-            f"dynamic padding target of {nodes:,} nodes and {edges:,} edges (a batch keeps one node for the padding "
-            f"graph); {too_big.size:,} graph(s) are too big. A target of ({fits_all[0]:,}, {fits_all[1]:,}) holds "
-            "every graph: pass target=(nodes, edges), raise_to_fit=True, or estimate from a larger sample "
-            "(sample_size).")
-    return {"target": [nodes, edges, batch_size], **settings}
+            f"dynamic padding target of {target.num_nodes:,} nodes and {target.num_edges:,} edges (a batch keeps one "
+            f"node for the padding graph); {too_big.size:,} graph(s) are too big. A target of "
+            f"({fits_all.num_nodes:,}, {fits_all.num_edges:,}) holds every graph: pass target=(nodes, edges), "
+            "raise_to_fit=True, or estimate from a larger sample (sample_size).")
+    return target, settings
+
+
+def dynamic_target(sizes: GraphSizes, batch_size: int, options: dict[str, Any], seed: int) -> dict[str, Any]:
+    """The resolved settings of the dynamic strategy: its ``target`` [nodes, edges, graphs]
+    (a :class:`~packing.BatchShape` as a JSON list) and where it came from (given, or
+    Algorithm 1 with its sample). With ``raise_to_fit=True`` an estimate too small for the
+    largest graph is raised to the smallest multiples of 64 that hold it (``estimated``
+    keeps the estimate): Speckhard et al. suggest finding the largest graph offline, the
+    published code takes the largest sampled graph.
+
+    Args:
+        sizes: the graphs of the run.
+        batch_size: B, the target's graph count.
+        options: the dynamic strategy's options: ``target=(nodes, edges)``, or
+            ``sample_size``, ``sample_seed`` and ``raise_to_fit``.
+        seed: the run's seed, the sample's seed unless ``sample_seed`` is given.
+
+    Raises:
+        ValueError: a target given together with sample options, a malformed target, or
+            (without ``raise_to_fit``) a target too small for some graph, naming the graph
+            and a target that holds every graph.
+
+    >>> dynamic_target(GraphSizes.of(([18, 18], [306, 306])), 32, {}, seed=0)
+    {'target': [640, 9856, 32], 'sample_size': 2, 'sample_seed': 0}
+    """
+    target, settings = _resolve_target(sizes, batch_size, options, seed)
+    return {"target": list(target), **settings}
 
 
 def _dynamic(sizes: GraphSizes, run: RunSpec, cross: bool, options: dict[str, Any]) -> _Cut:
-    size = run.batch_size
-    settings = {**dynamic_target(sizes, size, options, run.seed), "cross_epochs": cross}
-    target_nodes, target_edges, _ = settings["target"]
-    key, make = _greedy((target_nodes - 1, target_edges, size - 1), cross)
+    target, settings = _resolve_target(sizes, run.batch_size, options, run.seed)
+    key, make = _greedy(target, cross)
 
     def pad(graphs, nodes, edges):
-        return _full(nodes.size, target_nodes), _full(nodes.size, target_edges), _full(nodes.size, size), {}
-    return _Cut(key, make, pad, settings)
+        return _padded_to(target, nodes.size)
+    return _Cut(key, make, pad, {"target": list(target), **settings, "cross_epochs": cross})
 
 
 def _pyg_dynamic(cross: bool, options: dict[str, Any]) -> _Cut:
     if "max_num" not in options:
         raise ValueError("pyg_dynamic needs its budget: max_num=... nodes (mode='node') or edges (mode='edge'), "
                          "as PyG's DynamicBatchSampler(dataset, max_num, mode).")
-    budget = whole_number(options["max_num"], "max_num", 1)
-    mode = options.get("mode", "node")
-    if mode not in ("node", "edge"):
-        raise ValueError(f"mode must be 'node' or 'edge' (PyG's DynamicBatchSampler), got {mode!r}.")
-    caps = (budget, None, None) if mode == "node" else (None, budget, None)
-    key, make = _greedy(caps, cross)
+    budget = SizeBudget(options["max_num"], options.get("mode", "node"))
+    key, make = _greedy(budget, cross)
 
     def pad(graphs, nodes, edges):
-        budgeted = nodes if mode == "node" else edges
-        padded = np.maximum(budgeted, budget)
-        over = budgeted > budget
+        budgeted = nodes if budget.mode == "node" else edges
+        padded = np.maximum(budgeted, budget.max_num)
+        over = budgeted > budget.max_num
         notes = {"over_budget_batches": int(over.sum())}
-        if mode == "node":
+        if budget.mode == "node":
             return padded, edges.copy(), graphs.copy(), notes
         return nodes.copy(), padded, graphs.copy(), notes
-    return _Cut(key, make, pad, {"max_num": budget, "mode": mode, "cross_epochs": cross})
+    return _Cut(key, make, pad, {"max_num": budget.max_num, "mode": budget.mode, "cross_epochs": cross})
 
 
 def _buckets(run: RunSpec, cross: bool, options: dict[str, Any]) -> _Cut:
@@ -491,7 +526,27 @@ def run_strategies(hist_or_sizes: Any, run: RunSpec, requests: dict[str, dict[st
                    cross_epochs: bool | None = None) -> dict[str, BatchingResult]:
     """Simulate several strategies on one stream of graphs (the same epochs, in the same
     order, for all), each with its options; strategies that cut the stream alike (the
-    static ones and buckets) share one cut. ``cross_epochs=None``: each strategy's default."""
+    static ones and buckets) share one cut.
+
+    Args:
+        hist_or_sizes: a ``SizeHistogram`` (every epoch a seeded permutation of its graphs),
+            a per-graph size sequence in loader order, or :class:`GraphSizes`.
+        run: the run's length and layout (batch size, steps or epochs, seed, devices).
+        requests: strategy name (``STRATEGIES``) to its options (:func:`simulate`).
+        cross_epochs: whether a batch may span two epochs; None: each strategy's default
+            (True, but False for ``pyg_dynamic``, as PyG's sampler).
+
+    Returns:
+        One :class:`BatchingResult` per requested strategy, in the order of ``requests``.
+
+    Raises:
+        ValueError: an unknown strategy or option, bad options, sizes in no accepted form,
+            or a run too large to hold in memory (naming what to lower).
+
+    >>> results = run_strategies(([5, 3, 4], [8, 4, 6]), RunSpec(3, None, 1, 0, 1), {"static_64": {}, "dynamic": {}})
+    >>> {name: result.summary["batches"] for name, result in results.items()}
+    {'static_64': 2, 'dynamic': 2}
+    """
     sizes = hist_or_sizes if isinstance(hist_or_sizes, GraphSizes) else GraphSizes.of(hist_or_sizes)
     run.check_work(sizes.num_graphs, _graphs_per_batch(run, requests))
     results: dict[str, BatchingResult] = {}
@@ -519,10 +574,29 @@ def run_strategies(hist_or_sizes: Any, run: RunSpec, requests: dict[str, dict[st
 def simulate(hist_or_sizes: Any, strategy: str, batch_size: int, steps: int | None = None, epochs: int = 1,
              seed: int = 0, *, devices: int = 1, cross_epochs: bool | None = None, **options: Any) -> BatchingResult:
     """Simulate one batching strategy (see the module docstring) on a histogram or a
-    per-graph size sequence, for ``steps`` steps of ``devices`` batches each or ``epochs``
-    whole epochs. Strategy options: ``dynamic``: ``target``, ``sample_size``,
-    ``sample_seed``, ``raise_to_fit`` (:func:`dynamic_target`); ``pyg_dynamic``: ``max_num``, ``mode``; ``buckets``: ``num_shapes``,
-    ``shapes``; ``packing``: ``plan`` or ``limits`` (+ ``method``), ``packs_per_batch``.
+    per-graph size sequence.
+
+    Args:
+        hist_or_sizes: a ``SizeHistogram`` or a per-graph size sequence (:class:`GraphSizes`).
+        strategy: one of ``STRATEGIES``.
+        batch_size: B, graphs per batch of the batching strategies (packing ignores it).
+        steps: optimizer steps of ``devices`` batches each; None: ``epochs`` whole epochs.
+        epochs: whole epochs to simulate when ``steps`` is None.
+        seed: seed of the epoch orders (and of the dynamic sample unless ``sample_seed``).
+        devices: data-parallel devices, one batch each per step.
+        cross_epochs: whether a batch may span two epochs (None: the strategy's default).
+        **options: the strategy's options: ``dynamic``: ``target``, ``sample_size``,
+            ``sample_seed``, ``raise_to_fit`` (:func:`dynamic_target`); ``pyg_dynamic``:
+            ``max_num``, ``mode``; ``buckets``: ``num_shapes`` or ``shapes``; ``packing``:
+            ``plan`` or ``limits`` (+ ``method``), ``packs_per_batch``.
+
+    Returns:
+        The run: per-batch arrays, :attr:`BatchingResult.batches` and
+        :attr:`BatchingResult.summary`.
+
+    Raises:
+        ValueError: an unknown strategy, an option it does not take, a bad value (named),
+            or a run too large to hold in memory.
 
     >>> run = simulate(([5, 3, 4, 6, 2], [8, 4, 6, 10, 2]), "dynamic", batch_size=3, target=(10, 64))
     >>> run.batches[["graphs", "nodes", "padded_nodes"]].values.tolist()
@@ -535,6 +609,16 @@ def simulate(hist_or_sizes: Any, strategy: str, batch_size: int, steps: int | No
 def packs_matching_batch_size(plan: PackingPlan, batch_size: int) -> int:
     """Packs per batch that carry about ``batch_size`` graphs on average (at least one), so
     that packing takes about as many steps per epoch as batches of ``batch_size`` graphs.
+
+    Args:
+        plan: the packing plan (its packing factor: graphs per pack on average).
+        batch_size: graphs per batch to match.
+
+    Returns:
+        ``round(batch_size / plan.packing_factor)``, at least 1.
+
+    Raises:
+        ValueError: a bad batch size, or more than ``MAX_PACKS_PER_BATCH`` packs needed.
 
     >>> from packing import SizeHistogram, pack
     >>> plan = pack(SizeHistogram.from_counts([3, 8], [4, 14], [20, 4]), max_nodes=16, max_edges=28, max_graphs=8)
@@ -557,19 +641,39 @@ def default_requests(hist: SizeHistogram, batch_size: int, plan: PackingPlan | N
     sample misses it; pyg_dynamic gets that node target as its node budget; buckets fit
     ``num_shapes`` shapes; packing uses ``plan`` with ``packs_per_batch`` packs per batch, or
     without a plan packs with best fit (product) into the dynamic target (T_v nodes, T_e
-    edges, B graphs), the padded shape of dynamic batching, one pack per batch."""
+    edges, B graphs), the padded shape of dynamic batching, one pack per batch.
+
+    Args:
+        hist: the dataset's size histogram.
+        batch_size: B.
+        plan: the packing row's plan, or None for packs of the dynamic target.
+        seed: seed of the dynamic target's sample.
+        num_shapes: bucket shapes to fit (1 to ``MAX_SHAPES``).
+        packs_per_batch: packs of ``plan`` per batch.
+
+    Returns:
+        Strategy name to its options, in ``STRATEGIES`` order (for :func:`run_strategies`).
+
+    Raises:
+        ValueError: ``packs_per_batch`` other than 1 without a plan, or a bad batch size.
+
+    >>> from packing import SizeHistogram
+    >>> requests = default_requests(SizeHistogram.from_counts([3, 8], [4, 14], [20, 4]), 4, None, seed=0)
+    >>> requests["pyg_dynamic"], requests["packing"]["limits"]
+    ({'max_num': 64, 'mode': 'node'}, PackLimits(max_nodes=64, max_edges=64, max_graphs=4))
+    """
     if plan is None and packs_per_batch != 1:
         raise ValueError("packs_per_batch needs a plan: without one the packing row packs into the dynamic "
                          "batching target, whose packs already hold about batch_size graphs.")
     dynamic = {"sample_size": DEFAULT_SAMPLE_SIZE, "sample_seed": seed, "raise_to_fit": True}
-    nodes, edges, _ = dynamic_target(GraphSizes.of(hist), batch_size, dynamic, seed)["target"]
+    target, _ = _resolve_target(GraphSizes.of(hist), batch_size, dynamic, seed)
     return {
         "static_constant": {}, "static_64": {}, "static_pow2": {},
         "dynamic": dynamic,
-        "pyg_dynamic": {"max_num": nodes, "mode": "node"},
+        "pyg_dynamic": {"max_num": target.num_nodes, "mode": "node"},
         "buckets": {"num_shapes": num_shapes},
         "packing": ({"plan": plan, "packs_per_batch": packs_per_batch} if plan is not None
-                    else {"limits": PackLimits(nodes, edges, batch_size)}),
+                    else {"limits": PackLimits(target.num_nodes, target.num_edges, target.num_graphs)}),
     }
 
 
@@ -584,6 +688,24 @@ def compare_batching(hist: SizeHistogram, batch_size: int, plan: PackingPlan | N
     ``table.attrs`` holds the run (``"run"``), each strategy's settings (``"settings"``) and
     full summary (``"summaries"``); :func:`batching_section` turns the table into the
     export's ``batching`` section.
+
+    Args:
+        hist: the dataset's size histogram.
+        batch_size: B, graphs per batch of the batching strategies.
+        plan: the packing row's plan (None: packs of the dynamic target, one per batch).
+        steps: optimizer steps to simulate; None: ``epochs`` whole epochs.
+        seed: seed of the epoch orders and of the dynamic target's sample.
+        epochs: whole epochs when ``steps`` is None.
+        devices: data-parallel devices, one batch each per step.
+        num_shapes: bucket shapes to fit.
+        packs_per_batch: packs of ``plan`` per batch.
+
+    Returns:
+        The comparison table (one row per strategy, ``attrs`` as above).
+
+    Raises:
+        ValueError: ``hist`` is not a ``SizeHistogram``, a bad setting (named), or a run
+            too large to hold in memory.
 
     >>> from packing import SizeHistogram
     >>> table = compare_batching(SizeHistogram.from_counts([3, 8], [4, 14], [20, 4]), batch_size=4)

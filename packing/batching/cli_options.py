@@ -1,0 +1,80 @@
+"""Command-line options shared by the two commands that compare batching strategies,
+``python -m packing batching`` and ``python -m throughput estimate``: ``--packs-per-batch``
+and the ``--out`` table file."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..plan import PackingPlan
+from .simulate import packs_matching_batch_size
+
+
+def check_out(path: Path | None) -> None:
+    """Check an output file before any work is done: a table is written as .csv or .json.
+
+    Args:
+        path: the ``--out`` file, or None when none was asked for.
+
+    Raises:
+        ValueError: the file ends in neither .csv nor .json.
+
+    >>> check_out(Path("table.csv")), check_out(None)
+    (None, None)
+    >>> check_out(Path("table.txt"))
+    Traceback (most recent call last):
+    ...
+    ValueError: --out must end in .csv or .json, got 'table.txt'.
+    """
+    if path is not None and path.suffix not in (".csv", ".json"):
+        raise ValueError(f"--out must end in .csv or .json, got {path.name!r}.")
+
+
+def _packs_value(text: str) -> int | None:
+    if text == "match":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number or 'match', got {text!r}") from None
+
+
+def add_packs_per_batch(parser: argparse.ArgumentParser) -> None:
+    """Add the ``--packs-per-batch N|match`` option to ``parser`` (default None: 'match').
+
+    >>> parser = argparse.ArgumentParser()
+    >>> add_packs_per_batch(parser)
+    >>> parser.parse_args(["--packs-per-batch", "4"]).packs_per_batch, parser.parse_args([]).packs_per_batch
+    (4, None)
+    """
+    parser.add_argument("--packs-per-batch", type=_packs_value, default=None, metavar="N|match",
+                        help="packing row: packs per batch (default 'match': as many as carry about --batch-size "
+                             "graphs on average, so packing takes about as many steps per epoch as the batches)")
+
+
+def packs_per_batch(args: argparse.Namespace, plan: PackingPlan | None, batch_size: int) -> int:
+    """``--packs-per-batch`` resolved for ``plan``.
+
+    Args:
+        args: parsed arguments with ``packs_per_batch`` (:func:`add_packs_per_batch`).
+        plan: the packing row's plan; None: the row packs into the dynamic batching target.
+        batch_size: graphs per batch of the batching strategies.
+
+    Returns:
+        The number given; for 'match', :func:`packs_matching_batch_size`; without a plan, 1.
+
+    Raises:
+        ValueError: a number was given without a plan (it would not apply).
+
+    >>> packs_per_batch(argparse.Namespace(packs_per_batch=None), None, 32)
+    1
+    """
+    if plan is None:
+        if args.packs_per_batch is not None:
+            raise ValueError("--packs-per-batch applies to packs of chosen limits; give --max-nodes, --max-edges or "
+                             "--max-graphs (or a configuration with a plan), or leave it out: without limits the "
+                             "packing row packs into the dynamic batching target, one pack per batch.")
+        return 1
+    if args.packs_per_batch is None:
+        return packs_matching_batch_size(plan, batch_size)
+    return args.packs_per_batch
