@@ -45,6 +45,13 @@ def _is_type_checking(node: ast.If) -> bool:
         (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
+def names_bound_by(path: Path) -> set[str]:
+    """The names a package's ``__init__`` (or a module) binds at its top level by import."""
+    tree = ast.parse(path.read_text(), str(path))
+    return {alias.asname or alias.name.split(".")[0] for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
+            for alias in node.names}
+
+
 def imports_of(module: str, path: Path, modules: dict[str, Path]) -> tuple[set[str], list[tuple[int, str]]]:
     """The project modules ``module`` imports when it is loaded (``TYPE_CHECKING`` blocks
     left out), and the imports placed inside functions (line, what)."""
@@ -57,8 +64,10 @@ def imports_of(module: str, path: Path, modules: dict[str, Path]) -> tuple[set[s
         if isinstance(node, ast.Import):
             return [alias.name for alias in node.names]
         source = _resolve(node, module, is_package)
-        names = [f"{source}.{alias.name}" for alias in node.names]
-        return [name if name in modules else source for name in names]
+        bound = names_bound_by(modules[source]) if source in modules else set()
+        # ``from packing import sweep`` is the function the package exports, not the module
+        return [source if alias.name in bound or f"{source}.{alias.name}" not in modules
+                else f"{source}.{alias.name}" for alias in node.names]
 
     def visit(node: ast.AST, in_function: bool) -> None:
         for child in ast.iter_child_nodes(node):
