@@ -35,7 +35,7 @@ import torch
 from torch_geometric.data import Data, InMemoryDataset
 from torch_geometric.loader import DataLoader
 
-from packing import BatchShape, PackingPlan, SizeHistogram, load_config, whole_number
+from packing import BatchShape, PackingPlan, SizeHistogram, load_config, pack_of, row_index, whole_number
 
 from .packed_collate import PadToShape
 from .packed_gather import PackSource
@@ -183,10 +183,8 @@ class PackedBatchSampler(torch.utils.data.Sampler):
         keys = hist.num_nodes * span + hist.num_edges
         self._graph_tuple = np.searchsorted(keys, self.num_nodes * span + self.num_edges)
         self._graphs_by_tuple = np.argsort(self._graph_tuple, kind="stable")
-        chunks = []
-        for items, count in self.plan.packs:
-            tuples = np.searchsorted(keys, [n * span + e for n, e, _ in items])
-            chunks.append(np.tile(np.repeat(tuples, [k for _, _, k in items]), count))
+        rows = row_index(hist)
+        chunks = [np.tile(np.array(pack_of(items, rows)), count) for items, count in self.plan.packs]
         self._slots_by_tuple = np.argsort(np.concatenate(chunks), kind="stable")
         graphs_per_pack = np.repeat(self.plan.pack_graphs, self.plan.pack_counts)
         self._pack_starts = np.concatenate([[0], np.cumsum(graphs_per_pack)])

@@ -21,6 +21,7 @@ from .method import (
     ALGORITHMS, ALL_ALGORITHMS, BALANCED, BASELINES, BEST, BEST_FIT, EDGE_ONLY, FIRST_FIT, LP_ROUNDING, NODE_ONLY, NONE,
     ONE_DIM_ALGORITHMS, PUBLISHED, TUPLE_ALGORITHMS, WEIGHTED, WORST_FIT, Algorithm, PackMethod,
 )
+from .packs import items_of, pack_of, row_index
 from .plan import PackingPlan, describe
 from .published import PAPER_MIN, PAPER_TABLE2, PUBLISHED_HEURISTICS
 from .shape import BatchShape
@@ -82,6 +83,7 @@ __all__ = [
     "describe",
     "export_config",
     "histogram_from_table",
+    "items_of",
     "limit_grid",
     "load_config",
     "load_size_table",
@@ -91,10 +93,12 @@ __all__ = [
     "lp_bound",
     "numbered_rows",
     "pack",
+    "pack_of",
     "published_table",
     "read_file_bytes",
     "read_json_object",
     "read_table",
+    "row_index",
     "save_config",
     "save_histogram",
     "size_limit_words",

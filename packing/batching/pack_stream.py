@@ -14,6 +14,7 @@ from functools import cached_property
 import numpy as np
 
 from .stream import GraphSizes, epoch_rng
+from ..packs import pack_of, row_index
 from ..plan import PackingPlan
 
 
@@ -99,10 +100,8 @@ class PackStream:
     @cached_property
     def _pack_contents(self) -> list[np.ndarray]:
         """Per distinct pack, the histogram row (size tuple) of each of its slots."""
-        hist = self.sizes.histogram
-        tuple_of = {(int(n), int(e)): index for index, (n, e) in enumerate(zip(hist.num_nodes, hist.num_edges))}
-        return [np.repeat([tuple_of[n, e] for n, e, _ in items], [k for _, _, k in items])
-                for items, _ in self.plan.packs]
+        rows = row_index(self.sizes.histogram)
+        return [np.array(pack_of(items, rows)) for items, _ in self.plan.packs]
 
     @cached_property
     def _graph_tuple(self) -> np.ndarray:
