@@ -112,6 +112,21 @@ class BatchShape(_Fields):
         """
         return self.num_nodes - 1, self.num_edges, self.num_graphs - 1
 
+    def pack_limits(self) -> PackLimits:
+        """The pack limits whose packs, one per batch, pad to exactly this shape: its real
+        room (so packing is compared with dynamic batching at the same padded shape).
+
+        >>> BatchShape(640, 9856, 32).pack_limits()
+        PackLimits(max_nodes=639, max_edges=9856, max_graphs=31)
+        >>> BatchShape.for_limits(BatchShape(640, 9856, 32).pack_limits())
+        BatchShape(num_nodes=640, num_edges=9856, num_graphs=32)
+
+        Raises:
+            ValueError: for a shape with no room for a real graph (one node or one graph).
+        """
+        nodes, edges, graphs = self.real_room
+        return PackLimits(nodes, max(edges, 1), graphs)
+
     def check_holds(self, needed: "BatchShape") -> "BatchShape":
         """Return ``self`` if it is at least ``needed`` in every component, else raise a
         ``ValueError`` naming the component that is too small.

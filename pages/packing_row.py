@@ -1,13 +1,13 @@
 """The packing row of the Batching, Throughput and Export pages: the chosen configuration
 of the sidebar (limits and method, the data defaults until others are chosen), with the
 run's packs per step, or as many as carry about the batch size in graphs; the simulator's
-default (packs of the dynamic batching target's shape, one per batch) only when the chosen
+default (packs that pad to the dynamic batching target's shape, one per batch) only when the chosen
 limits do not hold every graph, and the note says so."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from packing import PackLimits, PackMethod, SizeHistogram
+from packing import BatchShape, PackLimits, PackMethod, SizeHistogram
 from packing.batching import packs_matching_batch_size
 from pages import cache, state
 from pages.cache import PackingRequest
@@ -43,5 +43,4 @@ def packing_row(hist: SizeHistogram, run: dict) -> PackingRow:
     return PackingRow(chosen.limits, method, packs, (
         f"Packing row: the chosen configuration, limits {chosen.limits} from {chosen.source}, {method.label}; "
         f"{packs:,} pack{'s' if packs > 1 else ''} per step ({how}: about {packs * plan.packing_factor:,.0f} "
-        f"graphs and a padded shape of {packs * chosen.limits.max_nodes:,} nodes, "
-        f"{packs * chosen.limits.max_edges:,} edges, {packs * chosen.limits.max_graphs:,} graphs)."))
+        f"graphs and a padded shape of {BatchShape.for_plan(plan, packs)}, one padding node and graph included)."))

@@ -52,8 +52,9 @@ def test_table_and_padding_chart_on_the_default_dataset(app):
     assert chosen(app).source == "data defaults (largest graph)"
     hist, _ = data_loaders.load_histogram("qm9")
     packs = round(32 / pack(hist, limits).packing_factor)
-    assert rows.loc["packing", "max_padded_nodes"] == packs * limits.max_nodes
-    assert rows.loc["packing", "max_padded_graphs"] == packs * limits.max_graphs
+    # padded as the packed loader pads: the packs' limits plus one padding node and one padding graph
+    assert rows.loc["packing", "max_padded_nodes"] == packs * limits.max_nodes + 1
+    assert rows.loc["packing", "max_padded_graphs"] == packs * limits.max_graphs + 1
     (padding,) = charts(app)  # only the open tab runs
     assert padding["layout"]["title"]["text"].startswith("Real share of every padded batch")
     assert [trace["name"] for trace in padding["data"]] == ["real nodes", "real edges", "real graphs"]
@@ -87,7 +88,7 @@ def test_packing_row_follows_limits_chosen_on_the_packing_page_and_the_target_bu
     plan = pack(hist, PackLimits(120, 240, 256))
     packs = round(32 / plan.packing_factor)  # packs per batch carrying about 32 graphs
     assert packs > 1 and abs(packs * plan.packing_factor - 32) <= plan.packing_factor / 2
-    assert (rows.loc["packing", "max_padded_nodes"], rows.loc["packing", "max_padded_edges"]) == (120 * packs,
+    assert (rows.loc["packing", "max_padded_nodes"], rows.loc["packing", "max_padded_edges"]) == (120 * packs + 1,
                                                                                                   240 * packs)
     assert rows.loc["packing", "mean_graphs_per_batch"] == pytest.approx(packs * plan.packing_factor, rel=0.02)
     assert any(f"{packs} packs per step (about 32 graphs, the batch size" in c.value and
@@ -97,9 +98,11 @@ def test_packing_row_follows_limits_chosen_on_the_packing_page_and_the_target_bu
     button.click().run()
     rows = app.dataframe[0].value.set_index("strategy")
     dynamic = rows.loc["dynamic (jraph)"]
-    target = PackLimits(int(dynamic["max_padded_nodes"]), int(dynamic["max_padded_edges"]), 32)
+    # the target's real room: packs of these limits pad to the dynamic batches' shape
+    target = PackLimits(int(dynamic["max_padded_nodes"]) - 1, int(dynamic["max_padded_edges"]), 31)
     assert chosen(app).limits == target and chosen(app).source == "the dynamic batching target on the Batching page"
-    assert rows.loc["packing", "max_padded_nodes"] == target.max_nodes
+    packs = round(32 / pack(hist, target).packing_factor)
+    assert rows.loc["packing", "max_padded_nodes"] == packs * target.max_nodes + 1
     assert not any(b.label.startswith("Use the dynamic target") for b in app.button)
 
 

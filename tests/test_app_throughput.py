@@ -75,7 +75,7 @@ def test_the_chosen_configuration_is_priced_with_its_packs_per_step(app):
     assert not app.exception
     assert app.session_state["batching"]["packs_per_batch"] == 2
     note = next(c.value for c in app.caption if c.value.startswith("Packing row"))
-    assert "2 packs per step (set on this page" in note and f"{2 * limits.max_nodes:,} nodes" in note
+    assert "2 packs per step (set on this page" in note and f"{2 * limits.max_nodes + 1:,} nodes" in note
     assert app.dataframe[0].value.set_index("strategy").loc["packing", "steps_per_epoch"] != packs
 
 

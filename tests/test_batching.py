@@ -4,7 +4,7 @@ equals Algorithm 1, buckets, multi-device numbers, errors."""
 import numpy as np
 import pytest
 
-from packing import PackLimits, SizeHistogram, pack
+from packing import BatchShape, PackLimits, SizeHistogram, pack
 from packing.batching.summary import shape_curve
 from packing.batching import (
     STRATEGIES,
@@ -158,12 +158,14 @@ def test_packing_rows_follow_the_plan():
     plan = pack(hist, PackLimits(24, 60, 6))
     result = simulate(hist, "packing", batch_size=8, plan=plan)
     summary = result.summary
+    # every batch is padded as the packed loader pads it: the pack's limits plus one padding node and graph
     assert summary["batches"] == plan.num_packs
-    assert summary["node_efficiency"] == plan.node_efficiency
+    assert summary["node_efficiency"] == plan.total_nodes / (plan.num_packs * 25)
     assert summary["edge_efficiency"] == plan.edge_efficiency
-    assert summary["graph_efficiency"] == plan.num_graphs / (plan.num_packs * 6)
+    assert summary["graph_efficiency"] == plan.num_graphs / (plan.num_packs * 7)
+    assert result.settings["shape"] == [25, 60, 7] == list(BatchShape.for_plan(plan))
     two = simulate(hist, "packing", batch_size=8, limits=PackLimits(24, 60, 6), packs_per_batch=2, steps=5)
-    assert (two.batches.padded_nodes == 48).all() and two.summary["batches"] == 5
+    assert (two.batches.padded_nodes == 49).all() and two.summary["batches"] == 5
 
 
 def test_steps_and_devices_lay_batches_out_in_steps():
@@ -214,9 +216,11 @@ def test_compare_has_a_row_per_strategy_on_the_same_stream():
     # static strategies cut the same batches: equal graphs per batch, different padding
     assert frame.loc["static_64", "mean_graphs_per_batch"] == frame.loc["static_pow2", "mean_graphs_per_batch"] == 7
     assert frame.loc["dynamic", "distinct_shapes"] == frame.loc["static_constant", "distinct_shapes"] == 1
+    # without a plan, packing packs into the dynamic target's real room: its batches pad to the same shape
     target = table.attrs["settings"]["dynamic"]["target"]
-    assert table.attrs["settings"]["packing"]["limits"] == {"max_nodes": target[0], "max_edges": target[1],
-                                                            "max_graphs": 8}
+    assert table.attrs["settings"]["packing"]["limits"] == {"max_nodes": target[0] - 1, "max_edges": target[1],
+                                                            "max_graphs": 7}
+    assert table.attrs["settings"]["packing"]["shape"] == target
 
 
 def test_bad_input_gets_a_clear_message():

@@ -102,8 +102,10 @@ def test_padded_shapes_hold_their_batches(run):
         assert (padded_graphs == graphs).all()
     elif strategy == "packing":
         plan, k = options["plan"], options["packs_per_batch"]
-        assert (padded_nodes == k * plan.node_capacity).all() and (padded_edges == k * plan.edge_capacity).all()
-        assert (nodes <= padded_nodes).all() and (edges <= padded_edges).all() and (graphs <= padded_graphs).all()
+        assert (padded_nodes == k * plan.node_capacity + 1).all() and (padded_edges == k * plan.edge_capacity).all()
+        assert (padded_graphs == k * plan.limits.max_graphs + 1).all()
+        # room for the padding graph, as every other strategy leaves it
+        assert (nodes + 1 <= padded_nodes).all() and (edges <= padded_edges).all() and (graphs + 1 <= padded_graphs).all()
     else:
         assert (padded_nodes >= nodes + 1).all() and (padded_edges >= edges).all()
         assert (padded_graphs == batch_size).all() and (graphs <= batch_size - 1).all()

@@ -1,5 +1,5 @@
 """Training on a packing plan: every epoch the plan's packs in a random order, ``k`` packs per
-batch, each batch padded to ``k`` times the pack limits.
+batch (the simulator pads each batch to :meth:`packing.BatchShape.for_plan`).
 
 The plan fixes which size tuples share a pack; which graph of a size goes into which pack
 is drawn afresh every epoch. The graphs of a pack are consecutive in the epoch's graph

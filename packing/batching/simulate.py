@@ -47,8 +47,10 @@ the graph count (:mod:`packing.batching.padding`):
 ``packing``
     the packs of a plan (``plan``, or ``limits`` and ``method`` to pack with), every epoch
     in a random order, ``packs_per_batch`` packs per batch (default 1), each batch padded
-    to that many times the pack capacity (the plan's limits; a 1D baseline's ignored
-    component: its largest pack). One shape. The batch size does not apply.
+    to the shape the packed loader gives it: that many times the pack capacity (the plan's
+    limits; a 1D baseline's ignored component: its largest pack) plus one padding node and
+    one padding graph (:meth:`packing.BatchShape.for_plan`). One shape. The batch size does
+    not apply.
 
 Every graph is kept: the published static code drops the graph that triggers each yield
 (one graph per batch lost); we do not. A run covers ``epochs`` whole epochs or ``steps``
@@ -483,12 +485,13 @@ def _simulate_packing(sizes: GraphSizes, run: RunSpec, cross: bool, options: dic
     packs = whole_number(options.get("packs_per_batch", 1), "packs_per_batch", 1, MAX_PACKS_PER_BATCH)
     stream = PackStream(sizes, plan)
     done = stream.run(packs, run.wanted, run.stream_epochs, run.seed, cross)
-    capacity = (plan.node_capacity, plan.edge_capacity, plan.limits.max_graphs)
+    shape = BatchShape.for_plan(plan, packs)
     count = done.start.size
-    padded = PaddedBatches(done.nodes, done.edges, done.graphs, *(_full(count, packs * c) for c in capacity))
+    padded = PaddedBatches(done.nodes, done.edges, done.graphs, *(_full(count, size) for size in shape))
     settings = {"limits": plan.limits.to_dict(), "method": plan.method.to_dict(), "packs_per_batch": packs,
-                "plan_packs": plan.num_packs, "capacity": list(capacity), "broken_limits": plan.broken_limits(),
-                "cross_epochs": cross}
+                "plan_packs": plan.num_packs, "capacity": [plan.node_capacity, plan.edge_capacity,
+                                                           plan.limits.max_graphs],
+                "shape": list(shape), "broken_limits": plan.broken_limits(), "cross_epochs": cross}
     return BatchingResult("packing", run, settings, sizes.num_graphs, done.start, padded,
                           lambda epoch: stream.order(epoch, run.seed))
 
@@ -640,8 +643,9 @@ def default_requests(hist: SizeHistogram, batch_size: int, plan: PackingPlan | N
     from 1,000 graphs (``sample_seed`` = ``seed``), raised to hold the largest graph when the
     sample misses it; pyg_dynamic gets that node target as its node budget; buckets fit
     ``num_shapes`` shapes; packing uses ``plan`` with ``packs_per_batch`` packs per batch, or
-    without a plan packs with best fit (product) into the dynamic target (T_v nodes, T_e
-    edges, B graphs), the padded shape of dynamic batching, one pack per batch.
+    without a plan packs with best fit (product) into the real room of the dynamic target
+    (T_v - 1 nodes, T_e edges, B - 1 graphs), so that its batches, one pack each, pad to
+    the padded shape of dynamic batching.
 
     Args:
         hist: the dataset's size histogram.
@@ -660,7 +664,7 @@ def default_requests(hist: SizeHistogram, batch_size: int, plan: PackingPlan | N
     >>> from packing import SizeHistogram
     >>> requests = default_requests(SizeHistogram.from_counts([3, 8], [4, 14], [20, 4]), 4, None, seed=0)
     >>> requests["pyg_dynamic"], requests["packing"]["limits"]
-    ({'max_num': 64, 'mode': 'node'}, PackLimits(max_nodes=64, max_edges=64, max_graphs=4))
+    ({'max_num': 64, 'mode': 'node'}, PackLimits(max_nodes=63, max_edges=64, max_graphs=3))
     """
     if plan is None and packs_per_batch != 1:
         raise ValueError("packs_per_batch needs a plan: without one the packing row packs into the dynamic "
@@ -673,7 +677,7 @@ def default_requests(hist: SizeHistogram, batch_size: int, plan: PackingPlan | N
         "pyg_dynamic": {"max_num": target.num_nodes, "mode": "node"},
         "buckets": {"num_shapes": num_shapes},
         "packing": ({"plan": plan, "packs_per_batch": packs_per_batch} if plan is not None
-                    else {"limits": PackLimits(target.num_nodes, target.num_edges, target.num_graphs)}),
+                    else {"limits": target.pack_limits()}),
     }
 
 
