@@ -61,14 +61,22 @@ class _OpenGroups:
 
     ``rank`` orders the groups for the chosen fit (lowest rank wins): the heuristic of the
     remaining space for best fit, its negative for worst fit, the opening order for first fit.
+    ``edges_at_nodes[r]`` (for node limits up to ``ROOM_INDEX_LIMIT``) is at least the
+    remaining edges of every group with ``r`` remaining nodes, so a bin that no group can
+    take is told so from one short array, without a query over all groups.
     """
 
-    def __init__(self, heuristic: Heuristic, fit: str) -> None:
+    ROOM_INDEX_LIMIT = 1 << 14
+
+    def __init__(self, heuristic: Heuristic, fit: str, max_nodes: int) -> None:
         self.heuristic = heuristic
         self.fit = fit
+        self.edges_at_nodes = np.full(max_nodes + 1, -1, dtype=np.int64) if max_nodes <= self.ROOM_INDEX_LIMIT else None
+        self.released = 0  # groups released since ``edges_at_nodes`` was last made exact
         capacity = 64
         self.rem_nodes = np.full(capacity, -1, dtype=np.int64)  # -1 marks a free slot
         self.rem_edges = np.full(capacity, -1, dtype=np.int64)
+        self.graphs = np.zeros(capacity, dtype=np.int64)
         self.rank = np.zeros(capacity, dtype=np.float64)
         self.state: list[tuple[int, int, int] | None] = [None] * capacity
         self.members: list[list | None] = [None] * capacity
@@ -79,7 +87,7 @@ class _OpenGroups:
 
     def _grow(self) -> None:
         old = self.rem_nodes.size
-        for name, fill in (("rem_nodes", -1), ("rem_edges", -1), ("rank", 0.0)):
+        for name, fill in (("rem_nodes", -1), ("rem_edges", -1), ("graphs", 0), ("rank", 0.0)):
             array = getattr(self, name)
             setattr(self, name, np.concatenate([array, np.full(old, fill, dtype=array.dtype)]))
         self.state.extend([None] * old)
@@ -99,6 +107,9 @@ class _OpenGroups:
             self.total[slot] = count
             self.rem_nodes[slot] = state[0]
             self.rem_edges[slot] = state[1]
+            self.graphs[slot] = state[2]
+            if self.edges_at_nodes is not None and self.edges_at_nodes[state[0]] < state[1]:
+                self.edges_at_nodes[state[0]] = state[1]
             if self.fit == "first_fit":
                 self.rank[slot] = self.opened
             else:
@@ -136,15 +147,34 @@ class _OpenGroups:
         self.rem_nodes[slot] = -1
         self.rem_edges[slot] = -1
         self.free.append(slot)
+        self.released += 1
 
     def ranked_fits(self, nodes: int, edges: int, first_only: bool) -> list[int]:
-        """Slots of the groups a bin of this size fits into, best rank first (ties: slot order)."""
+        """Slots of the groups a bin of this size fits into, best rank first; equal ranks
+        by remaining nodes, then edges, then graphs held (smallest first), so the order
+        depends on the groups alone (:mod:`packing.best_fit_grid` uses the same)."""
+        if self.edges_at_nodes is not None:
+            if self.released > max(64, len(self.slot_of)):
+                self._exact_edges_at_nodes()
+            if self.edges_at_nodes[nodes:].max() < edges:
+                return []
         fits = ((self.rem_nodes >= nodes) & (self.rem_edges >= edges)).nonzero()[0]
         if fits.size <= 1:
             return fits.tolist()
+        rank = self.rank[fits]
         if first_only:
-            return [int(fits[self.rank[fits].argmin()])]
-        return fits[np.argsort(self.rank[fits], kind="stable")].tolist()
+            fits = fits[rank == rank.min()]
+            if fits.size == 1:
+                return fits.tolist()
+            rank = self.rank[fits]
+        ranked = fits[np.lexsort((self.graphs[fits], self.rem_edges[fits], self.rem_nodes[fits], rank))]
+        return ranked[:1].tolist() if first_only else ranked.tolist()
+
+    def _exact_edges_at_nodes(self) -> None:
+        live = self.rem_nodes >= 0
+        self.edges_at_nodes.fill(-1)
+        np.maximum.at(self.edges_at_nodes, self.rem_nodes[live], self.rem_edges[live])
+        self.released = 0
 
     def close_below(self, min_nodes: int, min_edges: int) -> tuple[list[tuple[int, int]], int, int]:
         """Close every group that no remaining bin can fit into; return its packs and the
@@ -219,7 +249,7 @@ def _run(
     add_content = tree.add if tree is not None else (lambda parent, item, copies: -1)
 
     graphs_can_bind = most_graphs_per_pack(nodes, edges, counts, max_nodes, max_edges) > max_graphs
-    groups = _OpenGroups(heuristic, fit)
+    groups = _OpenGroups(heuristic, fit, max_nodes)
     closed: list[tuple[int, int]] = []
     floor = (-1, -1)
     opened = 0
