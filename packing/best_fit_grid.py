@@ -73,15 +73,18 @@ class _Groups:
     """Open pack groups of every cell as flat arrays; a group is (cell, room in nodes,
     room in edges, graphs held, packs). ``graphs`` is 0 in cells whose graph limit can
     never bind, as in :mod:`packing.greedy`. A closed group keeps its place with room -1
-    (no bin fits it) until the next merge drops it."""
+    (no bin fits it) until the next merge drops it. Cells and rooms are int32 when every
+    limit allows (half the memory to scan per bin), graphs and packs int64."""
 
     COLUMNS = ("cell", "nodes", "edges", "graphs", "packs")
 
-    def __init__(self) -> None:
+    def __init__(self, narrow: bool) -> None:
         self.size = 0
         self.merged_size = 0
+        small = np.int32 if narrow else np.int64
+        self.dtypes = dict(zip(self.COLUMNS, (small, small, small, np.int64, np.int64)))
         for name in self.COLUMNS:
-            setattr(self, f"_{name}", np.zeros(1024, dtype=np.int64))
+            setattr(self, f"_{name}", np.zeros(1024, dtype=self.dtypes[name]))
         self._fit = np.zeros(1024, dtype=bool)
         self._scratch = np.zeros(1024, dtype=bool)
 
@@ -107,7 +110,7 @@ class _Groups:
         if self.size + added > self._cell.size:
             capacity = max(2 * self._cell.size, self.size + added)
             for name in self.COLUMNS:
-                grown = np.zeros(capacity, dtype=np.int64)
+                grown = np.zeros(capacity, dtype=self.dtypes[name])
                 grown[:self.size] = getattr(self, name)
                 setattr(self, f"_{name}", grown)
             self._fit, self._scratch = np.zeros(capacity, dtype=bool), np.zeros(capacity, dtype=bool)
@@ -187,7 +190,7 @@ def count_best_fit_grid(
     floor_nodes = np.minimum.accumulate(order_nodes[::-1])[::-1].tolist()
     floor_edges = np.minimum.accumulate(order_edges[::-1])[::-1].tolist()
     opened = np.zeros(cells, dtype=np.int64)
-    groups = _Groups()
+    groups = _Groups(narrow=max(int(node_limits.max(initial=0)), int(edge_limits.max(initial=0)), cells) < 2**31)
     for position, (size_n, size_e, copies) in enumerate(zip(order_nodes.tolist(), order_edges.tolist(),
                                                             order_counts.tolist())):
         new_parts: list[tuple[np.ndarray, ...]] = []
@@ -207,6 +210,13 @@ def count_best_fit_grid(
             over = np.flatnonzero(~whole)
             if over.size:
                 rank = heuristic.array(room_n[over], room_e[over])
+                # A group ranked below one that takes every copy alone is never reached:
+                # only groups ranked at most the best such group of their cell are ordered.
+                enough = np.full(cells, np.inf)
+                alone = capacity[over] >= copies
+                np.minimum.at(enough, cell[over][alone], rank[alone])
+                reached = rank <= enough[cell[over]]
+                over, rank = over[reached], rank[reached]
                 ranked = over[_lexicographic_order([cell[over], rank, room_n[over], room_e[over], held[over]])]
                 ranked_cell, ranked_capacity = cell[ranked], capacity[ranked]
                 total = np.cumsum(ranked_capacity)
