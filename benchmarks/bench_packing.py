@@ -10,7 +10,13 @@ alternate old, new, old, new, ..., and the median of each side is compared in th
 run: on a shared machine only ratios taken together mean something. The sweep's cells
 must match cell by cell.
 
-Prints a table and writes benchmarks/results/packing.csv and packing_side_by_side.csv.
+Best fit against the published algorithm with the same heuristic (issue 22): the packs of
+each on every case here, on Table 2's (the same two OGB histograms) and on the four QM9
+constructions, at the data-default limits (the largest graph, 256 graphs per pack), and
+on QM9 radius graphs at 2x and 3x those limits as well.
+
+Prints a table and writes benchmarks/results/packing.csv, packing_side_by_side.csv and
+best_fit_vs_published.csv.
 Run from the repo root:
 
     .venv/bin/python -m benchmarks.bench_packing
@@ -28,7 +34,8 @@ import pandas as pd
 from benchmarks.synthetic import adversarial_random, ppa_like
 from benchmarks.timing import packing_copy, save_results, side_by_side, timed
 from data_loaders import load_histogram
-from packing import PackLimits, PackMethod, SizeHistogram, pack, sweep
+from packing import HEURISTICS, PackLimits, PackMethod, SizeHistogram, pack, sweep
+from packing.api import count_tuple_packs
 
 
 BASELINE = "6c031ef"  # main before issue 22
@@ -40,7 +47,8 @@ ROUNDS = 3  # alternating runs per version
 # only what both have): a sweep, or one best-fit plan (median of 3 after a warm-up run).
 ISOLATED_RUN = """
 import json, statistics, sys, time
-from packing import PackLimits, PackMethod, SizeHistogram, pack, sweep
+from packing import HEURISTICS, PackLimits, PackMethod, SizeHistogram, pack, sweep
+from packing.api import count_tuple_packs
 job = json.load(sys.stdin)
 hist = SizeHistogram.from_counts(job["nodes"], job["edges"], job["counts"])
 method = PackMethod("best_fit", job["heuristic"])
@@ -92,6 +100,47 @@ def side_by_side_rows(molpcba: SizeHistogram, ppa: SizeHistogram, rounds: int = 
     return rows
 
 
+QM9_CONSTRUCTIONS = ({"graph": "bonds"}, {"graph": "full"}, {"graph": "radius", "cutoff": 5.0}, {"graph": "knn"})
+
+
+def best_fit_against_published(cases: list[tuple[str, SizeHistogram, PackLimits]]) -> pd.DataFrame:
+    """Packs of best fit and of the published algorithm, per case and heuristic."""
+    rows = []
+    for case, hist, limits in cases:
+        for heuristic in HEURISTICS:
+            ours = count_tuple_packs(hist, limits, PackMethod("best_fit", heuristic))
+            published = count_tuple_packs(hist, limits, PackMethod("published", heuristic))
+            rows.append({"case": case, "limits": f"{limits.max_nodes} / {limits.max_edges} / {limits.max_graphs}",
+                         "heuristic": heuristic, "best_fit_packs": ours, "published_packs": published,
+                         "best_fit_minus_published": ours - published,
+                         "difference_pct": round(100 * (ours - published) / published, 3)})
+    frame = pd.DataFrame(rows)
+    behind = frame[frame["best_fit_minus_published"] > 0]
+    print(f"\nbest fit against the published algorithm: behind in {len(behind)} of {len(frame)} (case, heuristic)")
+    if not behind.empty:
+        print(behind.to_string(index=False))
+    save_results(frame, "best_fit_vs_published")
+    return frame
+
+
+def published_cases(molhiv: SizeHistogram, molpcba: SizeHistogram, ppa: SizeHistogram) -> list:
+    """bench_packing's and table2's cases and the QM9 constructions at their data-default
+    limits, then QM9 radius graphs at 2x and 3x."""
+    cases = [("ogbg-molhiv train", molhiv, PackLimits.for_histogram(molhiv)),
+             ("ogbg-molpcba train", molpcba, PackLimits.for_histogram(molpcba)),
+             ("SYNTHETIC ppa-like", ppa, PackLimits(300, 36_138, 256)),
+             ("SYNTHETIC random 2,000 tuples", *adversarial_random())]
+    for options in QM9_CONSTRUCTIONS:
+        hist, _ = load_histogram("qm9", **options)
+        cases.append((f"QM9 {options['graph']}", hist, PackLimits.for_histogram(hist)))
+    radius = cases[-2][1]
+    base = PackLimits.for_histogram(radius)
+    for times in (2, 3):
+        cases.append((f"QM9 radius, {times}x limits", radius,
+                      PackLimits(times * base.max_nodes, times * base.max_edges, base.max_graphs)))
+    return cases
+
+
 def main() -> pd.DataFrame:
     molhiv, _ = load_histogram("ogbg-molhiv", split="train")
     molpcba, _ = load_histogram("ogbg-molpcba", split="train")
@@ -134,6 +183,7 @@ def main() -> pd.DataFrame:
     seconds, built = timed(lambda: SizeHistogram.from_sizes(nodes, edges), 3)
     record(f"histogram of 10,000,000 per-graph sizes ({built.num_tuples:,} tuples)", seconds, 2.0)
 
+    best_fit_against_published(published_cases(molhiv, molpcba, ppa))
     print("\nside by side with commit", BASELINE)
     save_results(pd.DataFrame(side_by_side_rows(molpcba, ppa)), "packing_side_by_side")
 
