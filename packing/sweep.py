@@ -32,7 +32,7 @@ SWEEP_COLUMNS = [
 MAX_CELLS = 1_000_000  # limit pairs one sweep may hold
 MAX_AXIS = 100_000  # values one axis of a grid may hold
 MAX_WORKERS = 64
-LOCKSTEP_CHUNK = 128  # fewest cells per chunk for the lockstep best fit (its cost per bin is per chunk)
+LOCKSTEP_CHUNK = 256  # fewest cells per chunk for the lockstep best fit (its cost per bin is per chunk)
 Progress = Callable[[int, int], None]
 
 
@@ -116,6 +116,10 @@ def sweep(
     Pairs below the largest graph are kept with ``feasible=False`` and empty metrics.
     ``workers`` processes share the grid (default: up to 4 cores for large grids);
     ``progress(done, total)`` is called as chunks finish. At most ``MAX_CELLS`` pairs.
+    Best fit counts a chunk of at least ``LOCKSTEP_CHUNK`` pairs in one lockstep pass
+    (:mod:`packing.best_fit_grid`; each cell's count is the one ``pack()`` gives), so a
+    grid of up to that many pairs runs in this process, larger ones in about two chunks
+    per worker; the other algorithms pack cell by cell in chunks of at most 64.
     ``executor`` (any ``concurrent.futures.Executor``, e.g. a Dask client's
     ``get_executor()``) runs the chunks instead of local processes and is left open;
     ``workers`` then only sizes the chunks (default: as for ``MAX_WORKERS``).

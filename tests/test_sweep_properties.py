@@ -22,6 +22,7 @@ from packing import (
 from packing.best_fit_grid import count_best_fit_grid, graphs_can_bind
 from packing.greedy import count_packs, most_graphs_per_pack
 from packing.method import published_methods
+from packing.sweep import LOCKSTEP_CHUNK
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -130,7 +131,7 @@ def test_sweep_on_an_executor_equals_the_local_sweep():
     with ThreadPoolExecutor(max_workers=2) as pool:
         shared = sweep(hist, nodes, edges, 16, executor=pool, workers=4)
     assert shared.equals(local)
-    assert len(local) > 2 * 128  # more than one lockstep chunk
+    assert len(local) > LOCKSTEP_CHUNK  # more than one lockstep chunk
 
 
 def test_lockstep_refuses_counts_it_cannot_sum_exactly():
