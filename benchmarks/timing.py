@@ -50,7 +50,13 @@ REPO = Path(__file__).resolve().parent.parent
 
 def packing_copy(into: Path, commit: str | None = None) -> Path:
     """A copy of the ``packing`` package under ``into`` for a subprocess's PYTHONPATH: as of
-    ``commit`` (``git archive``), or as in this working tree when ``commit`` is None."""
+    ``commit`` (``git archive``), or as in this working tree when ``commit`` is None.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     (packing_copy(Path(folder)) / "packing" / "greedy.py").exists()
+    True
+    """
     into.mkdir(parents=True, exist_ok=True)
     if commit is None:
         shutil.copytree(REPO / "packing", into / "packing", ignore=shutil.ignore_patterns("__pycache__"))
@@ -64,7 +70,11 @@ def packing_copy(into: Path, commit: str | None = None) -> Path:
 def run_isolated(code: Path, script: str, payload: dict) -> dict:
     """Run ``script`` in a fresh Python whose only project code is ``code`` (its working
     folder and PYTHONPATH); ``payload`` goes in as JSON on stdin, the last stdout line
-    comes back as JSON."""
+    comes back as JSON.
+
+    >>> run_isolated(Path("."), "import json, sys; print(json.dumps(json.load(sys.stdin)))", {"a": 1})
+    {'a': 1}
+    """
     env = {**os.environ, "PYTHONPATH": str(code)}
     done = subprocess.run([sys.executable, "-c", script], input=json.dumps(payload), capture_output=True, text=True,
                           cwd=code, env=env)
@@ -75,7 +85,11 @@ def run_isolated(code: Path, script: str, payload: dict) -> dict:
 
 def side_by_side(codes: dict[str, Path], script: str, payload: dict, rounds: int) -> dict[str, list[dict]]:
     """``rounds`` runs of ``script`` per code version, alternating (old, new, old, new, ...)
-    so that both meet the same spells of load on a shared machine; every run's result."""
+    so that both meet the same spells of load on a shared machine; every run's result.
+
+    >>> side_by_side({"here": Path(".")}, "import json; print(json.dumps(1))", {}, rounds=2)
+    {'here': [1, 1]}
+    """
     results: dict[str, list[dict]] = {name: [] for name in codes}
     for _ in range(rounds):
         for name, code in codes.items():

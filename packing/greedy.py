@@ -13,8 +13,10 @@ the engine fast: work grows with the number of distinct pack states, not with gr
 
 Which open group receives a bin:
 
-* ``best_fit``  - the fullest group that fits (smallest heuristic of the remaining space);
-  the paper's "longest-pack-first". Each chosen pack takes as many copies as fit.
+* ``best_fit``  - the fullest group that fits (smallest heuristic of the remaining space;
+  equal ones by remaining nodes, then edges, then graphs held, smallest first); the
+  paper's "longest-pack-first". Each chosen pack takes as many copies as fit.
+  :mod:`packing.best_fit_grid` makes the same choices for many limit pairs at once.
 * ``worst_fit`` - the emptiest group that fits (largest heuristic of the remaining space);
   the paper's "shortest-pack-first" (SPFHP in 1D). Each chosen pack takes one copy.
 * ``first_fit`` - the group opened earliest that fits. Each chosen pack takes as many copies
