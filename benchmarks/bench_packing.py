@@ -1,22 +1,148 @@
 """Packing speed and quality on real OGB histograms, a synthetic ogbg-ppa-shaped one and a
 random adversarial one; histogram building from 10 million per-graph sizes.
 
-Prints a table and writes benchmarks/results/packing.csv. Run from the repo root:
+The two cases of issue 22 run side by side with the code of commit ``BASELINE`` (before the
+issue): the ogbg-molpcba sweep of 2,160 limit pairs (1x-4x the largest graph, best fit,
+product, ``os.cpu_count()`` processes for both) and best fit on the ppa-shaped histogram.
+Each version runs in its own fresh Python whose only project code is a copy of its
+``packing`` package (``git archive BASELINE packing`` for the old one), the runs
+alternate old, new, old, new, ..., and the median of each side is compared in the same
+run: on a shared machine only ratios taken together mean something. The sweep's cells
+must match cell by cell.
+
+Best fit against the published algorithm with the same heuristic (issue 22): the packs of
+each on every case here, on Table 2's (the same two OGB histograms) and on the four QM9
+constructions, at the data-default limits (the largest graph, 256 graphs per pack), and
+on QM9 radius graphs at 2x and 3x those limits as well.
+
+Prints a table and writes benchmarks/results/packing.csv, packing_side_by_side.csv and
+best_fit_vs_published.csv.
+Run from the repo root:
 
     .venv/bin/python -m benchmarks.bench_packing
 """
 from __future__ import annotations
 
 import os
-import time
+import statistics
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from benchmarks.synthetic import adversarial_random, ppa_like
-from benchmarks.timing import save_results, timed
+from benchmarks.timing import packing_copy, save_results, side_by_side, timed
 from data_loaders import load_histogram
-from packing import PackLimits, PackMethod, SizeHistogram, pack, sweep
+from packing import HEURISTICS, PackLimits, PackMethod, SizeHistogram, default_limits, pack, sweep
+from packing.api import count_tuple_packs
+
+
+BASELINE = "6c031ef"  # main before issue 22
+MOLPCBA_NODE_LIMITS = np.linspace(313, 4 * 313, 48).round().astype(int).tolist()
+MOLPCBA_EDGE_LIMITS = np.linspace(636, 4 * 636, 45).round().astype(int).tolist()
+ROUNDS = 3  # alternating runs per version
+
+# Runs in a fresh Python against one version of ``packing`` (the old one too, so it uses
+# only what both have): a sweep, or one best-fit plan (median of 3 after a warm-up run).
+ISOLATED_RUN = """
+import json, statistics, sys, time
+from packing import HEURISTICS, PackLimits, PackMethod, SizeHistogram, default_limits, pack, sweep
+from packing.api import count_tuple_packs
+job = json.load(sys.stdin)
+hist = SizeHistogram.from_counts(job["nodes"], job["edges"], job["counts"])
+method = PackMethod("best_fit", job["heuristic"])
+if job["kind"] == "sweep":
+    start = time.perf_counter()
+    frame = sweep(hist, job["node_limits"], job["edge_limits"], 256, method, workers=job["workers"])
+    seconds, result = time.perf_counter() - start, frame["packs"].tolist()
+else:
+    limits, times = PackLimits(*job["limits"]), []
+    pack(hist, limits, method)
+    for _ in range(3):
+        start = time.perf_counter()
+        result = pack(hist, limits, method).num_packs
+        times.append(time.perf_counter() - start)
+    seconds = statistics.median(times)
+print(json.dumps({"seconds": seconds, "result": result}))
+"""
+
+
+def side_by_side_rows(molpcba: SizeHistogram, ppa: SizeHistogram, rounds: int = ROUNDS) -> list[dict]:
+    """The issue-22 cases (and the default 12 x 12 sweep, which has no target), old code
+    against new in alternating fresh processes."""
+    workers = os.cpu_count() or 1
+    cases = [
+        (f"ogbg-molpcba sweep of {len(MOLPCBA_NODE_LIMITS) * len(MOLPCBA_EDGE_LIMITS):,} limit pairs, best fit, "
+         f"product ({workers} processes)", molpcba,
+         {"kind": "sweep", "node_limits": MOLPCBA_NODE_LIMITS, "edge_limits": MOLPCBA_EDGE_LIMITS,
+          "workers": workers}, 0.25),
+        ("ogbg-molpcba default sweep (12 x 12 limit pairs, 1x-4x the maxima), best fit, product (default workers)",
+         molpcba, {"kind": "sweep", "node_limits": default_limits(molpcba)[0], "edge_limits": default_limits(molpcba)[1],
+                   "workers": None}, None),
+        (f"SYNTHETIC ppa-like ({ppa.num_tuples:,} tuples), best fit, product, one plan", ppa,
+         {"kind": "pack", "limits": [300, 36_138, 256]}, 0.5),
+    ]
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        codes = {"old": packing_copy(Path(folder) / "old", BASELINE), "new": packing_copy(Path(folder) / "new")}
+        for case, hist, job, target in cases:
+            payload = {**job, "heuristic": "product", "nodes": hist.num_nodes.tolist(),
+                       "edges": hist.num_edges.tolist(), "counts": hist.counts.tolist()}
+            runs = side_by_side(codes, ISOLATED_RUN, payload, rounds)
+            old = statistics.median(run["seconds"] for run in runs["old"])
+            new = statistics.median(run["seconds"] for run in runs["new"])
+            same = runs["old"][0]["result"] == runs["new"][0]["result"]
+            rows.append({"case": case, "old_seconds": round(old, 3), "new_seconds": round(new, 3),
+                         "new_over_old": round(new / old, 3), "target_ratio": target,
+                         "meets_target": None if target is None else new / old <= target, "same_result": same,
+                         "old_runs": [round(run["seconds"], 3) for run in runs["old"]],
+                         "new_runs": [round(run["seconds"], 3) for run in runs["new"]],
+                         "load_average": round(os.getloadavg()[0], 2)})
+            print(f"{case:<70} old {old:7.3f} s  new {new:7.3f} s  new/old {new / old:5.3f} "
+                  f"(target <= {target if target is not None else '-'})  same result: {same}")
+    return rows
+
+
+QM9_CONSTRUCTIONS = ({"graph": "bonds"}, {"graph": "full"}, {"graph": "radius", "cutoff": 5.0}, {"graph": "knn"})
+
+
+def best_fit_against_published(cases: list[tuple[str, SizeHistogram, PackLimits]]) -> pd.DataFrame:
+    """Packs of best fit and of the published algorithm, per case and heuristic."""
+    rows = []
+    for case, hist, limits in cases:
+        for heuristic in HEURISTICS:
+            ours = count_tuple_packs(hist, limits, PackMethod("best_fit", heuristic))
+            published = count_tuple_packs(hist, limits, PackMethod("published", heuristic))
+            rows.append({"case": case, "limits": f"{limits.max_nodes} / {limits.max_edges} / {limits.max_graphs}",
+                         "heuristic": heuristic, "best_fit_packs": ours, "published_packs": published,
+                         "best_fit_minus_published": ours - published,
+                         "difference_pct": round(100 * (ours - published) / published, 3)})
+    frame = pd.DataFrame(rows)
+    behind = frame[frame["best_fit_minus_published"] > 0]
+    print(f"\nbest fit against the published algorithm: behind in {len(behind)} of {len(frame)} (case, heuristic)")
+    if not behind.empty:
+        print(behind.to_string(index=False))
+    save_results(frame, "best_fit_vs_published")
+    return frame
+
+
+def published_cases(molhiv: SizeHistogram, molpcba: SizeHistogram, ppa: SizeHistogram) -> list:
+    """bench_packing's and table2's cases and the QM9 constructions at their data-default
+    limits, then QM9 radius graphs at 2x and 3x."""
+    cases = [("ogbg-molhiv train", molhiv, PackLimits.for_histogram(molhiv)),
+             ("ogbg-molpcba train", molpcba, PackLimits.for_histogram(molpcba)),
+             ("SYNTHETIC ppa-like", ppa, PackLimits(300, 36_138, 256)),
+             ("SYNTHETIC random 2,000 tuples", *adversarial_random())]
+    for options in QM9_CONSTRUCTIONS:
+        hist, _ = load_histogram("qm9", **options)
+        cases.append((f"QM9 {options['graph']}", hist, PackLimits.for_histogram(hist)))
+    radius = cases[-2][1]
+    base = PackLimits.for_histogram(radius)
+    for times in (2, 3):
+        cases.append((f"QM9 radius, {times}x limits", radius,
+                      PackLimits(times * base.max_nodes, times * base.max_edges, base.max_graphs)))
+    return cases
 
 
 def main() -> pd.DataFrame:
@@ -45,6 +171,11 @@ def main() -> pd.DataFrame:
     seconds, plan = timed(lambda: pack(ppa, PackLimits(300, 36_138, 256)), 3, warmup=True)
     record(f"SYNTHETIC ppa-like ({ppa.num_tuples} tuples), best fit, product", seconds, 2.0, plan,
            "synthetic, not ogbg-ppa")
+    frame = sweep(molpcba, MOLPCBA_NODE_LIMITS, MOLPCBA_EDGE_LIMITS, 256, PackMethod("best_fit", "product"),
+                  workers=os.cpu_count())
+    best = frame.loc[frame["harmonic_mean"].idxmax()]
+    print(f"ogbg-molpcba sweep: best harmonic mean {100 * best.harmonic_mean:.2f}% at "
+          f"({best.max_nodes}, {best.max_edges})")
 
     hist, limits = adversarial_random()
     seconds, plan = timed(lambda: pack(hist, limits, PackMethod("best")), 3, warmup=True)
@@ -56,14 +187,9 @@ def main() -> pd.DataFrame:
     seconds, built = timed(lambda: SizeHistogram.from_sizes(nodes, edges), 3)
     record(f"histogram of 10,000,000 per-graph sizes ({built.num_tuples:,} tuples)", seconds, 2.0)
 
-    node_limits = np.linspace(313, 4 * 313, 48).round().astype(int)
-    edge_limits = np.linspace(636, 4 * 636, 45).round().astype(int)
-    start = time.perf_counter()
-    frame = sweep(molpcba, node_limits, edge_limits, 256, PackMethod("best_fit", "product"), workers=os.cpu_count())
-    seconds = time.perf_counter() - start
-    best = frame.loc[frame["harmonic_mean"].idxmax()]
-    record(f"ogbg-molpcba sweep of {len(frame)} limit pairs ({os.cpu_count()} processes)", seconds, 10.0,
-           note=f"best harmonic mean {100 * best.harmonic_mean:.2f}% at ({best.max_nodes}, {best.max_edges})")
+    best_fit_against_published(published_cases(molhiv, molpcba, ppa))
+    print("\nside by side with commit", BASELINE)
+    save_results(pd.DataFrame(side_by_side_rows(molpcba, ppa)), "packing_side_by_side")
 
     table = pd.DataFrame(rows)
     save_results(table, "packing")

@@ -1,9 +1,13 @@
 """Timing and result files shared by the benchmark scripts."""
 from __future__ import annotations
 
+import json
 import os
 import platform
+import shutil
 import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Callable
@@ -39,3 +43,55 @@ def save_results(table: pd.DataFrame, name: str) -> Path:
     table.to_csv(path, index=False)
     print(f"\nwrote {path}")
     return path
+
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def packing_copy(into: Path, commit: str | None = None) -> Path:
+    """A copy of the ``packing`` package under ``into`` for a subprocess's PYTHONPATH: as of
+    ``commit`` (``git archive``), or as in this working tree when ``commit`` is None.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     (packing_copy(Path(folder)) / "packing" / "greedy.py").exists()
+    True
+    """
+    into.mkdir(parents=True, exist_ok=True)
+    if commit is None:
+        shutil.copytree(REPO / "packing", into / "packing", ignore=shutil.ignore_patterns("__pycache__"))
+    else:
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", commit, "packing"], check=True,
+                                 capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
+
+
+def run_isolated(code: Path, script: str, payload: dict) -> dict:
+    """Run ``script`` in a fresh Python whose only project code is ``code`` (its working
+    folder and PYTHONPATH); ``payload`` goes in as JSON on stdin, the last stdout line
+    comes back as JSON.
+
+    >>> run_isolated(Path("."), "import json, sys; print(json.dumps(json.load(sys.stdin)))", {"a": 1})
+    {'a': 1}
+    """
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    done = subprocess.run([sys.executable, "-c", script], input=json.dumps(payload), capture_output=True, text=True,
+                          cwd=code, env=env)
+    if done.returncode:
+        raise RuntimeError(f"isolated run in {code} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def side_by_side(codes: dict[str, Path], script: str, payload: dict, rounds: int) -> dict[str, list[dict]]:
+    """``rounds`` runs of ``script`` per code version, alternating (old, new, old, new, ...)
+    so that both meet the same spells of load on a shared machine; every run's result.
+
+    >>> side_by_side({"here": Path(".")}, "import json; print(json.dumps(1))", {}, rounds=2)
+    {'here': [1, 1]}
+    """
+    results: dict[str, list[dict]] = {name: [] for name in codes}
+    for _ in range(rounds):
+        for name, code in codes.items():
+            results[name].append(run_isolated(code, script, payload))
+    return results

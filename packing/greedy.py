@@ -13,8 +13,10 @@ the engine fast: work grows with the number of distinct pack states, not with gr
 
 Which open group receives a bin:
 
-* ``best_fit``  - the fullest group that fits (smallest heuristic of the remaining space);
-  the paper's "longest-pack-first". Each chosen pack takes as many copies as fit.
+* ``best_fit``  - the fullest group that fits (smallest heuristic of the remaining space;
+  equal ones by remaining nodes, then edges, then graphs held, smallest first); the
+  paper's "longest-pack-first". Each chosen pack takes as many copies as fit.
+  :mod:`packing.best_fit_grid` makes the same choices for many limit pairs at once.
 * ``worst_fit`` - the emptiest group that fits (largest heuristic of the remaining space);
   the paper's "shortest-pack-first" (SPFHP in 1D). Each chosen pack takes one copy.
 * ``first_fit`` - the group opened earliest that fits. Each chosen pack takes as many copies
@@ -30,7 +32,10 @@ from .heuristics import Heuristic
 from .limits import PackLimits
 from .packs import Strategy, merge
 
-FITS = ("best_fit", "worst_fit", "first_fit")
+BEST_FIT = "best_fit"
+WORST_FIT = "worst_fit"
+FIRST_FIT = "first_fit"
+FITS = (BEST_FIT, WORST_FIT, FIRST_FIT)
 
 
 class ContentTree:
@@ -60,14 +65,26 @@ class _OpenGroups:
 
     ``rank`` orders the groups for the chosen fit (lowest rank wins): the heuristic of the
     remaining space for best fit, its negative for worst fit, the opening order for first fit.
+    ``room_nodes_bound`` and ``room_edges_bound`` are at least the remaining nodes and
+    edges of every group, and ``edges_at_nodes[r]`` (for node limits up to
+    ``ROOM_INDEX_LIMIT``) at least the remaining edges of every group with ``r`` remaining
+    nodes, so a bin that no group can take is mostly told so without a query over all
+    groups (:meth:`could_fit`); they are made exact again after many groups have gone.
     """
 
-    def __init__(self, heuristic: Heuristic, fit: str) -> None:
+    ROOM_INDEX_LIMIT = 1 << 14
+
+    def __init__(self, heuristic: Heuristic, fit: str, max_nodes: int) -> None:
         self.heuristic = heuristic
         self.fit = fit
+        self.edges_at_nodes = np.full(max_nodes + 1, -1, dtype=np.int64) if max_nodes <= self.ROOM_INDEX_LIMIT else None
+        self.released = 0  # groups released since the bounds were last made exact
+        self.room_nodes_bound = -1
+        self.room_edges_bound = -1
         capacity = 64
         self.rem_nodes = np.full(capacity, -1, dtype=np.int64)  # -1 marks a free slot
         self.rem_edges = np.full(capacity, -1, dtype=np.int64)
+        self.graphs = np.zeros(capacity, dtype=np.int64)
         self.rank = np.zeros(capacity, dtype=np.float64)
         self.state: list[tuple[int, int, int] | None] = [None] * capacity
         self.members: list[list | None] = [None] * capacity
@@ -78,7 +95,7 @@ class _OpenGroups:
 
     def _grow(self) -> None:
         old = self.rem_nodes.size
-        for name, fill in (("rem_nodes", -1), ("rem_edges", -1), ("rank", 0.0)):
+        for name, fill in (("rem_nodes", -1), ("rem_edges", -1), ("graphs", 0), ("rank", 0.0)):
             array = getattr(self, name)
             setattr(self, name, np.concatenate([array, np.full(old, fill, dtype=array.dtype)]))
         self.state.extend([None] * old)
@@ -98,11 +115,18 @@ class _OpenGroups:
             self.total[slot] = count
             self.rem_nodes[slot] = state[0]
             self.rem_edges[slot] = state[1]
-            if self.fit == "first_fit":
+            self.graphs[slot] = state[2]
+            if state[0] > self.room_nodes_bound:
+                self.room_nodes_bound = state[0]
+            if state[1] > self.room_edges_bound:
+                self.room_edges_bound = state[1]
+            if self.edges_at_nodes is not None and self.edges_at_nodes[state[0]] < state[1]:
+                self.edges_at_nodes[state[0]] = state[1]
+            if self.fit == FIRST_FIT:
                 self.rank[slot] = self.opened
             else:
                 score = self.heuristic.scalar(state[0], state[1])
-                self.rank[slot] = score if self.fit == "best_fit" else -score
+                self.rank[slot] = score if self.fit == BEST_FIT else -score
             self.opened += 1
             return
         self.members[slot].append([node, count])
@@ -135,15 +159,40 @@ class _OpenGroups:
         self.rem_nodes[slot] = -1
         self.rem_edges[slot] = -1
         self.free.append(slot)
+        self.released += 1
 
     def ranked_fits(self, nodes: int, edges: int, first_only: bool) -> list[int]:
-        """Slots of the groups a bin of this size fits into, best rank first (ties: slot order)."""
+        """Slots of the groups a bin of this size fits into, best rank first; equal ranks
+        by remaining nodes, then edges, then graphs held (smallest first), so the order
+        depends on the groups alone (:mod:`packing.best_fit_grid` uses the same)."""
         fits = ((self.rem_nodes >= nodes) & (self.rem_edges >= edges)).nonzero()[0]
         if fits.size <= 1:
             return fits.tolist()
+        rank = self.rank[fits]
         if first_only:
-            return [int(fits[self.rank[fits].argmin()])]
-        return fits[np.argsort(self.rank[fits], kind="stable")].tolist()
+            fits = fits[rank == rank.min()]
+            if fits.size == 1:
+                return fits.tolist()
+            rank = self.rank[fits]
+        ranked = fits[np.lexsort((self.graphs[fits], self.rem_edges[fits], self.rem_nodes[fits], rank))]
+        return ranked[:1].tolist() if first_only else ranked.tolist()
+
+    def could_fit(self, nodes: int, edges: int) -> bool:
+        """False only if no group has room for a graph of this size (True may be wrong)."""
+        if self.released > max(64, len(self.slot_of)):
+            self._exact_bounds()
+        if nodes > self.room_nodes_bound or edges > self.room_edges_bound:
+            return False
+        return self.edges_at_nodes is None or self.edges_at_nodes[nodes:].max() >= edges
+
+    def _exact_bounds(self) -> None:
+        live = self.rem_nodes >= 0
+        self.room_nodes_bound = int(self.rem_nodes.max())
+        self.room_edges_bound = int(self.rem_edges.max())
+        if self.edges_at_nodes is not None:
+            self.edges_at_nodes.fill(-1)
+            np.maximum.at(self.edges_at_nodes, self.rem_nodes[live], self.rem_edges[live])
+        self.released = 0
 
     def close_below(self, min_nodes: int, min_edges: int) -> tuple[list[tuple[int, int]], int, int]:
         """Close every group that no remaining bin can fit into; return its packs and the
@@ -210,15 +259,22 @@ def _run(
         raise ValueError(f"Unknown algorithm {fit!r}; choose one of {', '.join(FITS)}.")
     max_nodes, max_edges, max_graphs = limits.max_nodes, limits.max_edges, limits.max_graphs
     order = bin_order(nodes, edges, heuristic)
-    order_nodes = nodes[order].astype(np.int64)
-    order_edges = edges[order].astype(np.int64)
-    rest_min_nodes = np.minimum.accumulate(order_nodes[::-1])[::-1].tolist()
-    rest_min_edges = np.minimum.accumulate(order_edges[::-1])[::-1].tolist()
-    order_nodes, order_edges, order_counts = order_nodes.tolist(), order_edges.tolist(), counts[order].tolist()
+    sizes_n = nodes[order].astype(np.int64)
+    sizes_e = edges[order].astype(np.int64)
+    floor_n = np.minimum.accumulate(sizes_n[::-1])[::-1]
+    floor_e = np.minimum.accumulate(sizes_e[::-1])[::-1]
+    floor_moves = np.ones(order.size, dtype=bool)
+    floor_moves[1:] = (floor_n[1:] != floor_n[:-1]) | (floor_e[1:] != floor_e[:-1])
+    # A bin is a loner when a pack holding one copy takes nothing else: its room is below
+    # what every bin from here on needs (or the graph limit is 1). A loner that no open
+    # group has room for opens one closed pack per copy, with no search at all.
+    loner = (max_graphs <= 1) | (max_nodes - sizes_n < floor_n) | (max_edges - sizes_e < floor_e)
+    steps = zip(order.tolist(), sizes_n.tolist(), sizes_e.tolist(), counts[order].tolist(), floor_moves.tolist(),
+                floor_n.tolist(), floor_e.tolist(), loner.tolist())
     add_content = tree.add if tree is not None else (lambda parent, item, copies: -1)
 
     graphs_can_bind = most_graphs_per_pack(nodes, edges, counts, max_nodes, max_edges) > max_graphs
-    groups = _OpenGroups(heuristic, fit)
+    groups = _OpenGroups(heuristic, fit, max_nodes)
     closed: list[tuple[int, int]] = []
     floor = (-1, -1)
     opened = 0
@@ -241,29 +297,32 @@ def _run(
             opened > give_up_above or -(-(volume[0] + wasted[0]) // max_nodes) > give_up_above
             or -(-(volume[1] + wasted[1]) // max_edges) > give_up_above)
 
-    for position, item in enumerate(order.tolist()):
-        size_n, size_e = order_nodes[position], order_edges[position]
-        remaining = order_counts[position]
-        new_floor = (rest_min_nodes[position], rest_min_edges[position])
-        if new_floor != floor:
-            floor = new_floor
+    for item, size_n, size_e, remaining, floor_moved, next_floor_n, next_floor_e, alone in steps:
+        if floor_moved:
+            floor = (next_floor_n, next_floor_e)
             dead, wasted_nodes, wasted_edges = groups.close_below(*floor)
             closed.extend(dead)
             wasted[0] += wasted_nodes
             wasted[1] += wasted_edges
         if beaten():
             return None
+        if alone and not groups.could_fit(size_n, size_e):
+            opened += remaining
+            closed.append((add_content(-1, item, 1), remaining))
+            wasted[0] += (max_nodes - size_n) * remaining
+            wasted[1] += (max_edges - size_e) * remaining
+            continue
         # Best and first fit fill each chosen pack with as many copies as fit, so a pack
         # that took the bin cannot take it again: one ranked query of all fitting groups
         # serves the bin (just the top one for a single graph). Worst fit adds one copy
         # per pack and asks again each time.
-        first_only = fit == "worst_fit" or remaining == 1
+        first_only = fit == WORST_FIT or remaining == 1
         while remaining:
-            slots = groups.ranked_fits(size_n, size_e, first_only) if groups.slot_of else []
+            slots = groups.ranked_fits(size_n, size_e, first_only) if groups.could_fit(size_n, size_e) else []
             for slot in slots:
                 state = groups.state[slot]
                 room_nodes, room_edges, graphs = state
-                most = 1 if fit == "worst_fit" else _copies_that_fit(
+                most = 1 if fit == WORST_FIT else _copies_that_fit(
                     size_n, size_e, room_nodes, room_edges, max_graphs - graphs
                 )
                 # Fill whole packs of this group; copies left over (fewer than fill a pack)
@@ -278,7 +337,7 @@ def _run(
                     remaining -= packs * per_pack
                 if not remaining:
                     break
-            if remaining and slots and fit == "worst_fit":
+            if remaining and slots and fit == WORST_FIT:
                 continue
             if remaining:
                 per_pack = _copies_that_fit(size_n, size_e, max_nodes, max_edges, max_graphs)
@@ -301,7 +360,7 @@ def greedy_pack(
     counts: np.ndarray,
     limits: PackLimits,
     heuristic: Heuristic,
-    fit: str = "best_fit",
+    fit: str = BEST_FIT,
 ) -> list[Strategy]:
     """Pack histogram bins into packs within ``limits``.
 
@@ -328,7 +387,7 @@ def count_packs(
     counts: np.ndarray,
     limits: PackLimits,
     heuristic: Heuristic,
-    fit: str = "best_fit",
+    fit: str = BEST_FIT,
     give_up_above: int | None = None,
 ) -> int | None:
     """Only the number of packs :func:`greedy_pack` would use (faster: no pack contents);

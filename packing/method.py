@@ -12,13 +12,12 @@ from dataclasses import dataclass
 from numbers import Real
 from typing import Any
 
-from .greedy import FITS
+from .greedy import BEST_FIT, FIRST_FIT, FITS, WORST_FIT
 from .heuristics import HEURISTICS, Heuristic, resolve_heuristic
 from .one_dim import ONE_DIM_ALGORITHMS
 from .published import PAPER_MIN, PUBLISHED_HEURISTICS, published_heuristic
 from .sides import EDGES, NODES
 
-BEST_FIT, WORST_FIT, FIRST_FIT = FITS
 TUPLE_ALGORITHMS: tuple[str, ...] = FITS
 NONE = "none"
 NODE_ONLY = "node_only"

@@ -2,6 +2,11 @@
 
 Krell et al., "Tuple Packing" (2022), sections 2.5 and 3.2: because histogram packing
 takes milliseconds, try every limit pair and choose on a harmonic-mean heatmap.
+
+Best fit, the default, counts whole chunks of the grid in one lockstep pass
+(:mod:`packing.best_fit_grid`): the cells share the bin order and every per-bin step,
+and each cell's count is still exactly its own best-fit run's. The other algorithms
+pack cell by cell.
 """
 from __future__ import annotations
 
@@ -14,10 +19,11 @@ import numpy as np
 import pandas as pd
 
 from .api import count_tuple_packs
+from .best_fit_grid import EXACT_BELOW, count_best_fit_grid
 from .bounds import lower_bounds
 from .histogram import SizeHistogram
 from .limits import DEFAULT_MAX_GRAPHS, MAX_LIMIT, PackLimits, whole_number
-from .method import PUBLISHED, PackMethod, TUPLE_ALGORITHMS
+from .method import BEST_FIT, PUBLISHED, PackMethod, TUPLE_ALGORITHMS
 from .metrics import BOUND_COLUMN, metrics_from_packs
 
 SWEEP_COLUMNS = [
@@ -27,6 +33,7 @@ SWEEP_COLUMNS = [
 MAX_CELLS = 1_000_000  # limit pairs one sweep may hold
 MAX_AXIS = 100_000  # values one axis of a grid may hold
 MAX_WORKERS = 64
+LOCKSTEP_CHUNK = 256  # fewest cells per chunk for the lockstep best fit (its cost per bin is per chunk)
 Progress = Callable[[int, int], None]
 
 
@@ -62,17 +69,27 @@ def default_limits(hist: SizeHistogram, steps: int = 12, multiple: float = 4.0) 
     return sorted(set(np.round(nodes).astype(int).tolist())), sorted(set(np.round(edges).astype(int).tolist()))
 
 
-def _cell(hist: SizeHistogram, limits: PackLimits, method: PackMethod) -> dict:
-    row = {**limits.to_dict(), "feasible": limits.fits(hist)}
-    if not row["feasible"]:
-        return row
-    packs = count_tuple_packs(hist, limits, method)
-    return {**row, **metrics_from_packs(hist, limits, packs, lower_bounds(hist, limits))}
+def _counts(hist: SizeHistogram, cells: list[PackLimits], method: PackMethod) -> list[int]:
+    """The pack count of ``method`` under each limit pair (each must hold every graph)."""
+    if _lockstep(hist, cells, method):
+        counts = count_best_fit_grid(hist.num_nodes, hist.num_edges, hist.counts, cells, method.heuristic_key())
+        return counts.tolist()
+    return [count_tuple_packs(hist, limits, method) for limits in cells]
+
+
+def _lockstep(hist: SizeHistogram, cells: list[PackLimits], method: PackMethod) -> bool:
+    """Whether the cells are counted in one lockstep best-fit pass (exact in this range)."""
+    most_graphs = max((limits.max_graphs for limits in cells), default=0)
+    return method.algorithm == BEST_FIT and len(cells) > 1 and hist.num_graphs * most_graphs < EXACT_BELOW
 
 
 def _cells(args) -> list[dict]:
     hist, cells, method = args
-    return [_cell(hist, limits, method) for limits in cells]
+    rows = [{**limits.to_dict(), "feasible": limits.fits(hist)} for limits in cells]
+    feasible = [limits for limits, row in zip(cells, rows) if row["feasible"]]
+    counts = iter(_counts(hist, feasible, method))
+    return [{**row, **metrics_from_packs(hist, limits, next(counts), lower_bounds(hist, limits))}
+            if row["feasible"] else row for limits, row in zip(cells, rows)]
 
 
 def _axis(values: Sequence[int], name: str) -> list[int]:
@@ -100,6 +117,10 @@ def sweep(
     Pairs below the largest graph are kept with ``feasible=False`` and empty metrics.
     ``workers`` processes share the grid (default: up to 4 cores for large grids);
     ``progress(done, total)`` is called as chunks finish. At most ``MAX_CELLS`` pairs.
+    Best fit counts a chunk of at least ``LOCKSTEP_CHUNK`` pairs in one lockstep pass
+    (:mod:`packing.best_fit_grid`; each cell's count is the one ``pack()`` gives), so a
+    grid of up to that many pairs runs in this process, larger ones in about two chunks
+    per worker; the other algorithms pack cell by cell in chunks of at most 64.
     ``executor`` (any ``concurrent.futures.Executor``, e.g. a Dask client's
     ``get_executor()``) runs the chunks instead of local processes and is left open;
     ``workers`` then only sizes the chunks (default: as for ``MAX_WORKERS``).
@@ -120,8 +141,12 @@ def sweep(
     if workers is None:
         workers = MAX_WORKERS if executor is not None else min(os.cpu_count() or 1, 4) if len(cells) >= 64 else 1
     workers = min(whole_number(workers, "workers", 1, MAX_WORKERS), len(cells))
-    chunk = max(1, min(64, len(cells) // (4 * workers) or 1))
+    if method.algorithm == "best_fit":
+        chunk = max(LOCKSTEP_CHUNK, -(-len(cells) // (2 * workers)))
+    else:
+        chunk = max(1, min(64, len(cells) // (4 * workers) or 1))
     jobs = [(hist, cells[i:i + chunk], method) for i in range(0, len(cells), chunk)]
+    workers = min(workers, len(jobs))
     rows: list[dict] = []
     if workers <= 1 and executor is None:
         for job in jobs:
