@@ -172,14 +172,21 @@ def cached_sweep(key: tuple) -> pd.DataFrame | None:
 
 def run_sweep(
     hist: SizeHistogram, node_limits: list[int], edge_limits: list[int], max_graphs: int, method: PackMethod,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int], None] | None = None, scheduler: str | None = None,
 ) -> pd.DataFrame:
     """``packing.sweep`` through the store: cached sweeps return at once, new ones report
-    ``progress(done, total)`` (raises ``ValueError`` for invalid input)."""
+    ``progress(done, total)``; with a ``scheduler`` address the cells are packed by that
+    Dask cluster's workers (the same numbers). Raises ``ValueError`` for invalid input or a
+    scheduler that does not answer."""
     key = sweep_key(hist, node_limits, edge_limits, max_graphs, method)
     frame = cached_sweep(key)
     if frame is None:
-        frame = sweep(hist, node_limits, edge_limits, max_graphs=max_graphs, method=method, progress=progress)
+        if scheduler is None:
+            frame = sweep(hist, node_limits, edge_limits, max_graphs=max_graphs, method=method, progress=progress)
+        else:
+            with data_loaders.dask_client(scheduler) as client:
+                frame = sweep(hist, node_limits, edge_limits, max_graphs=max_graphs, method=method,
+                              progress=progress, executor=client.get_executor())
         _stores()["sweeps"].put(key, frame)
     return frame
 

@@ -19,6 +19,7 @@ from pages.widgets import (
 )
 
 CHART_KEY = "sw_chart"
+SCHEDULER = "sw_scheduler"  # a Dask scheduler's address for the next sweep; empty: this machine
 FORM = "sw_form_settings"   # {"for": selection key, "params": settings last submitted}
 SUBMITTED = "sw_submitted"  # the form was just submitted
 
@@ -61,6 +62,9 @@ def form(params: dict, owner: str) -> None:
                          **mirrored_choice("sw_algorithm", TUPLE_ALGORITHMS, params["algorithm"]))
         with columns[4]:
             st.form_submit_button("Run sweep", type="primary", width="stretch", on_click=_on_submit, args=(owner,))
+        st.text_input("Dask scheduler address (empty: this machine's processes)", key=SCHEDULER,
+                      help="For example tcp://scheduler-host:8786: the limit pairs are packed by the cluster's "
+                           "workers, in chunks; the numbers are the same as on this machine.")
 
 
 def run(hist, params: dict):
@@ -70,13 +74,17 @@ def run(hist, params: dict):
     frame = cache.cached_sweep(key)
     if frame is not None:
         return frame
-    bar = st.progress(0.0, text=f"Packing {len(nodes) * len(edges):,} limit pairs...")
+    scheduler = str(st.session_state.get(SCHEDULER) or "").strip() or None
+    where = "" if scheduler is None else f" on the Dask cluster at {scheduler}"
+    bar = st.progress(0.0, text=f"Packing {len(nodes) * len(edges):,} limit pairs{where}...")
 
     def progress(done: int, total: int) -> None:
-        bar.progress(done / total, text=f"Packed {done:,} of {total:,} limit pairs")
+        bar.progress(done / total, text=f"Packed {done:,} of {total:,} limit pairs{where}")
 
-    frame = cache.run_sweep(hist, nodes, edges, params["max_graphs"], sweep_method(params), progress)
+    frame = cache.run_sweep(hist, nodes, edges, params["max_graphs"], sweep_method(params), progress, scheduler)
     bar.empty()
+    if scheduler is not None:
+        st.caption(f"Swept{where}.")
     return frame
 
 

@@ -7,9 +7,11 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import data_loaders
+from app_helpers import started_app
 from data_loaders.dask_cluster import local_cluster
 from data_loaders.smiles import smiles_sizes
-from packing import SizeHistogram
+from packing import SizeHistogram, sweep
 from pages import cluster_section
 
 
@@ -99,7 +101,7 @@ def test_dataset_name_examples():
 
 
 def _one_shard_report() -> None:
-    from packing import SizeHistogram
+    from packing import SizeHistogram, sweep
     from pages.cluster_section import _report
 
     shard = {"shard": "m0.csv", "graphs": 2, "invalid": 1, "invalid_examples": ["row 1: 'x'"]}
@@ -112,3 +114,30 @@ def test_one_shard_is_one_shard():
     assert not at.exception, [e.value for e in at.exception]
     assert at.success[0].value.startswith("Read 1 shard on a local Dask cluster: 2 graphs")
     assert at.warning[0].value.startswith("1 SMILES in 1 of 1 shard could not be parsed")
+
+
+def test_the_sweep_page_packs_on_a_dask_cluster_with_the_numbers_of_this_machine(scheduler):
+    """The Limit sweep page with a scheduler address: the cells are packed by the cluster's
+    workers, the heatmap's numbers are those of a sweep on this machine; a scheduler that
+    does not answer is an inline error."""
+    at = started_app()
+    at.switch_page("pages/sweep_page.py").run()
+    grid = {"sw_n0": 29, "sw_n1": 89, "sw_ns": 20, "sw_e0": 56, "sw_e1": 176, "sw_es": 40}
+    for key, value in grid.items():
+        at.number_input(key=key).set_value(value)
+    at.text_input(key="sw_scheduler").set_value(scheduler)
+    at.button[0].click().run(timeout=180)
+    assert not at.exception and not at.error, [e.value for e in [*at.exception, *at.error]]
+    assert any(c.value == f"Swept on the Dask cluster at {scheduler}." for c in at.caption)
+    hist, _ = data_loaders.load_histogram("qm9")
+    local = sweep(hist, range(29, 90, 20), range(56, 177, 40), workers=1)
+    shown = next(c for c in at.caption if c.value.startswith("Best cell (star)")).value
+    best = local.loc[local["harmonic_mean"].idxmax()]
+    assert f"{int(best['max_nodes']):,} nodes, {int(best['max_edges']):,} edges" in shown
+    assert f"{int(best['packs']):,} packs" in shown and f"harmonic mean {best['harmonic_mean']:.2%}" in shown
+
+    at.number_input(key="sw_ns").set_value(30)  # another grid, so that the sweep is not the cached one
+    at.text_input(key="sw_scheduler").set_value("tcp://127.0.0.1:9")
+    at.button[0].click().run(timeout=60)
+    assert not at.exception
+    assert any("The sweep cannot run" in e.value and "127.0.0.1:9" in e.value for e in at.error)
