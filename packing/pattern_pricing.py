@@ -6,8 +6,8 @@ knapsack with a cardinality limit. It is solved by dynamic programming over a (n
 edges) table, each row's copies split into powers of two (binary splitting), with the
 table's cell decisions kept as bits so the best pack can be read back. Rows that another
 row dominates (no larger, worth as much, enough graphs to fill a pack:
-:meth:`PackPricer.dominated`) stay out of the table without changing its maximum; under
-the duals of a column-generation master, most rows are dominated.
+:meth:`PackPricer.dominated`) stay out of an exact table without changing its maximum;
+under the duals of a column-generation master, most rows are dominated.
 
 The answer is an **upper bound** on the most a pack can be worth, which is what the Farley
 bound of :mod:`packing.column_generation` needs, and it stays one when the problem is relaxed to fit
@@ -143,16 +143,13 @@ class PackPricer:
         worth drops: each a different pack) and up to ``completions`` packs that each hold
         one graph of a row and the best of the table in the room it leaves (for the rows
         where that is worth most); the flag says whether the table was exact."""
-        rows = np.flatnonzero((values > _TINY) & ~self.dominated(values))
-        pieces: list[tuple[int, int]] = []
-        for row, most in zip(rows.tolist(), self.copies[rows].tolist()):
-            step = 1
-            while most > 0:
-                pieces.append((row, min(step, most)))
-                most -= step
-                step *= 2
+        rows = np.flatnonzero(values > _TINY)
+        pieces = self._pieces(rows)
         node_div, edge_div = self._divisors(len(pieces))
         exact = (node_div, edge_div) == self.exact_divisors
+        if exact:  # the same maximum without dominated rows (a rounded table's could change, and with it
+            rows = rows[~self.dominated(values)[rows]]  # the pricing bound of certificates made before)
+            pieces = self._pieces(rows)
         cap_nodes, cap_edges = self.limits.max_nodes // node_div, self.limits.max_edges // edge_div
         small_nodes, small_edges = (self.nodes // node_div).tolist(), (self.edges // edge_div).tolist()
         best = np.zeros((cap_nodes + 1, cap_edges + 1))
@@ -186,6 +183,17 @@ class PackPricer:
                     pack[row] = pack.get(row, 0) + 1
                     packs.append(pack)
         return float(best[cap_nodes, cap_edges]), packs, exact
+
+    def _pieces(self, rows: np.ndarray) -> list[tuple[int, int]]:
+        """The table's items: each row's copies split into powers of two (binary splitting)."""
+        pieces: list[tuple[int, int]] = []
+        for row, most in zip(rows.tolist(), self.copies[rows].tolist()):
+            step = 1
+            while most > 0:
+                pieces.append((row, min(step, most)))
+                most -= step
+                step *= 2
+        return pieces
 
     @staticmethod
     def _read_back(decisions: list, cell: tuple[int, int], cap_edges: int) -> Pattern:
