@@ -9,24 +9,41 @@ issue 9: every best plan within 1 % of a proven bound, or the table shows that t
 cannot rise further ("bound meets the LP value": the LP optimum itself is below the next
 whole pack). Also times the cheap bounds on ogbg-molpcba (target: at most 10 ms).
 
-Prints a table and writes benchmarks/results/bounds.csv. Run from the repo root:
+Issue 22 ("proofs at scale"): QM9 radius 5 A at (64, 1,024, 256) joins the table, and
+that case and QM9 radius 5 A at twice its data-default limits are run side by side with
+the code of commit 6c031ef (before the issue; ``git archive``), each version in a fresh
+Python given the same histogram, alternating old and new, both measured by the same
+function (:func:`lp_row`). Target: best plan / proven bound - 1 <= 0.5 % within the 60 s
+LP budget.
 
-    .venv/bin/python -m benchmarks.bench_bounds [--budget SECONDS]
+Prints the tables and writes benchmarks/results/bounds.csv and bounds_issue22.csv. Run
+from the repo root:
+
+    .venv/bin/python -m benchmarks.bench_bounds [--budget SECONDS] [--issue22-only]
+
+The LP-rounding plan is made with the default LP budget (``pack(..., "lp_rounding")``),
+from the run the bound just made; with a smaller ``--budget`` that run goes on up to the
+default first, and the bound and LP time shown are then the extended run's.
 """
 from __future__ import annotations
 
 import argparse
+import inspect
+import json
+import os
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import pandas as pd
 
 from benchmarks.timing import save_results, timed
 from data_loaders import load_histogram
-from packing import DEFAULT_TIME_BUDGET, PackLimits, PackMethod, lower_bound, lower_bounds, pack
-from packing.api import plan_from_strategies
+from packing import DEFAULT_TIME_BUDGET, PackLimits, PackMethod, SizeHistogram, lower_bound, lower_bounds, pack
 from packing.bounds import large_items_bound
 from packing.column_generation import clear_cache, verify_certificate
-from packing.lp_rounding import lp_rounded_strategies
 
 CASES = {
     "ogbg-molhiv train": ("ogbg-molhiv", {"split": "train"}),
@@ -36,47 +53,127 @@ CASES = {
     "QM9 radius 5 A": ("qm9", {"graph": "radius", "cutoff": 5.0}),
     "AFLOW": ("aflow", {}),
 }
+ISSUE22_CASE = "QM9 radius 5 A"
+ISSUE22_LIMITS = PackLimits(64, 1024, 256)  # the issue's limits, besides the data-default ones and twice them
+BEFORE = "6c031ef"  # the code before issue 22
+REPO = Path(__file__).resolve().parents[1]
 
 
-def bound_row(case: str, hist, limits: PackLimits, budget: float) -> dict:
-    volume_s, volume = timed(lambda: lower_bound(hist, limits), 20)
-    large_s, (large, by) = timed(lambda: large_items_bound(hist, limits), 20)
+def lp_row(hist, limits, budget):
+    """The LP bound (budget ``budget`` s, seeded with ``best``), the best plan (the better
+    of ``best`` and ``lp_rounding``) and the time to verify the certificate. Uses only
+    names that the engine had before issue 22 as well, so that old code runs it too."""
     start = time.perf_counter()
     greedy = pack(hist, limits, PackMethod("best"))
     best_s = time.perf_counter() - start
     clear_cache()
-    bounds = lower_bounds(hist, limits, prove=True, time_budget=budget, plan=greedy)
+    lower_bounds(hist, limits, prove=True, time_budget=budget, plan=greedy)
+    rounded = pack(hist, limits, PackMethod("lp_rounding"))  # from the LP run just made (cached)
+    bounds = lower_bounds(hist, limits, prove=True, time_budget=budget)  # that run, extended if it had less
     result = bounds.lp_result
-    strategies, _ = lp_rounded_strategies(hist, limits, budget)  # from the LP run just made (cached)
-    rounded = plan_from_strategies(hist, strategies, limits, PackMethod("lp_rounding"))
     winner = rounded if rounded.num_packs < greedy.num_packs else greedy
     plan = winner.with_bounds(bounds)
     start = time.perf_counter()
     verified = verify_certificate(hist, limits, list(result.duals))
     verify_s = time.perf_counter() - start
     assert verified >= bounds.lp and plan.check(hist)
+    return {"lp": bounds.lp, "best_bound": bounds.best, "best_bound_name": bounds.name_of_best,
+            "plan_packs": plan.num_packs, "plan": winner.method.label, "greedy_packs": greedy.num_packs,
+            "rounded_packs": rounded.num_packs, "gap_pct": round(100 * plan.gap, 3), "lp_s": round(result.seconds, 2),
+            "lp_rounds": result.iterations, "lp_stopped": result.stopped, "lp_value_at_most": round(result.lp_value, 2),
+            "best_s": round(best_s, 2), "verify_s": round(verify_s, 3)}
+
+
+_ISOLATED = """import json, sys, time
+from packing import PackLimits, PackMethod, SizeHistogram, lower_bounds, pack
+from packing.column_generation import clear_cache, verify_certificate
+payload = json.load(sys.stdin)
+hist = SizeHistogram.from_counts(payload["nodes"], payload["edges"], payload["counts"])
+{source}
+print(json.dumps(lp_row(hist, PackLimits(*payload["limits"]), payload["budget"])))
+"""
+
+
+def packing_at(commit: str | None, into: Path) -> Path:
+    """``into`` holding a copy of ``packing`` as of ``commit`` (None: this working tree)."""
+    if commit is None:
+        files = subprocess.run(["git", "-C", str(REPO), "ls-files", "packing"], check=True, capture_output=True,
+                               text=True).stdout.split()
+        archive = subprocess.run(["tar", "-c", "-C", str(REPO), *files], check=True, capture_output=True).stdout
+    else:
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", commit, "packing"], check=True,
+                                 capture_output=True).stdout
+    into.mkdir(parents=True)
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
+
+
+def isolated_lp_row(code: Path, hist: SizeHistogram, limits: PackLimits, budget: float) -> dict:
+    """:func:`lp_row` in a fresh Python whose only project code is the ``packing`` in ``code``."""
+    payload = {"nodes": hist.num_nodes.tolist(), "edges": hist.num_edges.tolist(), "counts": hist.counts.tolist(),
+               "limits": [limits.max_nodes, limits.max_edges, limits.max_graphs], "budget": budget}
+    script = _ISOLATED.format(source=inspect.getsource(lp_row))
+    done = subprocess.run([sys.executable, "-c", script], input=json.dumps(payload), capture_output=True, text=True,
+                          cwd=code, env={**os.environ, "PYTHONPATH": str(code)})
+    if done.returncode:
+        raise RuntimeError(f"the LP run in {code} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def issue22(budget: float) -> pd.DataFrame:
+    """QM9 radius 5 A at (64, 1,024) and at twice the data-default limits, the code before
+    issue 22 next to this one (each in its own process, old first, then new, per case)."""
+    hist, _ = load_histogram("qm9", graph="radius", cutoff=5.0)
+    base = PackLimits.for_histogram(hist)
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        codes = {f"before ({BEFORE})": packing_at(BEFORE, Path(folder) / "before"),
+                 "now": packing_at(None, Path(folder) / "now")}
+        for limits in (ISSUE22_LIMITS, PackLimits(2 * base.max_nodes, 2 * base.max_edges, base.max_graphs)):
+            for code_name, code in codes.items():
+                row = {"case": ISSUE22_CASE, "limits": f"{limits.max_nodes} / {limits.max_edges} / {limits.max_graphs}",
+                       "code": code_name, **isolated_lp_row(code, hist, limits, budget)}
+                print(f"{row['limits']:<16} {code_name:<18} lp {row['lp']:>7,} plan {row['plan_packs']:>7,} "
+                      f"(greedy {row['greedy_packs']:,}, LP rounding {row['rounded_packs']:,}) gap {row['gap_pct']:6.3f}%  "
+                      f"lp {row['lp_s']:5.1f} s, {row['lp_rounds']} rounds ({row['lp_stopped']}, LP <= "
+                      f"{row['lp_value_at_most']:,.2f})", flush=True)
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def bound_row(case: str, hist, limits: PackLimits, budget: float) -> dict:
+    volume_s, volume = timed(lambda: lower_bound(hist, limits), 20)
+    large_s, (large, by) = timed(lambda: large_items_bound(hist, limits), 20)
+    lp = lp_row(hist, limits, budget)
     row = {
         "case": case, "limits": f"{limits.max_nodes} / {limits.max_edges} / {limits.max_graphs}",
-        "volume": volume, "large_items": large, "large_items_by": by, "lp": bounds.lp,
-        "best_bound": f"{bounds.best} ({bounds.name_of_best})", "plan_packs": plan.num_packs,
-        "plan": winner.method.label, "greedy_packs": greedy.num_packs, "gap_pct": round(100 * plan.gap, 3),
+        "volume": volume, "large_items": large, "large_items_by": by, "lp": lp["lp"],
+        "best_bound": f"{lp['best_bound']} ({lp['best_bound_name']})", "plan_packs": lp["plan_packs"],
+        "plan": lp["plan"], "greedy_packs": lp["greedy_packs"], "gap_pct": lp["gap_pct"],
         "volume_ms": round(1000 * volume_s, 3), "large_items_ms": round(1000 * large_s, 3),
-        "lp_s": round(result.seconds, 2), "lp_rounds": result.iterations, "lp_stopped": result.stopped,
-        "lp_value_at_most": round(result.lp_value, 2), "best_s": round(best_s, 2), "verify_s": round(verify_s, 3),
+        **{key: lp[key] for key in ("lp_s", "lp_rounds", "lp_stopped", "lp_value_at_most", "best_s", "verify_s")},
     }
-    print(f"{case:<20} {row['limits']:<16} vol {volume:>7,} large {large:>7,} lp {bounds.lp:>7,} "
-          f"plan {plan.num_packs:>7,} gap {row['gap_pct']:6.3f}%  bounds {row['volume_ms']:.2f}/"
-          f"{row['large_items_ms']:.2f} ms  lp {row['lp_s']:5.1f} s ({result.stopped})", flush=True)
+    print(f"{case:<20} {row['limits']:<16} vol {volume:>7,} large {large:>7,} lp {lp['lp']:>7,} "
+          f"plan {lp['plan_packs']:>7,} gap {row['gap_pct']:6.3f}%  bounds {row['volume_ms']:.2f}/"
+          f"{row['large_items_ms']:.2f} ms  lp {row['lp_s']:5.1f} s ({lp['lp_stopped']})", flush=True)
     return row
 
 
-def main(budget: float = DEFAULT_TIME_BUDGET) -> pd.DataFrame:
+def main(budget: float = DEFAULT_TIME_BUDGET, issue22_only: bool = False) -> pd.DataFrame:
+    print(f"Issue 22: QM9 radius 5 A, the code before it ({BEFORE}) next to this one, LP budget {budget:g} s")
+    side_by_side = issue22(budget)
+    save_results(side_by_side, "bounds_issue22")
+    if issue22_only:
+        return side_by_side
+    print()
     rows = []
     for case, (name, options) in CASES.items():
         hist, _ = load_histogram(name, **options)
         base = PackLimits.for_histogram(hist)
         for limits in (base, PackLimits(2 * base.max_nodes, 2 * base.max_edges, base.max_graphs)):
             rows.append(bound_row(case, hist, limits, budget))
+        if case == ISSUE22_CASE:
+            rows.append(bound_row(case, hist, ISSUE22_LIMITS, budget))
     molpcba, _ = load_histogram("ogbg-molpcba", split="train")
     limits = PackLimits.for_histogram(molpcba)
     seconds, _ = timed(lambda: lower_bounds(molpcba, limits), 50, warmup=True)
@@ -91,4 +188,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=float, default=DEFAULT_TIME_BUDGET,
                         help=f"LP time budget per case in seconds (default {DEFAULT_TIME_BUDGET:g})")
-    main(parser.parse_args().budget)
+    parser.add_argument("--issue22-only", action="store_true",
+                        help="only the issue-22 cases, the code before the issue next to this one")
+    arguments = parser.parse_args()
+    main(arguments.budget, arguments.issue22_only)

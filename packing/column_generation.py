@@ -7,7 +7,17 @@ Method: Gilmore and Gomory, "A linear programming approach to the cutting-stock 
 ``min sum_a x_a`` is solved over a growing set of patterns (the restricted master, by
 HiGHS through ``scipy.optimize.linprog``); the master's duals ``y`` price new patterns with
 a bounded 2D knapsack (:mod:`packing.pattern_pricing`), and a pattern worth more than 1 is
-added.
+added, with other packs read from the same knapsack table (the best that hold one graph of
+each of the most valuable rows), which cuts the rounds several-fold on thousands of sizes.
+
+The master also holds free *exchange* columns: where a graph of row ``s`` fits wherever one
+of row ``l`` does (no more nodes or edges, and enough graphs of ``s`` to fill any pack),
+the room of ``l`` may cover ``s``. These are the dual-optimal inequalities
+``y_s <= y_l`` of Ben Amor, Desrosiers and Valerio de Carvalho ("Dual-optimal inequalities
+for stabilized column generation", Operations Research 54, 2006): they keep the LP optimum,
+make the master's duals far less degenerate and so cut the rounds again; the master's
+solution is turned back into real packs (:func:`_substituted`) before anyone sees it. The
+master is solved by HiGHS' interior-point method, the faster of its methods on these LPs.
 
 The bound is valid whenever the run stops, converged or not: for any ``y >= 0`` and any
 ``z`` at least the most a pattern is worth under ``y``, ``y / z`` is feasible for the dual
@@ -27,7 +37,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
@@ -35,6 +45,9 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import csc_matrix
 
+from .exact_fill import improve
+from .greedy import greedy_pack
+from .heuristics import HEURISTICS
 from .histogram import SizeHistogram
 from .limits import PackLimits
 from .pattern_pricing import DeadlineReached, PackPricer, Pattern
@@ -45,7 +58,8 @@ CACHE_SIZE = 16
 SAFETY = 1e-9  # relative amount a real-valued bound is lowered before its ceiling is taken
 _IMPROVING = 1 + 1e-7  # a pattern worth more than this is a new column
 _COLUMNS_PER_ROUND = 12  # heuristic columns tried per round besides the knapsack's
-_TABLE_COLUMNS = 16  # further columns read from each knapsack table
+_TABLE_COLUMNS = 16  # further columns read from each knapsack table along each limit
+_ROW_COLUMNS = 128  # columns read from each knapsack table that complete one graph of a valuable row
 _SOLVER_TOLERANCE = 1e-7  # relative accuracy assumed of the master's value, to stop a run
 
 Progress = Callable[[float, str], None]
@@ -114,6 +128,7 @@ class _Run:
 
     patterns: list[Pattern]
     keys: set[tuple[tuple[int, int], ...]]
+    exchanges: tuple[np.ndarray, np.ndarray]
     duals: np.ndarray
     pricing_bound: float
     farley: float
@@ -123,6 +138,10 @@ class _Run:
     iterations: int = 0
     seconds: float = 0.0
     result: LPBound | None = None
+    flows: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    column_rows: list[int] = field(default_factory=list)
+    column_copies: list[float] = field(default_factory=list)
+    column_starts: list[int] = field(default_factory=lambda: [0])
 
     def add(self, pattern: Pattern) -> bool:
         key = tuple(sorted(pattern.items()))
@@ -130,6 +149,9 @@ class _Run:
             return False
         self.keys.add(key)
         self.patterns.append(pattern)
+        self.column_rows.extend(pattern)
+        self.column_copies.extend(float(copies) for copies in pattern.values())
+        self.column_starts.append(len(self.column_rows))
         return True
 
 
@@ -144,14 +166,20 @@ def clear_cache() -> None:
 
 
 def _plan_patterns(hist: SizeHistogram, limits: PackLimits, plan: "PackingPlan | None") -> tuple[list[Pattern], int]:
-    """Starting patterns, the packs of ``plan`` (default: best fit improved by exact fill),
-    and that plan's packs, an upper bound on the optimum."""
-    from .api import pack
-    from .method import PackMethod
+    """Starting patterns, the packs of ``plan``, and that plan's packs, an upper bound on
+    the optimum. Without a plan: best fit with the product heuristic, improved by exact
+    fill (what ``pack(hist, limits, PackMethod("best_fit", "product", improve=True))``
+    makes), from the engine pieces themselves.
 
+    >>> hist = SizeHistogram.from_counts([3, 2], [4, 2], [2, 3])
+    >>> _plan_patterns(hist, PackLimits(5, 6, 2), None)
+    ([{0: 1, 1: 1}, {0: 1}], 3)
+    """
     if plan is None:
-        plan = pack(hist, limits, PackMethod("best_fit", "product", improve=True))
-    elif plan.limits != limits or not plan.method.keeps_limits:
+        strategies = greedy_pack(hist.num_nodes, hist.num_edges, hist.counts, limits, HEURISTICS["product"], "best_fit")
+        strategies = improve(hist.num_nodes, hist.num_edges, hist.counts, limits, strategies)
+        return [dict(Counter(items)) for items, _ in strategies], sum(count for _, count in strategies)
+    if plan.limits != limits or not plan.method.keeps_limits:
         raise ValueError(f"The plan given to the LP bound must keep the limits {limits}; it has "
                          f"{plan.limits} and {plan.method.label}.")
     row = {(int(n), int(e)): index for index, (n, e) in enumerate(zip(hist.num_nodes, hist.num_edges))}
@@ -181,21 +209,108 @@ def _greedy_columns(pricer: PackPricer, values: np.ndarray, order: np.ndarray, t
     return columns
 
 
-def _solve_master(patterns: list[Pattern], counts: np.ndarray, seconds: float):
-    """The restricted master LP: its value, the duals of the covering rows (>= 0) and the
-    patterns used with their fractional numbers of packs (None if HiGHS failed)."""
-    data, rows, starts = [], [], [0]
-    for pattern in patterns:
-        rows.extend(pattern.keys())
-        data.extend(-float(copies) for copies in pattern.values())
-        starts.append(len(rows))
-    matrix = csc_matrix((data, rows, starts), shape=(counts.size, len(patterns)))
-    result = linprog(np.ones(len(patterns)), A_ub=matrix, b_ub=-counts.astype(np.float64), bounds=(0, None),
-                     method="highs", options={"time_limit": max(seconds, 0.05)})
+def exchange_pairs(pricer: PackPricer, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs of rows ``(small, large)`` where a graph of ``small`` can take the place of a
+    graph of ``large`` in any pack: it has at most as many nodes and edges, and its count
+    never limits a pack (it is at least the copies the limits let one pack hold). Some
+    optimal duals then have ``y_small <= y_large`` (dual-optimal inequalities), and the
+    master may cover ``small`` with the room of ``large`` at no cost. Per row, the next
+    smaller such row with as many nodes and the largest with the next smaller node count
+    that has at most its edges; chains of these pairs reach further.
+
+    >>> hist = SizeHistogram.from_counts([2, 2, 3], [1, 3, 2], [9, 9, 9])
+    >>> exchange_pairs(PackPricer(hist, PackLimits(6, 6, 4)), hist.counts)
+    (array([0, 0]), array([1, 2]))
+    """
+    free = np.flatnonzero(counts >= pricer.fitting)
+    if not free.size:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    order = free[np.lexsort((pricer.edges[free], pricer.nodes[free]))]
+    stride = pricer.limits.max_edges + 1
+    keys = pricer.nodes[order] * stride + pricer.edges[order]
+    levels = np.unique(pricer.nodes[order])
+    large = np.arange(counts.size)
+    same = np.searchsorted(keys, pricer.nodes * stride + pricer.edges, side="left") - 1
+    below = np.searchsorted(levels, pricer.nodes, side="left") - 1
+    lower_keys = levels[np.maximum(below, 0)] * stride + pricer.edges
+    lower = np.searchsorted(keys, lower_keys, side="right") - 1
+    pairs = []
+    for position, level, valid in ((same, pricer.nodes, True), (lower, levels[np.maximum(below, 0)], below >= 0)):
+        found = valid & (position >= 0)
+        found[found] &= pricer.nodes[order[position[found]]] == level[found]
+        pairs.append((order[position[found]], large[found]))
+    small, big = (np.concatenate(side) for side in zip(*pairs))
+    keep = small != big
+    return small[keep], big[keep]
+
+
+def _solve_master(run: _Run, counts: np.ndarray, seconds: float):
+    """The restricted master LP, with one free column per exchange pair (covering its
+    small row with its large row's room): its value, the duals of the covering rows
+    (>= 0), the patterns used with their fractional numbers of packs and the exchange
+    flows (None if HiGHS failed)."""
+    small, large = run.exchanges
+    pairs = small.size
+    rows = np.concatenate([np.column_stack([small, large]).ravel(), np.asarray(run.column_rows, dtype=np.int64)])
+    data = np.concatenate([np.tile([-1.0, 1.0], pairs), -np.asarray(run.column_copies)])
+    starts = np.concatenate([np.arange(0, 2 * pairs, 2), 2 * pairs + np.asarray(run.column_starts)])
+    matrix = csc_matrix((data, rows, starts), shape=(counts.size, pairs + len(run.patterns)))
+    cost = np.concatenate([np.zeros(pairs), np.ones(len(run.patterns))])
+    result = linprog(cost, A_ub=matrix, b_ub=-counts.astype(np.float64), bounds=(0, None),
+                     method="highs-ipm", options={"time_limit": max(seconds, 0.05)})
     if result.status != 0:
         return None
-    used = tuple((patterns[i], float(result.x[i])) for i in np.flatnonzero(result.x > 1e-9).tolist())
-    return float(result.fun), np.maximum(-np.asarray(result.ineqlin.marginals, dtype=np.float64), 0.0), used
+    shares = result.x[pairs:]
+    used = tuple((run.patterns[i], float(shares[i])) for i in np.flatnonzero(shares > 1e-9).tolist())
+    duals = np.maximum(-np.asarray(result.ineqlin.marginals, dtype=np.float64), 0.0)
+    return float(result.fun), duals, used, np.asarray(result.x[:pairs])
+
+
+def _substituted(used: tuple[tuple[Pattern, float], ...], run: _Run, pricer: PackPricer
+                 ) -> tuple[tuple[Pattern, float], ...]:
+    """The master's solution without exchange flows: each flow from a large row to a small
+    one becomes copies of the small row in place of the large one in packs that hold it
+    (splitting a pack's share where the flow is smaller). Larger rows go first, so a row
+    holds the copies its own flows give away once the flows into it are placed. The packs
+    keep the limits (the small graph is no larger) and the copies bound (its count never
+    limits a pack), and cover every row as the master did."""
+    entries = [[dict(pattern), share] for pattern, share in used]
+    holding: dict[int, set[int]] = {}
+    for index, (pattern, _) in enumerate(entries):
+        for row in pattern:
+            holding.setdefault(row, set()).add(index)
+
+    def swap(index: int, pattern: Pattern, small: int, large: int) -> None:
+        pattern[large] -= 1
+        if not pattern[large]:
+            del pattern[large]
+            holding[large].discard(index)
+        pattern[small] = pattern.get(small, 0) + 1
+        holding.setdefault(small, set()).add(index)
+
+    small, large = run.exchanges
+    for pair in np.lexsort((pricer.edges[large], pricer.nodes[large]))[::-1].tolist():
+        flow, take, give = float(run.flows[pair]), int(small[pair]), int(large[pair])
+        for index in sorted(holding.get(give, ())):
+            pattern, share = entries[index]
+            while flow > 1e-9 and give in pattern:
+                if flow >= share - 1e-12:
+                    swap(index, pattern, take, give)
+                    flow -= share
+                else:
+                    entries[index][1] = share - flow
+                    entries.append([dict(pattern), flow])
+                    for row in pattern:
+                        holding[row].add(len(entries) - 1)
+                    swap(len(entries) - 1, entries[-1][0], take, give)
+                    flow = 0.0
+            if flow <= 1e-9:
+                break
+    merged: dict[tuple[tuple[int, int], ...], float] = {}
+    for pattern, share in entries:
+        key = tuple(sorted(pattern.items()))
+        merged[key] = merged.get(key, 0.0) + share
+    return tuple((dict(key), share) for key, share in merged.items())
 
 
 def _start(hist: SizeHistogram, limits: PackLimits, pricer: PackPricer, plan: "PackingPlan | None") -> _Run:
@@ -203,7 +318,9 @@ def _start(hist: SizeHistogram, limits: PackLimits, pricer: PackPricer, plan: "P
     n_i / N, e_i / E or 1 / G, whichever proves most; no pack is worth more than 1 under
     them, because no pack exceeds the limit (:meth:`PackPricer.linear_bound`)."""
     patterns, packs = _plan_patterns(hist, limits, plan)
-    run = _Run([], set(), np.zeros(hist.num_tuples), 1.0, 0.0, upper_bound=packs)
+    exchanges = exchange_pairs(pricer, hist.counts)
+    run = _Run([], set(), exchanges, np.zeros(hist.num_tuples), 1.0, 0.0, upper_bound=packs,
+               flows=np.zeros(exchanges[0].size))
     for pattern in patterns:
         run.add(pattern)
     for row, copies in enumerate(pricer.copies.tolist()):
@@ -220,7 +337,7 @@ def _price_round(run: _Run, pricer: PackPricer, counts: np.ndarray, duals: np.nd
                  deadline: float) -> list[Pattern] | None:
     """New columns for the master's ``duals`` (the knapsack's best pack and others from
     its table); None when nothing is worth more than 1 (exactly): the LP optimum."""
-    priced = pricer.price(duals, deadline, extra=_TABLE_COLUMNS)
+    priced = pricer.price(duals, deadline, extra=_TABLE_COLUMNS, completions=_ROW_COLUMNS)
     bound = farley_bound(counts, duals, priced.upper_bound)
     if bound > run.farley:
         run.duals, run.pricing_bound, run.farley = duals, priced.upper_bound, bound
@@ -239,10 +356,10 @@ def _rounds(run: _Run, hist: SizeHistogram, pricer: PackPricer, deadline: float,
         while time.perf_counter() < deadline:
             if proven_ceiling(run.farley) >= run.upper_bound:
                 return "plan proven optimal", False
-            solved = _solve_master(run.patterns, counts, deadline - time.perf_counter())
+            solved = _solve_master(run, counts, deadline - time.perf_counter())
             if solved is None:
                 return ("time budget" if time.perf_counter() >= deadline else "master LP failed"), False
-            run.lp_value, duals, run.solution = solved
+            run.lp_value, duals, run.solution, run.flows = solved
             run.iterations += 1
             if proven_ceiling(run.farley) >= math.ceil(run.lp_value * (1 - _SOLVER_TOLERANCE)):
                 return "bound meets the LP value", False
@@ -336,7 +453,7 @@ def lp_bound(
             bound=proven_ceiling(run.farley), farley=run.farley, lp_value=run.lp_value, converged=converged,
             stopped=stopped, iterations=run.iterations, columns=len(run.patterns), seconds=run.seconds,
             time_budget=time_budget, duals=tuple(run.duals.tolist()), pricing_bound=run.pricing_bound,
-            solution=run.solution,
+            solution=_substituted(run.solution, run, pricer),
         )
     if progress:
         progress(1.0, f"LP bound {run.result.bound:,} ({stopped})")

@@ -4,7 +4,10 @@ Given a value ``v_i >= 0`` per histogram row, find a pack (copies ``a_i <= count
 within the limits (nodes, edges, graphs) that maximises ``sum a_i v_i``: a bounded 2D
 knapsack with a cardinality limit. It is solved by dynamic programming over a (nodes,
 edges) table, each row's copies split into powers of two (binary splitting), with the
-table's cell decisions kept as bits so the best pack can be read back.
+table's cell decisions kept as bits so the best pack can be read back. Rows that another
+row dominates (no larger, worth as much, enough graphs to fill a pack:
+:meth:`PackPricer.dominated`) stay out of an exact table without changing its maximum;
+under the duals of a column-generation master, most rows are dominated.
 
 The answer is an **upper bound** on the most a pack can be worth, which is what the Farley
 bound of :mod:`packing.column_generation` needs, and it stays one when the problem is relaxed to fit
@@ -83,13 +86,44 @@ class PackPricer:
         self.nodes = hist.num_nodes.astype(np.int64)
         self.edges = hist.num_edges.astype(np.int64)
         self.limits = limits
-        room = [np.full(self.nodes.size, limits.max_graphs, dtype=np.int64), hist.counts.astype(np.int64)]
+        room = [np.full(self.nodes.size, limits.max_graphs, dtype=np.int64)]
         for sizes, limit in ((self.nodes, limits.max_nodes), (self.edges, limits.max_edges)):
             room.append(np.where(sizes > 0, limit // np.maximum(sizes, 1), limits.max_graphs))
-        self.copies = np.minimum.reduce(room)  # the most copies of a row one pack can hold
+        self.fitting = np.minimum.reduce(room)  # the most copies of a row the limits let one pack hold
+        self.copies = np.minimum(self.fitting, hist.counts.astype(np.int64))  # ... and the row's count
         self.graphs_bind = most_graphs_per_pack(self.nodes, self.edges, hist.counts, limits.max_nodes,
                                                 limits.max_edges) > limits.max_graphs
         self.exact_divisors = (_factor(self.nodes, limits.max_nodes), _factor(self.edges, limits.max_edges))
+        self._by_size = np.lexsort((self.edges, self.nodes))
+        self._level_starts = np.flatnonzero(np.diff(self.nodes[self._by_size], prepend=-1))
+        self._edge_rank = np.searchsorted(np.unique(self.edges), self.edges)
+        self._free = hist.counts >= self.fitting
+
+    def dominated(self, values: np.ndarray) -> np.ndarray:
+        """Rows no best pack needs: some other row is no larger in nodes and edges, worth as
+        much, and has enough graphs to fill any pack alone (its count is at least the
+        copies the limits allow). Any pack can trade each copy of a dominated row for one
+        of that row, keeping every limit and losing no worth (the usual dominance of
+        knapsack items; Kellerer, Pferschy and Pisinger, *Knapsack Problems*, 2004), so
+        leaving them out of the table keeps its maximum. One sweep over node counts, with a
+        running maximum over edge counts.
+
+        >>> pricer = PackPricer(SizeHistogram.from_counts([2, 2, 3], [1, 3, 2], [9, 9, 9]), PackLimits(6, 6, 4))
+        >>> pricer.dominated(np.array([0.5, 0.5, 0.6])).tolist()  # (2, 3) is worth no more than (2, 1)
+        [False, True, False]
+        """
+        below = np.full(int(self._edge_rank.max(initial=0)) + 1, -np.inf)  # best free row at smaller node counts
+        out = np.zeros(values.size, dtype=bool)
+        for start, stop in zip(self._level_starts.tolist(), [*self._level_starts[1:].tolist(), values.size]):
+            rows = self._by_size[start:stop]  # one node count, by edges
+            worth, ranks = values[rows], self._edge_rank[rows]
+            same = np.where(self._free[rows], worth, -np.inf)
+            earlier = np.maximum.accumulate(np.concatenate([[-np.inf], same[:-1]]))
+            out[rows] = (np.maximum(below[ranks], earlier) >= worth)
+            placed = np.full(below.size, -np.inf)
+            np.maximum.at(placed, ranks, same)
+            below = np.maximum(below, np.maximum.accumulate(placed))
+        return out
 
     # ----------------------------------------------------------------- the table
     def _divisors(self, pieces: int) -> tuple[int, int]:
@@ -102,20 +136,20 @@ class PackPricer:
                 edge_div *= 2
         return node_div, edge_div
 
-    def _table(self, values: np.ndarray, deadline: float | None, extra: int = 0) -> tuple[float, list[Pattern], bool]:
+    def _table(self, values: np.ndarray, deadline: float | None, extra: int = 0,
+               completions: int = 0) -> tuple[float, list[Pattern], bool]:
         """Best worth of the (possibly rounded) table with the graph limit ignored, its
-        pack and up to ``extra`` more packs (the best at smaller capacities where the best
-        worth drops: each a different pack); the flag says whether the table was exact."""
+        pack, up to ``extra`` more packs (the best at smaller capacities where the best
+        worth drops: each a different pack) and up to ``completions`` packs that each hold
+        one graph of a row and the best of the table in the room it leaves (for the rows
+        where that is worth most); the flag says whether the table was exact."""
         rows = np.flatnonzero(values > _TINY)
-        pieces: list[tuple[int, int]] = []
-        for row, most in zip(rows.tolist(), self.copies[rows].tolist()):
-            step = 1
-            while most > 0:
-                pieces.append((row, min(step, most)))
-                most -= step
-                step *= 2
+        pieces = self._pieces(rows)
         node_div, edge_div = self._divisors(len(pieces))
         exact = (node_div, edge_div) == self.exact_divisors
+        if exact:  # the same maximum without dominated rows (a rounded table's could change, and with it
+            rows = rows[~self.dominated(values)[rows]]  # the pricing bound of certificates made before)
+            pieces = self._pieces(rows)
         cap_nodes, cap_edges = self.limits.max_nodes // node_div, self.limits.max_edges // edge_div
         small_nodes, small_edges = (self.nodes // node_div).tolist(), (self.edges // edge_div).tolist()
         best = np.zeros((cap_nodes + 1, cap_edges + 1))
@@ -137,7 +171,29 @@ class PackPricer:
                 drops = np.flatnonzero(line[1:] > line[:-1])[::-1][1:extra + 1]  # where the worth steps down
                 cells += [(cap_nodes, int(at)) if along_edges else (int(at), cap_edges) for at in drops]
         packs = [self._read_back(decisions, cell, cap_edges) for cell in cells]
+        if completions:
+            room_n, room_e = cap_nodes - np.asarray(small_nodes)[rows], cap_edges - np.asarray(small_edges)[rows]
+            fits = (room_n >= 0) & (room_e >= 0)
+            rows, room_n, room_e = rows[fits], room_n[fits], room_e[fits]
+            completed = values[rows] + best[room_n, room_e]
+            for at in np.argsort(-completed, kind="stable")[:completions].tolist():
+                pack = self._read_back(decisions, (int(room_n[at]), int(room_e[at])), cap_edges)
+                row = int(rows[at])
+                if pack.get(row, 0) < self.copies[row]:
+                    pack[row] = pack.get(row, 0) + 1
+                    packs.append(pack)
         return float(best[cap_nodes, cap_edges]), packs, exact
+
+    def _pieces(self, rows: np.ndarray) -> list[tuple[int, int]]:
+        """The table's items: each row's copies split into powers of two (binary splitting)."""
+        pieces: list[tuple[int, int]] = []
+        for row, most in zip(rows.tolist(), self.copies[rows].tolist()):
+            step = 1
+            while most > 0:
+                pieces.append((row, min(step, most)))
+                most -= step
+                step *= 2
+        return pieces
 
     @staticmethod
     def _read_back(decisions: list, cell: tuple[int, int], cap_edges: int) -> Pattern:
@@ -176,13 +232,16 @@ class PackPricer:
         """``sum a_i v_i`` of a pack."""
         return math.fsum(float(values[row]) * copies for row, copies in pattern.items())
 
-    def price(self, values: np.ndarray, deadline: float | None = None, extra: int = 0) -> Priced:
+    def price(self, values: np.ndarray, deadline: float | None = None, extra: int = 0,
+              completions: int = 0) -> Priced:
         """The most a pack is worth under ``values`` (one per histogram row, >= 0), as an
-        upper bound, and the best pack found within the limits (``more``: up to ``extra``
-        other good packs). Raises :class:`DeadlineReached` when ``deadline`` (a
-        ``time.perf_counter()`` time) passes."""
+        upper bound, and the best pack found within the limits (``more``: other good packs,
+        up to ``extra`` from smaller capacities along each limit and up to ``completions``
+        that each complete one graph of a valuable row with the best the room left holds).
+        Raises :class:`DeadlineReached` when ``deadline`` (a ``time.perf_counter()`` time)
+        passes."""
         values = np.maximum(np.asarray(values, dtype=np.float64), 0.0)
-        worth, packs, exact = self._table(values, deadline, extra)
+        worth, packs, exact = self._table(values, deadline, extra, completions)
         upper = worth + self._left_out(values)
         candidates = list(packs)
         if self.graphs_bind and sum(packs[0].values()) > self.limits.max_graphs:
@@ -202,7 +261,7 @@ class PackPricer:
         value = self.worth(best, values)
         more = [pack for pack in repaired if pack and pack != best]
         upper = max(min(upper, self.linear_bound(values)), value)
-        return Priced(upper, best or None, value, exact and best == packs[0], more)
+        return Priced(upper, best or None, value, exact and repaired[0] == packs[0], more)
 
     def _left_out(self, values: np.ndarray) -> float:
         """The most the rows the table leaves out (worth above 0, at most ``_TINY``) can add

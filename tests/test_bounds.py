@@ -153,13 +153,15 @@ def test_plans_refuse_bounds_of_other_graphs_or_limits():
 
 
 def test_lp_bound_stopped_early_is_still_a_bound_and_reports_progress():
+    # QM9 radius graphs at (64, 1,024): 1,214 sizes, many rounds to converge (ogbg-molhiv,
+    # once the example, now converges within about a second).
     clear_cache()
-    hist, _ = load_histogram("ogbg-molhiv", split="train")
-    limits = PackLimits.for_histogram(hist)
+    hist = qm9("radius")
+    limits = PackLimits(64, 1024, 256)
     seen: list[tuple[float, str]] = []
     early = lp_bound(hist, limits, time_budget=1.0, progress=lambda fraction, message: seen.append((fraction, message)))
     assert early.stopped == "time budget" and not early.converged
-    assert lower_bound(hist, limits) <= early.bound <= 3744
+    assert lower_bound(hist, limits) <= early.bound <= pack(hist, limits, PackMethod("best")).num_packs
     assert early.seconds < 10  # the budget is kept, give or take one knapsack on a busy machine
     assert seen and seen[-1][0] == 1.0 and all(0 <= fraction <= 1 for fraction, _ in seen)
     assert [fraction for fraction, _ in seen] == sorted(fraction for fraction, _ in seen)
