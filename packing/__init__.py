@@ -9,7 +9,7 @@ from these two only.
 2
 """
 from .api import as_limits, as_method, best_plan, pack
-from .bounds import BOUND_LABELS, BOUND_NAMES, Bounds, lower_bound, lower_bounds
+from .bounds import BOUND_LABELS, BOUND_NAMES, Bounds, lower_bounds
 from .column_generation import DEFAULT_TIME_BUDGET, LPBound, lp_bound
 from .compare import compare, published_table
 from .export import SCHEMA_VERSION, config_histogram, config_json, export_config, load_config, save_config
@@ -25,6 +25,7 @@ from .packs import items_of, pack_of, row_index
 from .plan import PackingPlan, describe
 from .published import PAPER_MIN, PAPER_TABLE2, PUBLISHED_HEURISTICS
 from .shape import BatchShape
+from .simple_bounds import lower_bound
 from .sides import EDGES, NODES
 from .size_table import (
     MAX_BYTES, TABLE_SUFFIXES, decompress, histogram_from_table, load_size_table, lower_columns, numbered_rows,

@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
@@ -46,11 +46,13 @@ from scipy.optimize import linprog
 from scipy.sparse import csc_matrix
 
 from .exact_fill import improve
-from .greedy import greedy_pack
+from .greedy import BEST_FIT, greedy_pack
 from .heuristics import HEURISTICS
 from .histogram import SizeHistogram
 from .limits import PackLimits
+from .packs import copies_of, pack_of, row_index
 from .pattern_pricing import DeadlineReached, PackPricer, Pattern
+from .simple_bounds import large_items_bound
 
 DEFAULT_TIME_BUDGET = 60.0  # seconds
 MAX_TIME_BUDGET = 3600.0
@@ -176,14 +178,15 @@ def _plan_patterns(hist: SizeHistogram, limits: PackLimits, plan: "PackingPlan |
     ([{0: 1, 1: 1}, {0: 1}], 3)
     """
     if plan is None:
-        strategies = greedy_pack(hist.num_nodes, hist.num_edges, hist.counts, limits, HEURISTICS["product"], "best_fit")
-        strategies = improve(hist.num_nodes, hist.num_edges, hist.counts, limits, strategies)
-        return [dict(Counter(items)) for items, _ in strategies], sum(count for _, count in strategies)
+        strategies = greedy_pack(hist.num_nodes, hist.num_edges, hist.counts, limits, HEURISTICS["product"], BEST_FIT)
+        bound, _ = large_items_bound(hist, limits)
+        strategies = improve(hist.num_nodes, hist.num_edges, hist.counts, limits, strategies, bound)
+        return [copies_of(pack) for pack, _ in strategies], sum(count for _, count in strategies)
     if plan.limits != limits or not plan.method.keeps_limits:
         raise ValueError(f"The plan given to the LP bound must keep the limits {limits}; it has "
                          f"{plan.limits} and {plan.method.label}.")
-    row = {(int(n), int(e)): index for index, (n, e) in enumerate(zip(hist.num_nodes, hist.num_edges))}
-    patterns = [{row[n, e]: copies for n, e, copies in items} for items, _ in plan.packs]
+    rows = row_index(hist)
+    patterns = [copies_of(pack_of(items, rows)) for items, _ in plan.packs]
     return patterns, plan.num_packs
 
 

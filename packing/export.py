@@ -91,7 +91,7 @@ from pathlib import Path
 from typing import Any
 
 from .batching import check_batching_section
-from .bounds import Bounds, lower_bound, lower_bounds
+from .bounds import Bounds, lower_bounds
 from .histogram import SizeHistogram
 from .json_file import read_json_object
 from .limits import PackLimits
@@ -99,6 +99,7 @@ from .column_generation import lp_bound_from_certificate
 from .method import BASELINES, ONE_DIM_BASELINES, PackMethod
 from .metrics import BOUND_COLUMN, METRIC_NAMES
 from .plan import PackingPlan
+from .simple_bounds import lower_bound
 from .throughput_section import check_throughput_section
 from .version import __version__
 

@@ -25,7 +25,7 @@ from packing import (
     lp_bound,
     pack,
 )
-from packing.bounds import incompatible_bound, large_items_bound, martello_toth_l2
+from packing.simple_bounds import incompatible_bound, large_items_bound, martello_toth_l2
 from packing.column_generation import clear_cache, lp_bound_from_certificate, proven_ceiling, verify_certificate
 from packing.method import published_methods
 
