@@ -101,7 +101,7 @@ def test_dataset_name_examples():
 
 
 def _one_shard_report() -> None:
-    from packing import SizeHistogram, sweep
+    from packing import SizeHistogram
     from pages.cluster_section import _report
 
     shard = {"shard": "m0.csv", "graphs": 2, "invalid": 1, "invalid_examples": ["row 1: 'x'"]}

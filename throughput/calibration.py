@@ -43,7 +43,7 @@ import numpy as np
 from packing import BatchShape, read_json_object, whole_number
 
 from .cold_compile import cold_compile_seconds
-from .device import check_device, cpu_description, device_description, same_device, torch_threads
+from .device import check_device, device_description, torch_threads
 from .fit import CostFit, cost_fit_from_dict, fit_cost_model
 from .records import ShapeTiming
 from .shapes import check_shapes, default_shapes
