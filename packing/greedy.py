@@ -26,6 +26,8 @@ When nothing fits, new packs are opened holding as many copies of the bin as fit
 """
 from __future__ import annotations
 
+from bisect import bisect_left, insort
+
 import numpy as np
 
 from .heuristics import Heuristic
@@ -70,9 +72,15 @@ class _OpenGroups:
     ``ROOM_INDEX_LIMIT``) at least the remaining edges of every group with ``r`` remaining
     nodes, so a bin that no group can take is mostly told so without a query over all
     groups (:meth:`could_fit`); they are made exact again after many groups have gone.
+
+    For best fit (node limits up to ``ROOM_INDEX_LIMIT``) the groups are also kept by
+    remaining nodes, each such *bucket* sorted by (remaining edges, graphs, slot), with the
+    least and the most remaining edges over all buckets from ``r`` remaining nodes up; a bin
+    that needs one group is then mostly served from a few buckets (:meth:`best_fit`).
     """
 
     ROOM_INDEX_LIMIT = 1 << 14
+    BUCKET_VISITS = 8  # buckets one best-fit search reads before it asks numpy instead
 
     def __init__(self, heuristic: Heuristic, fit: str, max_nodes: int) -> None:
         self.heuristic = heuristic
@@ -92,6 +100,14 @@ class _OpenGroups:
         self.slot_of: dict[tuple[int, int, int], int] = {}
         self.free = list(range(capacity - 1, -1, -1))
         self.opened = 0
+        indexed = fit == BEST_FIT and max_nodes <= self.ROOM_INDEX_LIMIT
+        # buckets[r]: (remaining edges, graphs, slot) of the groups with r remaining nodes,
+        # sorted; least_from[r] / most_from[r]: the least / most remaining edges of the groups
+        # with r or more remaining nodes (-1 and no_edges when there are none).
+        self.buckets: list[list[tuple[int, int, int]]] | None = [[] for _ in range(max_nodes + 1)] if indexed else None
+        self.no_edges = np.iinfo(np.int64).max
+        self.least_from = [self.no_edges] * (max_nodes + 2) if indexed else []
+        self.most_from = [-1] * (max_nodes + 2) if indexed else []
 
     def _grow(self) -> None:
         old = self.rem_nodes.size
@@ -128,6 +144,9 @@ class _OpenGroups:
                 score = self.heuristic.scalar(state[0], state[1])
                 self.rank[slot] = score if self.fit == BEST_FIT else -score
             self.opened += 1
+            if self.buckets is not None:
+                insort(self.buckets[state[0]], (state[1], state[2], slot))
+                self._settle(state[0], state[1], True)
             return
         self.members[slot].append([node, count])
         self.total[slot] += count
@@ -152,7 +171,42 @@ class _OpenGroups:
             self._release(slot)
         return taken
 
+    def _settle(self, nodes: int, edges: int, added: bool) -> None:
+        """Keep ``least_from`` and ``most_from`` exact after a group with ``edges`` remaining
+        edges joined (``added``) or left bucket ``nodes``; buckets below it see the change
+        too, down to the first that does not."""
+        least, most = self.least_from, self.most_from
+        if added:
+            below = nodes
+            while below >= 0 and least[below] > edges:
+                least[below] = edges
+                below -= 1
+            while nodes >= 0 and most[nodes] < edges:
+                most[nodes] = edges
+                nodes -= 1
+            return
+        if least[nodes] < edges < most[nodes]:
+            return
+        buckets = self.buckets
+        while nodes >= 0:
+            bucket = buckets[nodes]
+            low, high = least[nodes + 1], most[nodes + 1]
+            if bucket:
+                if bucket[0][0] < low:
+                    low = bucket[0][0]
+                if bucket[-1][0] > high:
+                    high = bucket[-1][0]
+            if low == least[nodes] and high == most[nodes]:
+                return
+            least[nodes], most[nodes] = low, high
+            nodes -= 1
+
     def _release(self, slot: int) -> None:
+        if self.buckets is not None:
+            rem_nodes, rem_edges, graphs = self.state[slot]
+            bucket = self.buckets[rem_nodes]
+            del bucket[bisect_left(bucket, (rem_edges, graphs, slot))]
+            self._settle(rem_nodes, rem_edges, False)
         del self.slot_of[self.state[slot]]
         self.state[slot] = None
         self.members[slot] = None
@@ -165,6 +219,43 @@ class _OpenGroups:
         """Slots of the groups a bin of this size fits into, best rank first; equal ranks
         by remaining nodes, then edges, then graphs held (smallest first), so the order
         depends on the groups alone (:mod:`packing.best_fit_grid` uses the same)."""
+        if first_only and self.buckets is not None:
+            slot = self.best_fit(nodes, edges)
+            return [] if slot < 0 else [slot]
+        return self.ranked_by_numpy(nodes, edges, first_only)
+
+    def best_fit(self, nodes: int, edges: int) -> int:
+        """The slot :meth:`ranked_fits` puts first for best fit (-1 when no group fits).
+
+        Buckets are read from ``nodes`` remaining nodes up. Within a bucket the first group
+        with enough edges is its best (the heuristic is monotone; equal values go to fewer
+        edges, then fewer graphs), and no group in buckets from ``r`` up can rank below the
+        heuristic of (``r``, the least edges there, at least ``edges``), nor win a tie
+        against a group with fewer remaining nodes; so the search stops there, or when no
+        group from ``r`` up has ``edges`` left. After ``BUCKET_VISITS`` buckets it asks
+        :meth:`ranked_by_numpy`.
+        """
+        least, most, buckets, score = self.least_from, self.most_from, self.buckets, self.heuristic.scalar
+        best_score, best_slot = None, -1
+        for rem_nodes in range(nodes, min(nodes + self.BUCKET_VISITS, len(buckets))):
+            if most[rem_nodes] < edges:
+                return best_slot
+            if best_score is not None and score(rem_nodes, max(edges, least[rem_nodes])) >= best_score:
+                return best_slot
+            bucket = buckets[rem_nodes]
+            at = bisect_left(bucket, (edges,))
+            if at < len(bucket):
+                rem_edges, _, slot = bucket[at]
+                value = score(rem_nodes, rem_edges)
+                if best_score is None or value < best_score:
+                    best_score, best_slot = value, slot
+        if nodes + self.BUCKET_VISITS >= len(buckets):
+            return best_slot
+        fits = self.ranked_by_numpy(nodes, edges, True)
+        return fits[0] if fits else -1
+
+    def ranked_by_numpy(self, nodes: int, edges: int, first_only: bool) -> list[int]:
+        """:meth:`ranked_fits` by one query over all groups."""
         fits = ((self.rem_nodes >= nodes) & (self.rem_edges >= edges)).nonzero()[0]
         if fits.size <= 1:
             return fits.tolist()
@@ -179,6 +270,8 @@ class _OpenGroups:
 
     def could_fit(self, nodes: int, edges: int) -> bool:
         """False only if no group has room for a graph of this size (True may be wrong)."""
+        if self.buckets is not None:
+            return self.most_from[nodes] >= edges
         if self.released > max(64, len(self.slot_of)):
             self._exact_bounds()
         if nodes > self.room_nodes_bound or edges > self.room_edges_bound:
