@@ -27,6 +27,7 @@ When nothing fits, new packs are opened holding as many copies of the bin as fit
 from __future__ import annotations
 
 from bisect import bisect_left, insort
+from typing import Iterator
 
 import numpy as np
 
@@ -219,10 +220,17 @@ class _OpenGroups:
         """Slots of the groups a bin of this size fits into, best rank first; equal ranks
         by remaining nodes, then edges, then graphs held (smallest first), so the order
         depends on the groups alone (:mod:`packing.best_fit_grid` uses the same)."""
-        if first_only and self.buckets is not None:
-            slot = self.best_fit(nodes, edges)
-            return [] if slot < 0 else [slot]
-        return self.ranked_by_numpy(nodes, edges, first_only)
+        fits = ((self.rem_nodes >= nodes) & (self.rem_edges >= edges)).nonzero()[0]
+        if fits.size <= 1:
+            return fits.tolist()
+        rank = self.rank[fits]
+        if first_only:
+            fits = fits[rank == rank.min()]
+            if fits.size == 1:
+                return fits.tolist()
+            rank = self.rank[fits]
+        ranked = fits[np.lexsort((self.graphs[fits], self.rem_edges[fits], self.rem_nodes[fits], rank))]
+        return ranked[:1].tolist() if first_only else ranked.tolist()
 
     def best_fit(self, nodes: int, edges: int) -> int:
         """The slot :meth:`ranked_fits` puts first for best fit (-1 when no group fits).
@@ -233,7 +241,7 @@ class _OpenGroups:
         heuristic of (``r``, the least edges there, at least ``edges``), nor win a tie
         against a group with fewer remaining nodes; so the search stops there, or when no
         group from ``r`` up has ``edges`` left. After ``BUCKET_VISITS`` buckets it asks
-        :meth:`ranked_by_numpy`.
+        :meth:`ranked_fits`.
         """
         least, most, buckets, score = self.least_from, self.most_from, self.buckets, self.heuristic.scalar
         best_score, best_slot = None, -1
@@ -251,22 +259,17 @@ class _OpenGroups:
                     best_score, best_slot = value, slot
         if nodes + self.BUCKET_VISITS >= len(buckets):
             return best_slot
-        fits = self.ranked_by_numpy(nodes, edges, True)
+        fits = self.ranked_fits(nodes, edges, True)
         return fits[0] if fits else -1
 
-    def ranked_by_numpy(self, nodes: int, edges: int, first_only: bool) -> list[int]:
-        """:meth:`ranked_fits` by one query over all groups."""
-        fits = ((self.rem_nodes >= nodes) & (self.rem_edges >= edges)).nonzero()[0]
-        if fits.size <= 1:
-            return fits.tolist()
-        rank = self.rank[fits]
-        if first_only:
-            fits = fits[rank == rank.min()]
-            if fits.size == 1:
-                return fits.tolist()
-            rank = self.rank[fits]
-        ranked = fits[np.lexsort((self.graphs[fits], self.rem_edges[fits], self.rem_nodes[fits], rank))]
-        return ranked[:1].tolist() if first_only else ranked.tolist()
+    def fits_in_turn(self, nodes: int, edges: int) -> Iterator[int]:
+        """For best fit: the slots :meth:`ranked_fits` lists, each found only when the
+        previous one has been used, by :meth:`best_fit` on the groups then open. The order
+        is the same as long as a group that fits changes only by leaving once used up (the
+        greedy pass fills each chosen pack with as many copies as fit, so no pack it makes
+        fits the bin again while copies are left)."""
+        while (slot := self.best_fit(nodes, edges)) >= 0:
+            yield slot
 
     def could_fit(self, nodes: int, edges: int) -> bool:
         """False only if no group has room for a graph of this size (True may be wrong)."""
@@ -411,7 +414,12 @@ def _run(
         # per pack and asks again each time.
         first_only = fit == WORST_FIT or remaining == 1
         while remaining:
-            slots = groups.ranked_fits(size_n, size_e, first_only) if groups.could_fit(size_n, size_e) else []
+            if not groups.could_fit(size_n, size_e):
+                slots = []
+            elif groups.buckets is not None:
+                slots = groups.fits_in_turn(size_n, size_e)
+            else:
+                slots = groups.ranked_fits(size_n, size_e, first_only)
             for slot in slots:
                 state = groups.state[slot]
                 room_nodes, room_edges, graphs = state
