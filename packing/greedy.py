@@ -56,11 +56,16 @@ class ContentTree:
         return len(self.parent) - 1
 
     def items(self, node: int) -> tuple[int, ...]:
+        parent, item, copies = self.parent, self.item, self.copies
         out: list[int] = []
         while node >= 0:
-            out.extend([self.item[node]] * self.copies[node])
-            node = self.parent[node]
-        return tuple(sorted(out))
+            if copies[node] == 1:
+                out.append(item[node])
+            else:
+                out.extend([item[node]] * copies[node])
+            node = parent[node]
+        out.sort()
+        return tuple(out)
 
 
 class _OpenGroups:
@@ -133,12 +138,6 @@ class _OpenGroups:
             self.rem_nodes[slot] = state[0]
             self.rem_edges[slot] = state[1]
             self.graphs[slot] = state[2]
-            if state[0] > self.room_nodes_bound:
-                self.room_nodes_bound = state[0]
-            if state[1] > self.room_edges_bound:
-                self.room_edges_bound = state[1]
-            if self.edges_at_nodes is not None and self.edges_at_nodes[state[0]] < state[1]:
-                self.edges_at_nodes[state[0]] = state[1]
             if self.fit == FIRST_FIT:
                 self.rank[slot] = self.opened
             else:
@@ -148,6 +147,13 @@ class _OpenGroups:
             if self.buckets is not None:
                 insort(self.buckets[state[0]], (state[1], state[2], slot))
                 self._settle(state[0], state[1], True)
+                return
+            if state[0] > self.room_nodes_bound:
+                self.room_nodes_bound = state[0]
+            if state[1] > self.room_edges_bound:
+                self.room_edges_bound = state[1]
+            if self.edges_at_nodes is not None and self.edges_at_nodes[state[0]] < state[1]:
+                self.edges_at_nodes[state[0]] = state[1]
             return
         self.members[slot].append([node, count])
         self.total[slot] += count
@@ -404,6 +410,8 @@ def _run(
             return None
         if alone and not groups.could_fit(size_n, size_e):
             opened += remaining
+            if beaten():  # as where packs are opened below, so that could_fit's guesses never show
+                return None
             closed.append((add_content(-1, item, 1), remaining))
             wasted[0] += (max_nodes - size_n) * remaining
             wasted[1] += (max_edges - size_e) * remaining
