@@ -79,13 +79,16 @@ class _OpenGroups:
     nodes, so a bin that no group can take is mostly told so without a query over all
     groups (:meth:`could_fit`); they are made exact again after many groups have gone.
 
-    For best fit (node limits up to ``ROOM_INDEX_LIMIT``) the groups are also kept by
-    remaining nodes, each such *bucket* sorted by (remaining edges, graphs, slot), with the
-    least and the most remaining edges over all buckets from ``r`` remaining nodes up; a bin
-    that needs one group is then mostly served from a few buckets (:meth:`best_fit`).
+    For best fit (node limits up to ``ROOM_INDEX_LIMIT``), once ``BUCKETS_FROM`` groups are
+    open at a time, the groups are also kept by remaining nodes, each such *bucket* sorted
+    by (remaining edges, graphs, slot), with the least and the most remaining edges over all
+    buckets from ``r`` remaining nodes up; a bin then mostly finds its group in a few
+    buckets (:meth:`best_fit`) instead of a query over all groups. With fewer groups that
+    query is cheap and keeping the buckets is not (ogbg-mol* open at most a few hundred).
     """
 
     ROOM_INDEX_LIMIT = 1 << 14
+    BUCKETS_FROM = 1024  # open groups at which best fit starts keeping buckets
     BUCKET_VISITS = 8  # buckets one best-fit search reads before it asks numpy instead
 
     def __init__(self, heuristic: Heuristic, fit: str, max_nodes: int) -> None:
@@ -106,14 +109,16 @@ class _OpenGroups:
         self.slot_of: dict[tuple[int, int, int], int] = {}
         self.free = list(range(capacity - 1, -1, -1))
         self.opened = 0
-        indexed = fit == BEST_FIT and max_nodes <= self.ROOM_INDEX_LIMIT
-        # buckets[r]: (remaining edges, graphs, slot) of the groups with r remaining nodes,
-        # sorted; least_from[r] / most_from[r]: the least / most remaining edges of the groups
-        # with r or more remaining nodes (-1 and no_edges when there are none).
-        self.buckets: list[list[tuple[int, int, int]]] | None = [[] for _ in range(max_nodes + 1)] if indexed else None
+        self.may_file = fit == BEST_FIT and max_nodes <= self.ROOM_INDEX_LIMIT
+        self.max_nodes = max_nodes
+        # Once filed (see _file_groups), buckets[r]: (remaining edges, graphs, slot) of the
+        # groups with r remaining nodes, sorted; least_from[r] / most_from[r]: the least /
+        # most remaining edges of the groups with r or more remaining nodes (no_edges and -1
+        # when there are none).
+        self.buckets: list[list[tuple[int, int, int]]] | None = None
         self.no_edges = np.iinfo(np.int64).max
-        self.least_from = [self.no_edges] * (max_nodes + 2) if indexed else []
-        self.most_from = [-1] * (max_nodes + 2) if indexed else []
+        self.least_from: list[int] = []
+        self.most_from: list[int] = []
 
     def _grow(self) -> None:
         old = self.rem_nodes.size
@@ -154,6 +159,8 @@ class _OpenGroups:
                 self.room_edges_bound = state[1]
             if self.edges_at_nodes is not None and self.edges_at_nodes[state[0]] < state[1]:
                 self.edges_at_nodes[state[0]] = state[1]
+            if self.may_file and len(self.slot_of) >= self.BUCKETS_FROM:
+                self._file_groups()
             return
         self.members[slot].append([node, count])
         self.total[slot] += count
@@ -177,6 +184,20 @@ class _OpenGroups:
         if self.total[slot] == 0:
             self._release(slot)
         return taken
+
+    def _file_groups(self) -> None:
+        """Start keeping the buckets, from the groups open now."""
+        self.buckets = [[] for _ in range(self.max_nodes + 1)]
+        for (rem_nodes, rem_edges, graphs), slot in self.slot_of.items():
+            self.buckets[rem_nodes].append((rem_edges, graphs, slot))
+        self.least_from = [self.no_edges] * (self.max_nodes + 2)
+        self.most_from = [-1] * (self.max_nodes + 2)
+        for rem_nodes in range(self.max_nodes, -1, -1):
+            bucket = self.buckets[rem_nodes]
+            bucket.sort()
+            low, high = self.least_from[rem_nodes + 1], self.most_from[rem_nodes + 1]
+            self.least_from[rem_nodes] = min(bucket[0][0], low) if bucket else low
+            self.most_from[rem_nodes] = max(bucket[-1][0], high) if bucket else high
 
     def _settle(self, nodes: int, edges: int, added: bool) -> None:
         """Keep ``least_from`` and ``most_from`` exact after a group with ``edges`` remaining
@@ -239,15 +260,24 @@ class _OpenGroups:
         return ranked[:1].tolist() if first_only else ranked.tolist()
 
     def best_fit(self, nodes: int, edges: int) -> int:
-        """The slot :meth:`ranked_fits` puts first for best fit (-1 when no group fits).
+        """The slot :meth:`ranked_fits` puts first for best fit (-1 when no group fits), from
+        the buckets (:meth:`_bucket_search`) or, where they leave it open, from numpy."""
+        slot = self._bucket_search(nodes, edges)
+        if slot is None:
+            fits = self.ranked_fits(nodes, edges, True)
+            return fits[0] if fits else -1
+        return slot
+
+    def _bucket_search(self, nodes: int, edges: int) -> int | None:
+        """The best-fit slot (-1: none fits), or None when ``BUCKET_VISITS`` buckets did not
+        settle it.
 
         Buckets are read from ``nodes`` remaining nodes up. Within a bucket the first group
         with enough edges is its best (the heuristic is monotone; equal values go to fewer
         edges, then fewer graphs), and no group in buckets from ``r`` up can rank below the
         heuristic of (``r``, the least edges there, at least ``edges``), nor win a tie
         against a group with fewer remaining nodes; so the search stops there, or when no
-        group from ``r`` up has ``edges`` left. After ``BUCKET_VISITS`` buckets it asks
-        :meth:`ranked_fits`.
+        group from ``r`` up has ``edges`` left.
         """
         least, most, buckets, score = self.least_from, self.most_from, self.buckets, self.heuristic.scalar
         best_score, best_slot = None, -1
@@ -263,18 +293,22 @@ class _OpenGroups:
                 value = score(rem_nodes, rem_edges)
                 if best_score is None or value < best_score:
                     best_score, best_slot = value, slot
-        if nodes + self.BUCKET_VISITS >= len(buckets):
-            return best_slot
-        fits = self.ranked_fits(nodes, edges, True)
-        return fits[0] if fits else -1
+        return best_slot if nodes + self.BUCKET_VISITS >= len(buckets) else None
 
     def fits_in_turn(self, nodes: int, edges: int) -> Iterator[int]:
-        """For best fit: the slots :meth:`ranked_fits` lists, each found only when the
-        previous one has been used, by :meth:`best_fit` on the groups then open. The order
-        is the same as long as a group that fits changes only by leaving once used up (the
-        greedy pass fills each chosen pack with as many copies as fit, so no pack it makes
-        fits the bin again while copies are left)."""
-        while (slot := self.best_fit(nodes, edges)) >= 0:
+        """For best fit with buckets: the slots :meth:`ranked_fits` lists, each found only
+        when the previous one has been used, on the groups then open (where the buckets
+        leave one open, the rest of the list comes from one query). The order is the same
+        as long as a group that fits changes only by leaving once used up (the greedy pass
+        fills each chosen pack with as many copies as fit, so no pack it makes fits the bin
+        again while copies are left)."""
+        while True:
+            slot = self._bucket_search(nodes, edges)
+            if slot is None:
+                yield from self.ranked_fits(nodes, edges, False)
+                return
+            if slot < 0:
+                return
             yield slot
 
     def could_fit(self, nodes: int, edges: int) -> bool:
