@@ -79,12 +79,14 @@ class _OpenGroups:
     nodes, so a bin that no group can take is mostly told so without a query over all
     groups (:meth:`could_fit`); they are made exact again after many groups have gone.
 
-    For best fit (node limits up to ``ROOM_INDEX_LIMIT``), once ``BUCKETS_FROM`` groups are
-    open at a time, the groups are also kept by remaining nodes, each such *bucket* sorted
-    by (remaining edges, graphs, slot), with the least and the most remaining edges over all
-    buckets from ``r`` remaining nodes up; a bin then mostly finds its group in a few
-    buckets (:meth:`best_fit`) instead of a query over all groups. With fewer groups that
-    query is cheap and keeping the buckets is not (ogbg-mol* open at most a few hundred).
+    For best fit (node limits up to ``ROOM_INDEX_LIMIT``), once ``BUCKETS_FROM`` groups and
+    at least as many as the node limit are open at a time, the groups are also kept by
+    remaining nodes, each such *bucket* sorted by (remaining edges, graphs, slot), with the
+    least and the most remaining edges over all buckets from ``r`` remaining nodes up; a
+    bin then mostly finds its group in a few buckets (:meth:`best_fit`) instead of a query
+    over all groups. With fewer groups that query is cheap, and with sparse buckets keeping
+    them is not (ogbg-mol* open at most a few hundred groups, the ppa-like histogram 7,000
+    with a node limit of 300).
     """
 
     ROOM_INDEX_LIMIT = 1 << 14
@@ -159,7 +161,7 @@ class _OpenGroups:
                 self.room_edges_bound = state[1]
             if self.edges_at_nodes is not None and self.edges_at_nodes[state[0]] < state[1]:
                 self.edges_at_nodes[state[0]] = state[1]
-            if self.may_file and len(self.slot_of) >= self.BUCKETS_FROM:
+            if self.may_file and len(self.slot_of) >= max(self.BUCKETS_FROM, self.max_nodes):
                 self._file_groups()
             return
         self.members[slot].append([node, count])

@@ -21,7 +21,7 @@ states = st.tuples(st.integers(0, MAX_NODES), st.integers(0, 40), st.integers(0,
 # which-th open group (modulo the number open), as the greedy pass does.
 steps = st.lists(st.one_of(st.tuples(st.just("add"), states, st.integers(1, 3)),
                            st.tuples(st.just("take"), st.integers(0, 1000), st.integers(1, 3))), max_size=60)
-files_from = st.integers(0, 8)  # open groups at which the buckets start (1,024 in real runs)
+files_from = st.integers(0, 8)  # BUCKETS_FROM (1,024 in real runs; the node limit, 24, also counts)
 queries = st.lists(st.tuples(st.integers(1, MAX_NODES), st.integers(0, 45)), min_size=1, max_size=8)
 
 
@@ -74,7 +74,7 @@ def test_groups_in_turn_follow_the_full_ranking(heuristic, history, buckets_from
 
 def test_equal_heuristic_goes_to_fewer_remaining_nodes_across_buckets():
     groups = _OpenGroups(HEURISTICS["edge"], BEST_FIT, MAX_NODES)
-    groups.BUCKETS_FROM = 1
     for node, state in enumerate([(5, 8, 0), (5, 10, 0), (3, 10, 1), (3, 10, 0)]):
         groups.add(state, node, 1)
+    groups._file_groups()
     assert groups.state[groups.best_fit(1, 9)] == (3, 10, 0) == groups.state[groups.ranked_fits(1, 9, True)[0]]
