@@ -83,7 +83,7 @@ class _OpenGroups:
     at least as many as the node limit are open at a time, the groups are also kept by
     remaining nodes, each such *bucket* sorted by (remaining edges, graphs, slot), with the
     least and the most remaining edges over all buckets from ``r`` remaining nodes up; a
-    bin then mostly finds its group in a few buckets (:meth:`best_fit`) instead of a query
+    bin then mostly finds its group in a few buckets (:meth:`fits_in_turn`) instead of a query
     over all groups. With fewer groups that query is cheap, and with sparse buckets keeping
     them is not (ogbg-mol* open at most a few hundred groups, the ppa-like histogram 7,000
     with a node limit of 300).
@@ -261,15 +261,6 @@ class _OpenGroups:
         ranked = fits[np.lexsort((self.graphs[fits], self.rem_edges[fits], self.rem_nodes[fits], rank))]
         return ranked[:1].tolist() if first_only else ranked.tolist()
 
-    def best_fit(self, nodes: int, edges: int) -> int:
-        """The slot :meth:`ranked_fits` puts first for best fit (-1 when no group fits), from
-        the buckets (:meth:`_bucket_search`) or, where they leave it open, from numpy."""
-        slot = self._bucket_search(nodes, edges)
-        if slot is None:
-            fits = self.ranked_fits(nodes, edges, True)
-            return fits[0] if fits else -1
-        return slot
-
     def _bucket_search(self, nodes: int, edges: int) -> int | None:
         """The best-fit slot (-1: none fits), or None when ``BUCKET_VISITS`` buckets did not
         settle it.
@@ -314,7 +305,8 @@ class _OpenGroups:
             yield slot
 
     def could_fit(self, nodes: int, edges: int) -> bool:
-        """False only if no group has room for a graph of this size (True may be wrong)."""
+        """False only if no group has room for a graph of this size (True may be wrong,
+        except while the buckets are kept)."""
         if self.buckets is not None:
             return self.most_from[nodes] >= edges
         if self.released > max(64, len(self.slot_of)):
@@ -454,8 +446,9 @@ def _run(
             continue
         # Best and first fit fill each chosen pack with as many copies as fit, so a pack
         # that took the bin cannot take it again: one ranked query of all fitting groups
-        # serves the bin (just the top one for a single graph). Worst fit adds one copy
-        # per pack and asks again each time.
+        # serves the bin (just the top one for a single graph; with buckets, the groups come
+        # one at a time, in the same order). Worst fit adds one copy per pack and asks again
+        # each time.
         first_only = fit == WORST_FIT or remaining == 1
         while remaining:
             if not groups.could_fit(size_n, size_e):

@@ -1,7 +1,7 @@
 """Property tests: best fit's bucket search picks the group the numpy ranking puts first.
 
 :class:`packing.greedy._OpenGroups` keeps best fit's open groups in buckets by remaining
-nodes as well (once many are open); :meth:`best_fit` and :meth:`fits_in_turn` must choose exactly what
+nodes as well (once many are open); :meth:`fits_in_turn` must choose exactly what
 :meth:`ranked_fits` (one query over all groups) chooses, ties included, after any mix of
 groups joining and leaving, so every plan stays the same.
 """
@@ -45,7 +45,7 @@ def test_bucket_search_picks_the_first_ranked_group(heuristic, history, buckets_
     groups = _groups_after(heuristic, history, buckets_from)
     for nodes, edges in asked:
         ranked = groups.ranked_fits(nodes, edges, True)
-        assert groups.best_fit(nodes, edges) == (ranked[0] if ranked else -1)
+        assert next(groups.fits_in_turn(nodes, edges), -1) == (ranked[0] if ranked else -1)
         assert groups.could_fit(nodes, edges) == bool(ranked)
 
 
@@ -77,4 +77,4 @@ def test_equal_heuristic_goes_to_fewer_remaining_nodes_across_buckets():
     for node, state in enumerate([(5, 8, 0), (5, 10, 0), (3, 10, 1), (3, 10, 0)]):
         groups.add(state, node, 1)
     groups._file_groups()
-    assert groups.state[groups.best_fit(1, 9)] == (3, 10, 0) == groups.state[groups.ranked_fits(1, 9, True)[0]]
+    assert groups.state[next(groups.fits_in_turn(1, 9))] == (3, 10, 0) == groups.state[groups.ranked_fits(1, 9, True)[0]]
