@@ -77,4 +77,5 @@ def test_equal_heuristic_goes_to_fewer_remaining_nodes_across_buckets():
     for node, state in enumerate([(5, 8, 0), (5, 10, 0), (3, 10, 1), (3, 10, 0)]):
         groups.add(state, node, 1)
     groups._file_groups()
-    assert groups.state[next(groups.fits_in_turn(1, 9))] == (3, 10, 0) == groups.state[groups.ranked_fits(1, 9, True)[0]]
+    first = next(groups.fits_in_turn(1, 9))
+    assert groups.state[first] == (3, 10, 0) == groups.state[groups.ranked_fits(1, 9, True)[0]]
