@@ -26,6 +26,9 @@ When nothing fits, new packs are opened holding as many copies of the bin as fit
 """
 from __future__ import annotations
 
+from bisect import bisect_left, insort
+from typing import Iterator
+
 import numpy as np
 
 from .heuristics import Heuristic
@@ -53,11 +56,16 @@ class ContentTree:
         return len(self.parent) - 1
 
     def items(self, node: int) -> tuple[int, ...]:
+        parent, item, copies = self.parent, self.item, self.copies
         out: list[int] = []
         while node >= 0:
-            out.extend([self.item[node]] * self.copies[node])
-            node = self.parent[node]
-        return tuple(sorted(out))
+            if copies[node] == 1:
+                out.append(item[node])
+            else:
+                out.extend([item[node]] * copies[node])
+            node = parent[node]
+        out.sort()
+        return tuple(out)
 
 
 class _OpenGroups:
@@ -70,9 +78,20 @@ class _OpenGroups:
     ``ROOM_INDEX_LIMIT``) at least the remaining edges of every group with ``r`` remaining
     nodes, so a bin that no group can take is mostly told so without a query over all
     groups (:meth:`could_fit`); they are made exact again after many groups have gone.
+
+    For best fit (node limits up to ``ROOM_INDEX_LIMIT``), once ``BUCKETS_FROM`` groups and
+    at least as many as the node limit are open at a time, the groups are also kept by
+    remaining nodes, each such *bucket* sorted by (remaining edges, graphs, slot), with the
+    least and the most remaining edges over all buckets from ``r`` remaining nodes up; a
+    bin then mostly finds its group in a few buckets (:meth:`fits_in_turn`) instead of a query
+    over all groups. With fewer groups that query is cheap, and with sparse buckets keeping
+    them is not (ogbg-mol* open at most a few hundred groups, the ppa-like histogram 7,000
+    with a node limit of 300).
     """
 
     ROOM_INDEX_LIMIT = 1 << 14
+    BUCKETS_FROM = 1024  # open groups at which best fit starts keeping buckets
+    BUCKET_VISITS = 8  # buckets one best-fit search reads before it asks numpy instead
 
     def __init__(self, heuristic: Heuristic, fit: str, max_nodes: int) -> None:
         self.heuristic = heuristic
@@ -92,6 +111,16 @@ class _OpenGroups:
         self.slot_of: dict[tuple[int, int, int], int] = {}
         self.free = list(range(capacity - 1, -1, -1))
         self.opened = 0
+        self.may_file = fit == BEST_FIT and max_nodes <= self.ROOM_INDEX_LIMIT
+        self.max_nodes = max_nodes
+        # Once filed (see _file_groups), buckets[r]: (remaining edges, graphs, slot) of the
+        # groups with r remaining nodes, sorted; least_from[r] / most_from[r]: the least /
+        # most remaining edges of the groups with r or more remaining nodes (no_edges and -1
+        # when there are none).
+        self.buckets: list[list[tuple[int, int, int]]] | None = None
+        self.no_edges = np.iinfo(np.int64).max
+        self.least_from: list[int] = []
+        self.most_from: list[int] = []
 
     def _grow(self) -> None:
         old = self.rem_nodes.size
@@ -116,18 +145,24 @@ class _OpenGroups:
             self.rem_nodes[slot] = state[0]
             self.rem_edges[slot] = state[1]
             self.graphs[slot] = state[2]
-            if state[0] > self.room_nodes_bound:
-                self.room_nodes_bound = state[0]
-            if state[1] > self.room_edges_bound:
-                self.room_edges_bound = state[1]
-            if self.edges_at_nodes is not None and self.edges_at_nodes[state[0]] < state[1]:
-                self.edges_at_nodes[state[0]] = state[1]
             if self.fit == FIRST_FIT:
                 self.rank[slot] = self.opened
             else:
                 score = self.heuristic.scalar(state[0], state[1])
                 self.rank[slot] = score if self.fit == BEST_FIT else -score
             self.opened += 1
+            if self.buckets is not None:
+                insort(self.buckets[state[0]], (state[1], state[2], slot))
+                self._settle(state[0], state[1], True)
+                return
+            if state[0] > self.room_nodes_bound:
+                self.room_nodes_bound = state[0]
+            if state[1] > self.room_edges_bound:
+                self.room_edges_bound = state[1]
+            if self.edges_at_nodes is not None and self.edges_at_nodes[state[0]] < state[1]:
+                self.edges_at_nodes[state[0]] = state[1]
+            if self.may_file and len(self.slot_of) >= max(self.BUCKETS_FROM, self.max_nodes):
+                self._file_groups()
             return
         self.members[slot].append([node, count])
         self.total[slot] += count
@@ -152,7 +187,56 @@ class _OpenGroups:
             self._release(slot)
         return taken
 
+    def _file_groups(self) -> None:
+        """Start keeping the buckets, from the groups open now."""
+        self.buckets = [[] for _ in range(self.max_nodes + 1)]
+        for (rem_nodes, rem_edges, graphs), slot in self.slot_of.items():
+            self.buckets[rem_nodes].append((rem_edges, graphs, slot))
+        self.least_from = [self.no_edges] * (self.max_nodes + 2)
+        self.most_from = [-1] * (self.max_nodes + 2)
+        for rem_nodes in range(self.max_nodes, -1, -1):
+            bucket = self.buckets[rem_nodes]
+            bucket.sort()
+            low, high = self.least_from[rem_nodes + 1], self.most_from[rem_nodes + 1]
+            self.least_from[rem_nodes] = min(bucket[0][0], low) if bucket else low
+            self.most_from[rem_nodes] = max(bucket[-1][0], high) if bucket else high
+
+    def _settle(self, nodes: int, edges: int, added: bool) -> None:
+        """Keep ``least_from`` and ``most_from`` exact after a group with ``edges`` remaining
+        edges joined (``added``) or left bucket ``nodes``; buckets below it see the change
+        too, down to the first that does not."""
+        least, most = self.least_from, self.most_from
+        if added:
+            below = nodes
+            while below >= 0 and least[below] > edges:
+                least[below] = edges
+                below -= 1
+            while nodes >= 0 and most[nodes] < edges:
+                most[nodes] = edges
+                nodes -= 1
+            return
+        if least[nodes] < edges < most[nodes]:
+            return
+        buckets = self.buckets
+        while nodes >= 0:
+            bucket = buckets[nodes]
+            low, high = least[nodes + 1], most[nodes + 1]
+            if bucket:
+                if bucket[0][0] < low:
+                    low = bucket[0][0]
+                if bucket[-1][0] > high:
+                    high = bucket[-1][0]
+            if low == least[nodes] and high == most[nodes]:
+                return
+            least[nodes], most[nodes] = low, high
+            nodes -= 1
+
     def _release(self, slot: int) -> None:
+        if self.buckets is not None:
+            rem_nodes, rem_edges, graphs = self.state[slot]
+            bucket = self.buckets[rem_nodes]
+            del bucket[bisect_left(bucket, (rem_edges, graphs, slot))]
+            self._settle(rem_nodes, rem_edges, False)
         del self.slot_of[self.state[slot]]
         self.state[slot] = None
         self.members[slot] = None
@@ -177,8 +261,54 @@ class _OpenGroups:
         ranked = fits[np.lexsort((self.graphs[fits], self.rem_edges[fits], self.rem_nodes[fits], rank))]
         return ranked[:1].tolist() if first_only else ranked.tolist()
 
+    def _bucket_search(self, nodes: int, edges: int) -> int | None:
+        """The best-fit slot (-1: none fits), or None when ``BUCKET_VISITS`` buckets did not
+        settle it.
+
+        Buckets are read from ``nodes`` remaining nodes up. Within a bucket the first group
+        with enough edges is its best (the heuristic is monotone; equal values go to fewer
+        edges, then fewer graphs), and no group in buckets from ``r`` up can rank below the
+        heuristic of (``r``, the least edges there, at least ``edges``), nor win a tie
+        against a group with fewer remaining nodes; so the search stops there, or when no
+        group from ``r`` up has ``edges`` left.
+        """
+        least, most, buckets, score = self.least_from, self.most_from, self.buckets, self.heuristic.scalar
+        best_score, best_slot = None, -1
+        for rem_nodes in range(nodes, min(nodes + self.BUCKET_VISITS, len(buckets))):
+            if most[rem_nodes] < edges:
+                return best_slot
+            if best_score is not None and score(rem_nodes, max(edges, least[rem_nodes])) >= best_score:
+                return best_slot
+            bucket = buckets[rem_nodes]
+            at = bisect_left(bucket, (edges,))
+            if at < len(bucket):
+                rem_edges, _, slot = bucket[at]
+                value = score(rem_nodes, rem_edges)
+                if best_score is None or value < best_score:
+                    best_score, best_slot = value, slot
+        return best_slot if nodes + self.BUCKET_VISITS >= len(buckets) else None
+
+    def fits_in_turn(self, nodes: int, edges: int) -> Iterator[int]:
+        """For best fit with buckets: the slots :meth:`ranked_fits` lists, each found only
+        when the previous one has been used, on the groups then open (where the buckets
+        leave one open, the rest of the list comes from one query). The order is the same
+        as long as a group that fits changes only by leaving once used up (the greedy pass
+        fills each chosen pack with as many copies as fit, so no pack it makes fits the bin
+        again while copies are left)."""
+        while True:
+            slot = self._bucket_search(nodes, edges)
+            if slot is None:
+                yield from self.ranked_fits(nodes, edges, False)
+                return
+            if slot < 0:
+                return
+            yield slot
+
     def could_fit(self, nodes: int, edges: int) -> bool:
-        """False only if no group has room for a graph of this size (True may be wrong)."""
+        """False only if no group has room for a graph of this size (True may be wrong,
+        except while the buckets are kept)."""
+        if self.buckets is not None:
+            return self.most_from[nodes] >= edges
         if self.released > max(64, len(self.slot_of)):
             self._exact_bounds()
         if nodes > self.room_nodes_bound or edges > self.room_edges_bound:
@@ -308,17 +438,25 @@ def _run(
             return None
         if alone and not groups.could_fit(size_n, size_e):
             opened += remaining
+            if beaten():  # as where packs are opened below, so that could_fit's guesses never show
+                return None
             closed.append((add_content(-1, item, 1), remaining))
             wasted[0] += (max_nodes - size_n) * remaining
             wasted[1] += (max_edges - size_e) * remaining
             continue
         # Best and first fit fill each chosen pack with as many copies as fit, so a pack
         # that took the bin cannot take it again: one ranked query of all fitting groups
-        # serves the bin (just the top one for a single graph). Worst fit adds one copy
-        # per pack and asks again each time.
+        # serves the bin (just the top one for a single graph; with buckets, the groups come
+        # one at a time, in the same order). Worst fit adds one copy per pack and asks again
+        # each time.
         first_only = fit == WORST_FIT or remaining == 1
         while remaining:
-            slots = groups.ranked_fits(size_n, size_e, first_only) if groups.could_fit(size_n, size_e) else []
+            if not groups.could_fit(size_n, size_e):
+                slots = []
+            elif groups.buckets is not None:
+                slots = groups.fits_in_turn(size_n, size_e)
+            else:
+                slots = groups.ranked_fits(size_n, size_e, first_only)
             for slot in slots:
                 state = groups.state[slot]
                 room_nodes, room_edges, graphs = state

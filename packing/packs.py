@@ -18,6 +18,7 @@ files and read back against other histograms), so it stores a pack by its graph 
 from __future__ import annotations
 
 from collections import Counter
+from operator import itemgetter
 from typing import Iterable, Mapping
 
 from .histogram import SizeHistogram
@@ -56,15 +57,17 @@ def row_index(hist: SizeHistogram) -> dict[tuple[int, int], int]:
 def items_of(pack: Pack, hist: SizeHistogram) -> Items:
     """A pack by graph sizes, largest first (histogram rows are sorted by (nodes, edges), so
     walking them from the last lists the sizes largest first, equal sizes together)."""
-    items: list[list[int]] = []
+    nodes, edges = hist.num_nodes, hist.num_edges
+    items: list[tuple[int, int, int]] = []
     last = -1
     for row in sorted(pack, reverse=True):
         if row == last:
-            items[-1][2] += 1
+            size_n, size_e, copies = items[-1]
+            items[-1] = (size_n, size_e, copies + 1)
         else:
-            items.append([int(hist.num_nodes[row]), int(hist.num_edges[row]), 1])
+            items.append((nodes.item(row), edges.item(row), 1))
             last = row
-    return tuple((n, e, k) for n, e, k in items)
+    return tuple(items)
 
 
 def pack_of(items: Items, rows: Mapping[tuple[int, int], int]) -> Pack:
@@ -82,4 +85,6 @@ def merge(strategies: Iterable[Strategy]) -> list[Strategy]:
     merged: dict[Pack, int] = {}
     for pack, count in strategies:
         merged[pack] = merged.get(pack, 0) + count
-    return sorted(merged.items(), key=lambda kv: (-kv[1], kv[0]))
+    ordered = sorted(merged.items())  # by rows (packs differ, so counts never decide)
+    ordered.sort(key=itemgetter(1), reverse=True)  # stable: equal counts stay by rows
+    return ordered
