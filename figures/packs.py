@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from packing import PackingPlan, describe
+from packing import PackingPlan, describe_pack
 
 from .style import LAYOUT as _LAYOUT
 
@@ -75,7 +75,7 @@ def strategies_figure(plan: PackingPlan, top: int = 15) -> go.Figure:
     'The 1 most used pack strategies'
     """
     order = np.argsort(-plan.pack_counts, kind="stable")[:top][::-1]
-    labels = [describe(plan.packs[i][0], shown=3) for i in order]
+    labels = [describe_pack(plan.packs[i][0], shown=3) for i in order]
     counts = plan.pack_counts[order]
     fig = go.Figure(
         go.Bar(

@@ -22,7 +22,7 @@ from .method import (
     ONE_DIM_ALGORITHMS, PUBLISHED, TUPLE_ALGORITHMS, WEIGHTED, WORST_FIT, Algorithm, PackMethod,
 )
 from .packs import items_of, pack_of, row_index
-from .plan import PackingPlan, describe
+from .plan import PackingPlan, describe_pack
 from .published import PAPER_MIN, PAPER_TABLE2, PUBLISHED_HEURISTICS
 from .shape import BatchShape
 from .simple_bounds import lower_bound
@@ -81,7 +81,7 @@ __all__ = [
     "config_json",
     "decompress",
     "default_limits",
-    "describe",
+    "describe_pack",
     "export_config",
     "histogram_from_table",
     "items_of",

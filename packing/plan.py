@@ -18,12 +18,12 @@ from .packs import Items
 from .sides import EDGES, NODES
 
 
-def describe(items: Items, shown: int = 4) -> str:
+def describe_pack(items: Items, shown: int = 4) -> str:
     """A pack's graphs in words, ``copies x (nodes, edges)``, shortened after ``shown`` sizes.
 
-    >>> describe(((17, 264, 6), (3, 4, 1)))
+    >>> describe_pack(((17, 264, 6), (3, 4, 1)))
     '6 x (17, 264) + 1 x (3, 4)'
-    >>> describe(((9, 9, 1), (8, 8, 1), (7, 7, 2)), shown=2)
+    >>> describe_pack(((9, 9, 1), (8, 8, 1), (7, 7, 2)), shown=2)
     '1 x (9, 9) + 1 x (8, 8) + 1 more size (2 graphs)'
     """
     words = [f"{copies} x ({nodes}, {edges})" for nodes, edges, copies in items[:shown]]
@@ -309,11 +309,11 @@ class PackingPlan:
         unlimited = self.method.unlimited
         for nodes, edges, graphs, (items, _) in zip(self.pack_nodes, self.pack_edges, self.pack_graphs, self.packs):
             if unlimited != NODES and nodes > self.limits.max_nodes:
-                raise ValueError(f"Pack {describe(items)} has {nodes} nodes > limit {self.limits.max_nodes}.")
+                raise ValueError(f"Pack {describe_pack(items)} has {nodes} nodes > limit {self.limits.max_nodes}.")
             if unlimited != EDGES and edges > self.limits.max_edges:
-                raise ValueError(f"Pack {describe(items)} has {edges} edges > limit {self.limits.max_edges}.")
+                raise ValueError(f"Pack {describe_pack(items)} has {edges} edges > limit {self.limits.max_edges}.")
             if graphs > self.limits.max_graphs:
-                raise ValueError(f"Pack {describe(items)} has {graphs} graphs > limit {self.limits.max_graphs}.")
+                raise ValueError(f"Pack {describe_pack(items)} has {graphs} graphs > limit {self.limits.max_graphs}.")
         used: Counter[tuple[int, int]] = Counter()
         for items, count in self.packs:
             for nodes, edges, copies in items:
@@ -371,7 +371,7 @@ class PackingPlan:
         """One row per distinct pack: its graphs, repeat count, sums and fill."""
         return pd.DataFrame(
             {
-                "pack": [describe(items, shown=len(items)) for items, _ in self.packs],
+                "pack": [describe_pack(items, shown=len(items)) for items, _ in self.packs],
                 "count": self.pack_counts,
                 "graphs": self.pack_graphs,
                 "nodes": self.pack_nodes,
