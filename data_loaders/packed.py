@@ -243,7 +243,8 @@ class PackedLoader(DataLoader):
         remainder: ``"pad"`` or ``"drop"`` (see :class:`PackedBatchSampler`).
         shape: the padded shape of every batch (``loader.shape``); by default
             ``BatchShape.for_plan(plan, packs_per_step)``, the limits plus one padding node and
-            one padding graph. A larger one must hold that.
+            one padding graph. A larger one (a BatchShape or a plain (nodes, edges, graphs)
+            tuple) must hold that.
         pad_values: the padding value of every attribute: one number, or a dict per
             attribute (0 for those not named).
         exclude_keys: attributes left out of the batches.
@@ -266,7 +267,7 @@ class PackedLoader(DataLoader):
     def __init__(
         self, dataset: Any, plan: PackingPlan, shuffle: bool = True, seed: int = 0,
         rank: int | None = None, world_size: int | None = None, *, packs_per_step: int = 1,
-        remainder: str = "pad", shape: BatchShape | None = None,
+        remainder: str = "pad", shape: BatchShape | tuple[int, int, int] | None = None,
         pad_values: Mapping[str, float | int | bool] | float | int = 0,
         exclude_keys: Sequence[str] | None = None, **kwargs: Any,
     ) -> None:
@@ -278,7 +279,9 @@ class PackedLoader(DataLoader):
                                      packs_per_step=packs_per_step, remainder=remainder)
         needed = BatchShape.for_plan(plan, packs_per_step)
         if shape is not None and not isinstance(shape, BatchShape):
-            raise ValueError(f"shape must be a BatchShape, got {type(shape).__name__}.")
+            if not isinstance(shape, (tuple, list)) or len(shape) != 3:
+                raise ValueError(f"shape must be a BatchShape or (num_nodes, num_edges, num_graphs), got {shape!r}.")
+            shape = BatchShape(*shape)
         self.shape = needed if shape is None else shape.check_holds(needed)
         exclude = list(exclude_keys or ())
         sample = dataset[sample_position(sampler.num_nodes, sampler.num_edges)]

@@ -208,6 +208,9 @@ def test_a_larger_shape_is_kept_and_a_smaller_one_refused(mixed):
     assert batch.x.shape == (16, 5) and batch.num_graphs == 8 and batch.edge_index.shape == (2, 16)
     with pytest.raises(ValueError, match="has 7 nodes, but the plan needs at least 8"):
         PackedLoader(mixed, plan, shape=BatchShape(7, 10, 4))
+    assert PackedLoader(mixed, plan, shape=(16, 16, 8)).shape == BatchShape(16, 16, 8)  # a plain tuple is read
+    with pytest.raises(ValueError, match=r"shape must be a BatchShape or \(num_nodes, num_edges, num_graphs\)"):
+        PackedLoader(mixed, plan, shape=(16, 16))
 
 
 def test_node_only_plan_pads_to_its_largest_edge_sum(mixed):
