@@ -64,7 +64,7 @@ def this_cpu_calibration() -> Path:
     if found is None:
         raise SystemExit("No shipped calibration of this CPU; run python -m throughput calibrate --threads 1 "
                          "--out throughput/calibrations/ first, or pass --calibration.")
-    return found
+    return found[0]
 
 
 def packed_plan(hist: SizeHistogram) -> PackingPlan:

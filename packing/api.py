@@ -21,7 +21,7 @@ from .limits import DEFAULT_MAX_GRAPHS, PackLimits
 from .lp_rounding import rounded_down
 from .method import BALANCED, BEST, LP_ROUNDING, NODE_ONLY, NONE, PUBLISHED, PackMethod, candidate_methods
 from .one_dim import pack_one_dim
-from .packs import Strategy, items_of, merge
+from .packs import Strategy, items_of, merge, num_packs
 from .plan import PackingPlan
 from .published import count_published, published_pack
 from .search import fewest_packs
@@ -88,10 +88,6 @@ def plan_from_strategies(
         bounds = lower_bounds(hist, limits, unlimited=method.unlimited)
     packs = [(items_of(pack_rows, hist), count) for pack_rows, count in strategies]
     return PackingPlan(packs, limits, method, improved, requested, bounds)
-
-
-def _packs(strategies: list[Strategy]) -> int:
-    return sum(count for _, count in strategies)
 
 
 def algorithm_strategies(hist: SizeHistogram, limits: PackLimits, method: PackMethod,
@@ -187,9 +183,10 @@ def lp_rounded_plan(hist: SizeHistogram, limits: PackLimits, time_budget: float 
     rows = np.flatnonzero(left)
     if rows.size:
         rest = SizeHistogram.from_counts(hist.num_nodes[rows], hist.num_edges[rows], left[rows])
-        rest_plan = best_strategies(rest, limits, lower_bounds(rest, limits).best)
+        rest_strategies, _, _ = best_strategies(rest, limits, lower_bounds(rest, limits).best)
+        # the rest's rows are a subset of the histogram's, in the same (sorted) order
         strategies = merge([*strategies, *((tuple(int(rows[r]) for r in pack_rows), count)
-                                           for pack_rows, count in rest_plan[0])])
+                                           for pack_rows, count in rest_strategies)])
     return plan_from_strategies(hist, strategies, limits, PackMethod(LP_ROUNDING), bounds)
 
 
@@ -226,8 +223,8 @@ def best_strategies(hist: SizeHistogram, limits: PackLimits, bound: int, improve
         winner, _ = fewest_packs(hist, limits, candidate_methods(), bound, count_tuple_packs)
     method = PackMethod(winner.algorithm, winner.heuristic, improve=improve)
     strategies, improved = algorithm_strategies(hist, limits, method, bound)
-    balanced = balanced_pack(hist, limits) if _packs(strategies) > bound else None
-    if balanced is not None and _packs(balanced) < _packs(strategies):
+    balanced = balanced_pack(hist, limits) if num_packs(strategies) > bound else None
+    if balanced is not None and num_packs(balanced) < num_packs(strategies):
         return balanced, PackMethod(BALANCED), False
     return strategies, method, improved
 

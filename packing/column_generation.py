@@ -50,7 +50,7 @@ from .greedy import BEST_FIT, greedy_pack
 from .heuristics import HEURISTICS
 from .histogram import SizeHistogram
 from .limits import PackLimits
-from .packs import copies_of, pack_of, row_index
+from .packs import copies_of, num_packs, pack_of, row_index
 from .pattern_pricing import DeadlineReached, PackPricer, Pattern
 from .simple_bounds import large_items_bound
 
@@ -181,7 +181,7 @@ def _plan_patterns(hist: SizeHistogram, limits: PackLimits, plan: "PackingPlan |
         strategies = greedy_pack(hist.num_nodes, hist.num_edges, hist.counts, limits, HEURISTICS["product"], BEST_FIT)
         bound, _ = large_items_bound(hist, limits)
         strategies = improve(hist.num_nodes, hist.num_edges, hist.counts, limits, strategies, bound)
-        return [copies_of(pack) for pack, _ in strategies], sum(count for _, count in strategies)
+        return [copies_of(pack) for pack, _ in strategies], num_packs(strategies)
     if plan.limits != limits or not plan.method.keeps_limits:
         raise ValueError(f"The plan given to the LP bound must keep the limits {limits}; it has "
                          f"{plan.limits} and {plan.method.label}.")

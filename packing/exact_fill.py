@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .greedy import greedy_pack
-from .packs import Strategy, pack_from_copies
+from .packs import Strategy, num_packs, pack_from_copies
 from .heuristics import HEURISTICS
 from .limits import PackLimits
 
@@ -164,7 +164,7 @@ def improve(
     """
     primary, _, cap_primary, _ = _binding_first(nodes, edges, counts, limits)
     max_graphs = limits.max_graphs
-    if cap_primary > MAX_KNAPSACK_CAPACITY or sum(count for _, count in strategies) <= bound:
+    if cap_primary > MAX_KNAPSACK_CAPACITY or num_packs(strategies) <= bound:
         return strategies
     kept: list[Strategy] = []
     loose = np.zeros_like(counts)
@@ -183,8 +183,8 @@ def improve(
     for stop_when_full in (True, False):  # the fast variant first; the thorough one with what is left
         repacked, used = _exact_fill(nodes[mask], edges[mask], loose[mask], limits, budget, stop_when_full)
         budget -= used
-        if sum(count for _, count in repacked) < fewest:
-            best, fewest = repacked, sum(count for _, count in repacked)
+        if num_packs(repacked) < fewest:
+            best, fewest = repacked, num_packs(repacked)
         if budget <= 0:
             break
     if best is None:

@@ -99,7 +99,6 @@ from .column_generation import lp_bound_from_certificate
 from .method import BASELINES, ONE_DIM_BASELINES, PackMethod
 from .metrics import BOUND_COLUMN, METRIC_NAMES
 from .plan import PackingPlan
-from .simple_bounds import lower_bound
 from .throughput_section import check_throughput_section
 from .version import __version__
 
@@ -355,7 +354,7 @@ def load_config(source: str | Path | bytes | dict[str, Any]) -> tuple[dict[str, 
                              f"must name the best bound, {plan.bound_name} ({plan.lower_bound:,}); {_EDITED}.")
     else:  # files before schema 3 measured the gap against the volume bound
         plan = plan.with_bounds(lower_bounds(hist, plan.limits, unlimited=plan.method.unlimited))
-        volume = lower_bound(hist, plan.limits, plan.method.unlimited)
+        volume = plan.bounds.volume
         actual = {**_metrics(plan), "lower_bound": volume, "gap": plan.num_packs / volume - 1}
     _check_metrics(config["metrics"], actual, version)
     return config, plan

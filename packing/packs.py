@@ -76,6 +76,15 @@ def pack_of(items: Items, rows: Mapping[tuple[int, int], int]) -> Pack:
     return tuple(sorted(rows[n, e] for n, e, copies in items for _ in range(copies)))
 
 
+def num_packs(strategies: Iterable[Strategy]) -> int:
+    """The packs of a list of strategies: their counts summed.
+
+    >>> num_packs([((0, 1), 2), ((2,), 5)])
+    7
+    """
+    return sum(count for _, count in strategies)
+
+
 def merge(strategies: Iterable[Strategy]) -> list[Strategy]:
     """Equal packs counted together, the most used first (ties: by rows).
 

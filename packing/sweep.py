@@ -141,7 +141,7 @@ def sweep(
     if workers is None:
         workers = MAX_WORKERS if executor is not None else min(os.cpu_count() or 1, 4) if len(cells) >= 64 else 1
     workers = min(whole_number(workers, "workers", 1, MAX_WORKERS), len(cells))
-    if method.algorithm == "best_fit":
+    if method.algorithm == BEST_FIT:
         chunk = max(LOCKSTEP_CHUNK, -(-len(cells) // (2 * workers)))
     else:
         chunk = max(1, min(64, len(cells) // (4 * workers) or 1))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from packing import BatchShape
+from packing import BatchShape, PackLimits
 from packing.batching import DEFAULT_BUCKETS, MAX_SHAPES
 import figures.batching as batching_figures
 from pages import cache, state
@@ -60,8 +60,8 @@ def controls() -> dict:
     return dict(state.run_settings())
 
 
-def use_target_as_limits(target: BatchShape) -> None:
-    state.set_limits(target.pack_limits(), "the dynamic batching target on the Batching page")
+def use_target_as_limits(limits: PackLimits) -> None:
+    state.set_limits(limits, "the dynamic batching target on the Batching page")
 
 
 def main() -> None:
@@ -84,7 +84,7 @@ def main() -> None:
     limits = target.pack_limits()
     if state.choice().limits != limits:
         st.button(f"Use the dynamic target as pack limits ({limits})", on_click=use_target_as_limits,
-                  args=(target,), key="bt_use_target",
+                  args=(limits,), key="bt_use_target",
                   help=f"Packs of these limits pad to the dynamic batches' shape ({target}): one node and one graph "
                        "of it belong to the padding graph. The Packing and Export pages use these limits too.")
     padding, shapes, graphs, sizes, buckets = st.tabs(

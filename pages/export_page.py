@@ -34,9 +34,9 @@ def sweep_frame(selection: state.Selection, hist: SizeHistogram) -> pd.DataFrame
     return cache.cached_sweep(cache.sweep_key(hist, nodes, edges, params["max_graphs"], sweep_method(params)))
 
 
-def figure_downloads(builders: dict[str, Callable], stem: str) -> None:
-    """A PNG and an HTML download per figure; PNG only where a Chromium is installed."""
-    browser = cache.png_browser()
+def figure_downloads(builders: dict[str, Callable], stem: str, browser: str | None) -> None:
+    """A PNG and an HTML download per figure; PNG only where a Chromium is installed
+    (``browser``: its path, from ``cache.png_browser()``, or None)."""
     if browser is None:
         st.warning("PNG export needs a Chromium browser for kaleido, and none was found. Install it "
                    "(`apt-get install -y chromium`) or set BROWSER_PATH to a Chrome/Chromium binary; "
@@ -131,11 +131,10 @@ def main() -> None:
     batching = st.session_state.get(state.RUN)  # set once the Batching or Throughput page ran
     priced = st.session_state.get(THROUGHPUT)
     sections = {}
+    row = None if batching is None and priced is None else packing_row(hist, batching)
     if batching is not None:
-        row = packing_row(hist, batching)
         sections["batching"] = batching_section(cache.batching_table(hist, batching, row.request))
     if priced is not None:  # the calibration, baseline and check the Throughput page estimated with
-        row = packing_row(hist, batching)
         table = cache.throughput_table(hist, priced["calibration"], batching, priced["baseline"], row.request)
         sections["throughput"] = throughput_section(table, priced["check"], priced["check_words"])
     config = export_config(plan, hist, {**info, "dataset": selection.name, "split": selection.split,
@@ -156,7 +155,7 @@ def main() -> None:
     left, middle, right = st.columns(3)
     left.download_button("Download configuration (JSON)", config_json(config), file_name=f"{stem}.json",
                          mime="application/json", type="primary", key="ex_json", on_click="ignore", icon=":material/download:")
-    middle.download_button("Download strategies (CSV)", plan.to_frame().to_csv(index=False),
+    middle.download_button("Download strategies (CSV)", lambda: plan.to_frame().to_csv(index=False),
                            file_name=f"{stem}-strategies.csv", mime="text/csv", key="ex_csv", on_click="ignore",
                            icon=":material/table:")
     frame = sweep_frame(selection, hist)
@@ -169,7 +168,8 @@ def main() -> None:
                                "the packs, the sweep heatmap, the batching comparison and throughput estimate when "
                                "run, and the configuration itself. Command line: `python -m figures report "
                                "config.json --out report.html`.")
-    if cache.png_browser() is not None:
+    browser = cache.png_browser()
+    if browser is not None:
         right.download_button("Download report (PDF)", lambda: report_pdf(report()),
                               file_name=f"{stem}-report.pdf", mime="application/pdf", key="ex_report_pdf",
                               on_click="ignore", icon=":material/picture_as_pdf:",
@@ -186,7 +186,7 @@ def main() -> None:
         st.json(shown)
     st.subheader("Figures")
     st.caption("Titled with the dataset, split, method and limits.")
-    figure_downloads(report_figures(config, plan, frame), stem)
+    figure_downloads(report_figures(config, plan, frame), stem, browser)
     st.subheader("Train with it")
     st.caption(f"Save the configuration as {stem}.json next to your script; the loader verifies it and checks "
                "that it packs exactly your dataset's graphs.")

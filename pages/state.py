@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 
 from packing import DEFAULT_MAX_GRAPHS, PackLimits, PackMethod, SizeHistogram
+from packing.batching import run_length_words
 
 # Sidebar widgets (drawn on every page). Widgets only mirror the plain keys below (see
 # ``pages.widgets.mirrored``): the chosen value is the widget's default and is written to its
@@ -236,10 +237,7 @@ def run_length_label(settings: dict[str, Any]) -> str:
     """
     wanted = (settings["epochs"], settings["steps"])
     offered = next((label for label, value in RUN_LENGTHS.items() if value == wanted), None)
-    if offered is not None:
-        return offered
-    epochs, steps = wanted
-    return f"{steps:,} steps" if steps is not None else f"{epochs:,} epoch{'s' if epochs != 1 else ''}"
+    return offered or run_length_words(settings)
 
 
 def run_length_options(settings: dict[str, Any]) -> dict[str, tuple[int, int | None]]:

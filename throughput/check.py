@@ -25,7 +25,7 @@ import numpy as np
 
 from packing import BatchShape, whole_number
 
-from .calibration import Calibration, calibrate, load_calibration, shipped_calibrations, usable_calibrations
+from .calibration import Calibration, calibrate, shipped_calibrations, usable_calibrations
 from .device import check_device, cpu_description, device_description, same_device, torch_threads
 from .shapes import default_shapes
 
@@ -198,13 +198,14 @@ class MachineCalibration:
     reason: str
 
 
-def shipped_for_this_cpu() -> Path | None:
+def shipped_for_this_cpu(usable: list[tuple[Path, Calibration]] | None = None) -> tuple[Path, Calibration] | None:
     """The shipped eager calibration of this machine's CPU (:func:`throughput.device.same_device`
-    on everything but torch's threads, which a check sets as the calibration had them), or None."""
-    for path, recorded in usable_calibrations()[0]:
+    on everything but torch's threads, which a check sets as the calibration had them) with
+    its file, or None; ``usable`` (from :func:`usable_calibrations`) saves reading the files again."""
+    for path, recorded in usable_calibrations()[0] if usable is None else usable:
         if recorded.mode == "eager" and same_device(recorded.device_info,
                                                     cpu_description(recorded.device_info.get("threads", 1))):
-            return path
+            return path, recorded
     return None
 
 
@@ -219,9 +220,9 @@ def default_calibration() -> Path:
     usable = usable_calibrations()[0]
     if not usable:
         raise ValueError("No calibration is shipped with the tool; run python -m throughput calibrate.")
-    mine = shipped_for_this_cpu()
+    mine = shipped_for_this_cpu(usable)
     if mine is not None:
-        return mine
+        return mine[0]
     gpus = [path for path, cal in usable if cal.device_info.get("type") == "cuda" and cal.mode == "eager"]
     return (gpus or [usable[0][0]])[0]
 
@@ -239,8 +240,8 @@ def calibration_for_this_machine(progress: Progress | None = None, seconds: floa
         The calibration, its check (None when none shipped) and whether it was measured
         now, with the reason in words.
     """
-    path = shipped_for_this_cpu()
-    shipped = None if path is None else load_calibration(path)
+    mine = shipped_for_this_cpu()
+    shipped = None if mine is None else mine[1]
     check = None
     if shipped is not None:
         check = check_calibration(shipped, "cpu", seconds)
