@@ -26,7 +26,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .greedy import bin_order
+from .greedy import bin_order, most_graphs_by_volume
 from .heuristics import Heuristic
 from .limits import PackLimits
 
@@ -35,29 +35,9 @@ EXACT_BELOW = 2**52
 _MERGE_GROWTH = 2  # merge equal groups once the arrays have doubled since the last merge
 
 
-def most_graphs_by_volume(sizes: np.ndarray, counts: np.ndarray, limits: np.ndarray) -> np.ndarray:
-    """For each limit, the most graphs whose sizes fit into it together: the smallest first.
-
-    >>> most_graphs_by_volume(np.array([3, 1]), np.array([2, 2]), np.array([1, 5, 100])).tolist()
-    [1, 3, 4]
-    """
-    order = np.argsort(sizes, kind="stable")
-    size, count = sizes[order].astype(np.int64), counts[order].astype(np.int64)
-    volume = np.concatenate([[0], np.cumsum(size * count)])
-    graphs = np.concatenate([[0], np.cumsum(count)])
-    whole = np.searchsorted(volume, limits, side="right") - 1  # bins that fit entirely
-    most = graphs[whole].copy()
-    partial = whole < size.size
-    if partial.any():
-        at = whole[partial]
-        step = np.maximum(size[at], 1)  # a size of 0 never stops a prefix, so it is never partial
-        most[partial] += (limits[partial] - volume[at]) // step
-    return most
-
-
 def graphs_can_bind(nodes: np.ndarray, edges: np.ndarray, counts: np.ndarray, limits: Sequence[PackLimits]) -> np.ndarray:
     """Per limit pair, whether a pack could ever hold more graphs than the graph limit
-    (the same test as :func:`packing.greedy.most_graphs_per_pack`).
+    (:func:`packing.greedy.most_graphs_per_pack` for many limits).
 
     >>> graphs_can_bind(np.array([1]), np.array([1]), np.array([9]), [PackLimits(4, 4, 2), PackLimits(4, 4, 8)]).tolist()
     [True, False]

@@ -348,22 +348,35 @@ def _copies_that_fit(nodes: int, edges: int, room_nodes: int, room_edges: int, r
     return min(by_nodes, by_edges, room_graphs)
 
 
+def most_graphs_by_volume(sizes: np.ndarray, counts: np.ndarray, limits: np.ndarray) -> np.ndarray:
+    """For each limit, the most graphs whose sizes fit into it together: the smallest first.
+
+    >>> most_graphs_by_volume(np.array([3, 1]), np.array([2, 2]), np.array([1, 5, 100])).tolist()
+    [1, 3, 4]
+    """
+    order = np.argsort(sizes, kind="stable")
+    size, count = sizes[order].astype(np.int64), counts[order].astype(np.int64)
+    volume = np.concatenate([[0], np.cumsum(size * count)])
+    graphs = np.concatenate([[0], np.cumsum(count)])
+    whole = np.searchsorted(volume, limits, side="right") - 1  # bins that fit entirely
+    most = graphs[whole].copy()
+    partial = whole < size.size
+    if partial.any():
+        at = whole[partial]
+        step = np.maximum(size[at], 1)  # a size of 0 never stops a prefix, so it is never partial
+        most[partial] += (limits[partial] - volume[at]) // step
+    return most
+
+
 def most_graphs_per_pack(nodes, edges, counts, max_nodes: int, max_edges: int) -> int:
     """An upper bound on the graphs any pack can hold: the most of the smallest graphs that
-    fit by nodes, and by edges. When the graph limit is above it, it can never bind."""
-    most = []
-    for sizes, limit in ((nodes, max_nodes), (edges, max_edges)):
-        order = np.argsort(sizes, kind="stable")
-        size, count = sizes[order].astype(np.int64), counts[order].astype(np.int64)
-        volume, graphs = np.cumsum(size * count), np.cumsum(count)
-        whole = int(np.searchsorted(volume, limit, side="right"))  # bins that fit entirely
-        if whole == len(size):
-            most.append(int(graphs[-1]))
-            continue
-        used = int(volume[whole - 1]) if whole else 0
-        before = int(graphs[whole - 1]) if whole else 0
-        most.append(before + (limit - used) // int(size[whole]))
-    return min(most)
+    fit by nodes, and by edges. When the graph limit is above it, it can never bind.
+
+    >>> most_graphs_per_pack(np.array([3, 1]), np.array([2, 2]), np.array([2, 2]), 5, 100)
+    3
+    """
+    return int(min(most_graphs_by_volume(nodes, counts, np.array([max_nodes]))[0],
+                   most_graphs_by_volume(edges, counts, np.array([max_edges]))[0]))
 
 
 def bin_order(nodes: np.ndarray, edges: np.ndarray, heuristic: Heuristic) -> np.ndarray:
