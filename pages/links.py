@@ -39,7 +39,7 @@ import streamlit as st
 from data_loaders.registry import check_split, resolve_options
 from packing import DEFAULT_MAX_GRAPHS, MAX_LIMIT, TUPLE_ALGORITHMS, WEIGHTED, PackMethod
 from packing.batching import MAX_SHAPES
-from throughput import ROWS, shipped_calibrations
+from throughput import ROWS
 
 from . import cache, state
 from .sweeps import RANGE_FIELDS, check_grid, sweep_method
@@ -261,7 +261,7 @@ def _calibration(text: str) -> str:
     if text == UPLOADED:
         raise ValueError("calibration=uploaded: a calibration uploaded or measured in another session cannot "
                          "travel in a link (upload it again on the Throughput page)")
-    stems = [path.stem for path in shipped_calibrations()]
+    stems = list(cache.calibration_options()[0])
     if text != THIS_MACHINE and text not in stems:
         raise ValueError(f"calibration={text!r} is not a shipped calibration ({', '.join(stems)}) or {THIS_MACHINE}")
     return text

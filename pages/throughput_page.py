@@ -7,7 +7,6 @@ another device's calibration is labelled as that device's."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import streamlit as st
 
@@ -19,7 +18,6 @@ from pages.packing_row import packing_row
 from pages.run_controls import run_controls
 from pages.widgets import mirrored_choice, run_page, show_error
 from throughput import ROWS, Calibration, CalibrationCheck, MachineCalibration, calibrate, load_calibration
-from throughput.calibration import usable_calibrations
 from throughput.report import one_off_notes
 from throughput.shapes import default_shapes
 
@@ -61,17 +59,6 @@ COLUMNS = {
 }
 
 
-@st.cache_data(show_spinner=False)
-def shipped() -> tuple[dict[str, Calibration], list[str]]:
-    """The shipped calibrations (and a team's own, ``$GRAPH_PACKING_CALIBRATIONS``, which replace
-    shipped ones of the same file name), by file stem, and what is wrong with team files left out."""
-    usable, problems = usable_calibrations()
-    found: dict[str, Calibration] = {}
-    for path, calibration in usable:  # the team's folder comes first
-        found.setdefault(Path(path).stem, calibration)
-    return found, problems
-
-
 def machine() -> MachineCalibration:
     """This machine's calibration; the first time in this server process it is checked or
     measured here, with a progress bar."""
@@ -91,7 +78,7 @@ def machine() -> MachineCalibration:
 def calibrations(this: Calibration) -> dict[str, Calibration]:
     """Every calibration the user can choose, by id: this machine's, the shipped ones, then
     this session's."""
-    return {THIS_MACHINE: this, **shipped()[0], **st.session_state.setdefault(SESSION_CALIBRATIONS, {})}
+    return {THIS_MACHINE: this, **cache.calibration_options()[0], **st.session_state.setdefault(SESSION_CALIBRATIONS, {})}
 
 
 def option_label(key: str, cal: Calibration) -> str:
@@ -235,7 +222,7 @@ def main() -> None:
         return
     _, hist, _ = loaded
     this = machine()
-    for problem in shipped()[1]:
+    for problem in cache.calibration_options()[1]:
         st.warning(problem, icon=":material/warning:")
     options = calibrations(this.calibration)
     key, cal, baseline = controls(options)
