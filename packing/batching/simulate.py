@@ -245,11 +245,11 @@ class _Cut:
 
 
 def _fixed(size: int, cross_epochs: bool) -> tuple[tuple, Callable[[int | None], Batcher]]:
-    return ("fixed", size, cross_epochs), lambda wanted: FixedCount(size, wanted, cross_epochs)
+    return ("fixed", size, cross_epochs), lambda wanted: FixedCount(size, wanted=wanted, cross_epochs=cross_epochs)
 
 
 def _greedy(target: BatchShape | SizeBudget, cross_epochs: bool) -> tuple[tuple, Callable]:
-    return ("greedy", target, cross_epochs), lambda wanted: GreedyFill(target, wanted, cross_epochs)
+    return ("greedy", target, cross_epochs), lambda wanted: GreedyFill(target, wanted=wanted, cross_epochs=cross_epochs)
 
 
 def _full(count: int, value: int) -> np.ndarray:

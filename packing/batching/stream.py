@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -146,21 +146,13 @@ class Batches:
         return columns if wanted is None else tuple(column[:wanted] for column in columns)
 
 
-class Batcher(Protocol):
-    """Cuts batches from the blocks it is fed; ``pending`` is the first graph not batched."""
+@dataclass(kw_only=True)
+class Batcher:
+    """Cuts batches from the blocks it is fed, until it has ``wanted`` of them (None: as
+    many as the stream gives); ``pending`` is the first graph not batched. A batch may
+    run on from one epoch into the next when ``cross_epochs``; otherwise, and in the last
+    epoch, the last batch holds what is left. Each kind says where its batches end."""
 
-    pending: int
-    done: bool
-
-    def feed(self, block: Block, last_epoch: bool) -> None: ...
-
-
-@dataclass
-class FixedCount:
-    """Static batching: ``size`` consecutive graphs per batch; where the stream stops (or, for
-    ``cross_epochs=False``, at every epoch end) the last batch holds what is left."""
-
-    size: int
     wanted: int | None
     cross_epochs: bool
     pending: int = 0
@@ -169,14 +161,29 @@ class FixedCount:
 
     def feed(self, block: Block, last_epoch: bool) -> None:
         first = self.pending - block.base
-        final = last_epoch or not self.cross_epochs
+        ends = self.batch_ends(block, first, final=last_epoch or not self.cross_epochs)
+        if ends.size:
+            self.batches.add(block, np.concatenate([[first], ends[:-1]]), ends)
+            self.pending = block.base + int(ends[-1])
+        self.done = self.wanted is not None and self.batches.count >= self.wanted
+
+    def batch_ends(self, block: Block, first: int, final: bool) -> np.ndarray:
+        """Ends (positions in ``block``) of the batches cut from ``first`` on, each starting
+        where the one before ended; unless ``final``, a batch that reaches the block's end
+        is left for the next block."""
+        raise NotImplementedError
+
+
+@dataclass
+class FixedCount(Batcher):
+    """Static batching: ``size`` consecutive graphs per batch."""
+
+    size: int
+
+    def batch_ends(self, block: Block, first: int, final: bool) -> np.ndarray:
         remaining = block.length - first
         count = -(-remaining // self.size) if final else remaining // self.size
-        starts = first + self.size * np.arange(count, dtype=np.int64)
-        ends = np.minimum(starts + self.size, block.length)
-        self.batches.add(block, starts, ends)
-        self.pending = block.base + (int(ends[-1]) if count else first)
-        self.done = self.wanted is not None and self.batches.count >= self.wanted
+        return np.minimum(first + self.size * np.arange(1, count + 1, dtype=np.int64), block.length)
 
 
 @dataclass(frozen=True)
@@ -208,7 +215,7 @@ class SizeBudget:
 
 
 @dataclass
-class GreedyFill:
+class GreedyFill(Batcher):
     """Dynamic batching: graphs are added in stream order while the batch stays within
     ``target``; the graph that would break it opens the next batch. Two forms: a
     :class:`~packing.BatchShape` (jraph's ``dynamically_batch``: the batch keeps the shape's
@@ -218,24 +225,12 @@ class GreedyFill:
     forms a batch alone)."""
 
     target: BatchShape | SizeBudget
-    wanted: int | None
-    cross_epochs: bool
-    pending: int = 0
-    done: bool = False
-    batches: Batches = field(default_factory=Batches)
 
-    def feed(self, block: Block, last_epoch: bool) -> None:
-        first = self.pending - block.base
-        final = last_epoch or not self.cross_epochs
+    def batch_ends(self, block: Block, first: int, final: bool) -> np.ndarray:
         if isinstance(self.target, SizeBudget):
             sums = block.cum_nodes if self.target.mode == "node" else block.cum_edges
-            ends = _fill_to_budget(memoryview(sums), self.target.max_num, first, block.length, final)
-        else:
-            ends = _fill_to_target(block, first, final, *self.target.real_room)
-        if ends.size:
-            self.batches.add(block, np.concatenate([[first], ends[:-1]]), ends)
-            self.pending = block.base + int(ends[-1])
-        self.done = self.wanted is not None and self.batches.count >= self.wanted
+            return _fill_to_budget(memoryview(sums), self.target.max_num, first, block.length, final)
+        return _fill_to_target(block, first, final, *self.target.real_room)
 
 
 # The walks below take one Python step per batch over memoryviews of the running sums
@@ -339,7 +334,7 @@ def run_stream(sizes: GraphSizes, seed: int, batchers: list[Batcher], epochs: in
         ValueError: a batch grew over many epochs without closing (caps that no batch
             reaches).
 
-    >>> fixed = FixedCount(2, None, cross_epochs=True)
+    >>> fixed = FixedCount(2, wanted=None, cross_epochs=True)
     >>> run_stream(GraphSizes.of(([5, 3, 4], [8, 4, 6])), 0, [fixed], epochs=2)
     2
     >>> fixed.batches.arrays(None)[1].tolist()
