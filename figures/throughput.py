@@ -25,8 +25,10 @@ def label(strategy: str) -> str:
     return PYG_DATALOADER_LABEL if strategy == "pyg_dataloader" else batching_label(strategy)
 
 
-def _bars(table: pd.DataFrame, column: str, low: str, high: str, speedup: str) -> tuple[go.Bar, list[tuple]]:
-    """One panel's bars (with the band as error bars) and the text past each error bar."""
+def _bars(table: pd.DataFrame, column: str, low: str, high: str, speedup: str,
+          speedup_words: str = "") -> tuple[go.Bar, list[tuple]]:
+    """One panel's bars (with the band as error bars) and the text past each error bar
+    (the time, then the speed-up followed by ``speedup_words``)."""
     names = [label(s) for s in table["strategy"]]
     value = table[column].to_numpy(dtype=float)
     upper, lower = table[high].to_numpy(dtype=float), table[low].to_numpy(dtype=float)
@@ -42,7 +44,7 @@ def _bars(table: pd.DataFrame, column: str, low: str, high: str, speedup: str) -
         hovertemplate=("%{y}<br>%{x:.3g} s (%{customdata[0]:.3g} to %{customdata[1]:.3g} s)"
                        "<br>step: %{customdata[2]:.2f} ms x %{customdata[3]:,.1f} steps per epoch"
                        "<br>compilations in the run: %{customdata[4]:.3g} s<extra></extra>"))
-    texts = [(name, right, f"{v:.3g} s, {x:.2f}x") for name, right, v, x in
+    texts = [(name, right, f"{v:.3g} s, {x:.2f}x{speedup_words}") for name, right, v, x in
              zip(names, upper, value, table[speedup])]
     return bar, texts
 
@@ -50,8 +52,10 @@ def _bars(table: pd.DataFrame, column: str, low: str, high: str, speedup: str) -
 def epoch_figure(table: pd.DataFrame) -> go.Figure:
     """Two panels side by side: the steady epoch (every shape compiled) and the whole run
     (every compilation once) per strategy, horizontal bars with the cost model's band as
-    error bars and, past each, the time and the speed-up over the baseline (hatched). The
-    title names the device the calibration measured.
+    error bars and, past each, the time and the speed-up over the baseline (hatched). A run
+    of a number of steps trains other numbers of graphs in each row, so its speed-up (per
+    graph trained) is not the ratio of its bars and says "per graph". The title names the
+    device the calibration measured.
 
     Args:
         table: the estimate of ``throughput.estimate`` (one row per strategy; its ``attrs``
@@ -60,10 +64,11 @@ def epoch_figure(table: pd.DataFrame) -> go.Figure:
     run = table.attrs.get("run", {})
     fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.12, subplot_titles=(
         "Steady epoch (every shape compiled)", f"Whole run: {run_length_words(run)}, compilations once"))
-    for col, (column, low, high, speedup) in enumerate((("steady_epoch_s", "steady_low", "steady_high",
-                                                         "speedup_steady"),
-                                                        ("run_s", "run_low", "run_high", "speedup_run")), start=1):
-        bar, texts = _bars(table, column, low, high, speedup)
+    run_speedup_words = " per graph" if run.get("steps") else ""
+    for col, (column, low, high, speedup, words) in enumerate((
+            ("steady_epoch_s", "steady_low", "steady_high", "speedup_steady", ""),
+            ("run_s", "run_low", "run_high", "speedup_run", run_speedup_words)), start=1):
+        bar, texts = _bars(table, column, low, high, speedup, words)
         fig.add_trace(bar, row=1, col=col)
         for name, right, text in texts:
             fig.add_annotation(x=right, y=name, text=text, xanchor="left", xshift=6, showarrow=False,

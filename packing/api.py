@@ -230,20 +230,21 @@ def best_strategies(hist: SizeHistogram, limits: PackLimits, bound: int, improve
 
 
 def best_plan(hist: SizeHistogram, limits: PackLimits | None = None, improve: bool = True,
-              winner: PackMethod | None = None) -> PackingPlan:
+              winner: PackMethod | None = None, bounds: Bounds | None = None) -> PackingPlan:
     """The plan with the fewest packs over every heuristic x tuple algorithm and the
     published algorithm with each of its heuristics (ties: the first in
     :func:`packing.method.candidate_methods` order), then improved by exact fill where that
     saves packs, so it never uses more packs than any of them; where the graph slots bind,
     the balanced fill when it needs fewer packs still. The plan's ``method`` names the
     winner, ``requested`` is ``best``. ``winner`` skips the search (see
-    :func:`best_strategies`).
+    :func:`best_strategies`); ``bounds`` are the histogram's :func:`lower_bounds` under
+    ``limits`` when the caller has them already.
 
     >>> plan = best_plan(SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2]), PackLimits(5, 6, 4))
     >>> plan.num_packs, plan.method.label, plan.requested.algorithm
     (2, 'best fit, product heuristic, improved by exact fill', 'best')
     """
     limits = as_limits(hist, limits)
-    bounds = lower_bounds(hist, limits)
+    bounds = bounds if bounds is not None else lower_bounds(hist, limits)
     strategies, method, improved = best_strategies(hist, limits, bounds.best, improve, winner)
     return plan_from_strategies(hist, strategies, limits, method, bounds, improved, PackMethod(BEST, improve=improve))

@@ -64,7 +64,7 @@ def compare(hist: SizeHistogram, limits: PackLimits | None = None, one_dim: str 
         counted[method] = count_tuple_packs(hist, limits, method)
         rows.append(_row(row_label(method), method, metrics_from_packs(hist, limits, counted[method], bounds)))
     winner = min(candidate_methods(), key=counted.__getitem__)  # ties: the first, as best_plan
-    best = best_plan(hist, limits, winner=winner)
+    best = best_plan(hist, limits, winner=winner, bounds=bounds)
     rows.append(_row(best.label, best.requested_method, best.summary()))
     for baseline in BASELINES:
         method = PackMethod(baseline, one_dim=one_dim if baseline != NONE else None)

@@ -7,7 +7,6 @@ dataset or running a sweep can report progress while it runs and is instant the 
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 import warnings
 from collections import OrderedDict
 from typing import Any, Callable, Optional
@@ -21,7 +20,7 @@ from packing import PackingPlan, PackLimits, PackMethod, SizeHistogram, compare,
 from packing.batching import compare_batching
 from throughput import (Calibration, CalibrationCheck, MachineCalibration, calibration_for_this_machine,
                         check_calibration, estimate)
-from throughput.calibration import usable_calibrations
+from throughput.calibration import calibrations_by_name
 
 #: What the cached simulations take from the packing row (:mod:`pages.packing_row`): limits
 #: (None: the dynamic target), method, packs per batch (the row's note, words only, stays out
@@ -224,10 +223,5 @@ def figure_html(fig) -> str:
 
 @st.cache_data(show_spinner=False)
 def calibration_options() -> tuple[dict[str, Calibration], list[str]]:
-    """The shipped calibrations (and a team's own, ``$GRAPH_PACKING_CALIBRATIONS``, which replace
-    shipped ones of the same file name), by file stem, and what is wrong with team files left out."""
-    usable, problems = usable_calibrations()
-    found: dict[str, Calibration] = {}
-    for path, calibration in usable:  # the team's folder comes first
-        found.setdefault(Path(path).stem, calibration)
-    return found, problems
+    """The calibrations the user can choose from files (:func:`throughput.calibration.calibrations_by_name`)."""
+    return calibrations_by_name()

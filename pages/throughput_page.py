@@ -75,10 +75,10 @@ def machine() -> MachineCalibration:
     return found
 
 
-def calibrations(this: Calibration) -> dict[str, Calibration]:
-    """Every calibration the user can choose, by id: this machine's, the shipped ones, then
-    this session's."""
-    return {THIS_MACHINE: this, **cache.calibration_options()[0], **st.session_state.setdefault(SESSION_CALIBRATIONS, {})}
+def calibrations(this: Calibration, from_files: dict[str, Calibration]) -> dict[str, Calibration]:
+    """Every calibration the user can choose, by id: this machine's, those from files
+    (:func:`pages.cache.calibration_options`), then this session's."""
+    return {THIS_MACHINE: this, **from_files, **st.session_state.setdefault(SESSION_CALIBRATIONS, {})}
 
 
 def option_label(key: str, cal: Calibration) -> str:
@@ -222,9 +222,10 @@ def main() -> None:
         return
     _, hist, _ = loaded
     this = machine()
-    for problem in cache.calibration_options()[1]:
+    from_files, problems = cache.calibration_options()
+    for problem in problems:
         st.warning(problem, icon=":material/warning:")
-    options = calibrations(this.calibration)
+    options = calibrations(this.calibration, from_files)
     key, cal, baseline = controls(options)
     run = run_controls(seed=False)
     row = packing_row(hist, run)

@@ -473,3 +473,19 @@ def usable_calibrations() -> tuple[list[tuple[Path, Calibration]], list[str]]:
                 raise
             problems.append(f"{path.name} (in ${CALIBRATIONS_ENV}) was left out: {error}")
     return found, problems
+
+
+def calibrations_by_name() -> tuple[dict[str, Calibration], list[str]]:
+    """The calibrations of :func:`usable_calibrations` by file stem (a team file replaces a
+    shipped one of the same name: the team's folder comes first), and what is wrong with
+    the team files left out.
+
+    >>> found, problems = calibrations_by_name()
+    >>> all(isinstance(name, str) for name in found)
+    True
+    """
+    usable, problems = usable_calibrations()
+    found: dict[str, Calibration] = {}
+    for path, calibration in usable:
+        found.setdefault(Path(path).stem, calibration)
+    return found, problems
