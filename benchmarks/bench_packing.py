@@ -17,7 +17,7 @@ on QM9 radius graphs at 2x and 3x those limits as well; and on 100 random histog
 like the random case (seeds 0-99), summarised per heuristic.
 
 Prints a table and writes benchmarks/results/packing.csv, packing_side_by_side.csv,
-best_fit_vs_published.csv and best_fit_vs_published_seeds.csv.
+best_fit_vs_published.csv, best_fit_vs_published_seeds.csv and best_fit_pack_ranking.csv.
 Run from the repo root:
 
     .venv/bin/python -m benchmarks.bench_packing
@@ -40,6 +40,7 @@ from packing.api import count_tuple_packs
 
 
 BASELINE = "6c031ef"  # main before issue 22
+RANKING_BASELINE = "4943874"  # main while best fit ranked open packs by the heuristic of their room
 MOLPCBA_NODE_LIMITS = np.linspace(313, 4 * 313, 48).round().astype(int).tolist()
 MOLPCBA_EDGE_LIMITS = np.linspace(636, 4 * 636, 45).round().astype(int).tolist()
 ROUNDS = 3  # alternating runs per version
@@ -158,6 +159,63 @@ def best_fit_against_published_on_seeds(seeds: int = RANDOM_SEEDS) -> pd.DataFra
     return frame
 
 
+# Runs in a fresh Python against one version of ``packing``: best-fit counts for many
+# (histogram, limits, heuristic) jobs.
+ISOLATED_COUNTS = """
+import json, sys
+from packing import PackLimits, PackMethod, SizeHistogram
+from packing.api import count_tuple_packs
+counts = []
+for job in json.load(sys.stdin)["jobs"]:
+    hist = SizeHistogram.from_counts(job["nodes"], job["edges"], job["counts"])
+    counts.append([count_tuple_packs(hist, PackLimits(*limits), PackMethod("best_fit", job["heuristic"]))
+                   for limits in job["limits"]])
+print(json.dumps({"counts": counts}))
+"""
+
+
+def pack_ranking_against_baseline(seeds: int = RANDOM_SEEDS) -> pd.DataFrame:
+    """Best fit now (open packs ranked by :func:`packing.greedy.tightest_room`) against
+    ``RANKING_BASELINE`` (ranked by the heuristic of their room), each in a fresh Python
+    with its own ``packing``: on ``seeds`` random histograms, and on every real histogram
+    here over a 6 x 6 sweep (every other limit of its default 12 x 12 grid), per heuristic."""
+    heuristics = tuple(HEURISTICS)
+    sets = [(f"random, seeds 0-{seeds - 1}", [adversarial_random(seed) for seed in range(seeds)])]
+    for name, options in [("ogbg-molhiv", {"split": "train"}), ("ogbg-molpcba", {"split": "train"})] + [
+            ("qm9", options) for options in QM9_CONSTRUCTIONS]:
+        hist, _ = load_histogram(name, **options)
+        node_limits, edge_limits = default_limits(hist)
+        grid = [PackLimits(int(n), int(e)) for n in node_limits[::2] for e in edge_limits[::2]]
+        sets.append((f"{name} {options.get('graph', 'train')}, 6 x 6 sweep", [(hist, grid)]))
+    jobs = [{"heuristic": heuristic, "nodes": hist.num_nodes.tolist(), "edges": hist.num_edges.tolist(),
+             "counts": hist.counts.tolist(),
+             "limits": [[limit.max_nodes, limit.max_edges, limit.max_graphs] for limit in
+                        (limits if isinstance(limits, list) else [limits])]}
+            for _, cases in sets for hist, limits in cases for heuristic in heuristics]
+    with tempfile.TemporaryDirectory() as folder:
+        codes = {"old": packing_copy(Path(folder) / "old", RANKING_BASELINE), "new": packing_copy(Path(folder) / "new")}
+        runs = side_by_side(codes, ISOLATED_COUNTS, {"jobs": jobs}, rounds=1)
+    old, new = iter(runs["old"][0]["counts"]), iter(runs["new"][0]["counts"])
+    rows = []
+    for name, cases in sets:
+        per_heuristic = {heuristic: ([], []) for heuristic in heuristics}
+        for _ in cases:
+            for heuristic in heuristics:
+                per_heuristic[heuristic][0].extend(next(old))
+                per_heuristic[heuristic][1].extend(next(new))
+        for heuristic, (before, after) in per_heuristic.items():
+            before, after = np.array(before), np.array(after)
+            change = after - before
+            rows.append({"case": name, "heuristic": heuristic, "counts": change.size,
+                         "fewer_packs": int((change < 0).sum()), "more_packs": int((change > 0).sum()),
+                         "largest_change": int(change.max()), "total_change_pct": round(100 * change.sum() / before.sum(), 4)})
+    frame = pd.DataFrame(rows)
+    print(f"\nbest fit ranking open packs by their tightest room against {RANKING_BASELINE} (by the heuristic):")
+    print(frame.to_string(index=False))
+    save_results(frame, "best_fit_pack_ranking")
+    return frame
+
+
 def published_cases(molhiv: SizeHistogram, molpcba: SizeHistogram, ppa: SizeHistogram) -> list:
     """bench_packing's and table2's cases and the QM9 constructions at their data-default
     limits, then QM9 radius graphs at 2x and 3x."""
@@ -220,6 +278,7 @@ def main() -> pd.DataFrame:
 
     best_fit_against_published(published_cases(molhiv, molpcba, ppa))
     best_fit_against_published_on_seeds()
+    pack_ranking_against_baseline()
     print("\nside by side with commit", BASELINE)
     save_results(pd.DataFrame(side_by_side_rows(molpcba, ppa)), "packing_side_by_side")
 

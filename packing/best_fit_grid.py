@@ -9,10 +9,11 @@ count is exactly the best-fit count of that cell on its own:
 
 * a group fits when its room holds one copy of the bin; each fitting group can take
   ``packs x copies per pack`` copies (copies per pack: as many as fit);
-* fitting groups are used fullest first: by the heuristic of their room, then room in
-  nodes, room in edges and graphs held (the order :mod:`packing.greedy` uses), each
-  taken whole until the copies left are fewer than it takes; that one fills whole
-  packs and puts the rest into one more pack;
+* fitting groups are used fullest first: by their tightest room (the share of a limit
+  left on their tighter side, :func:`packing.greedy.tightest_room`, here in whole
+  numbers), then room in nodes, room in edges and graphs held (the order
+  :mod:`packing.greedy` uses), each taken whole until the copies left are fewer than it
+  takes; that one fills whole packs and puts the rest into one more pack;
 * the copies no group takes open new packs holding as many copies as fit.
 
 Groups with the same room are not always merged (they are used one after the other, so
@@ -30,9 +31,24 @@ from .greedy import bin_order, most_graphs_by_volume
 from .heuristics import Heuristic
 from .limits import PackLimits
 
-#: The lockstep pass sums copies in float64; it is exact while graphs x graph limit stays below this.
+#: The lockstep pass is exact while graphs x graph limit (copies, summed in float64) and
+#: node limit x edge limit (its whole-number ranks, see :func:`exact_in_lockstep`) stay below this.
 EXACT_BELOW = 2**52
 _MERGE_GROWTH = 2  # merge equal groups once the arrays have doubled since the last merge
+
+
+def exact_in_lockstep(num_graphs: int, limits: Sequence[PackLimits]) -> bool:
+    """Whether the lockstep pass counts ``num_graphs`` graphs under every one of ``limits``
+    exactly. It sums copies in float64, and ranks groups by their tightest room in whole
+    numbers, ``min(room nodes x max_edges, room edges x max_nodes)`` (the ratios of
+    :func:`packing.greedy.tightest_room` times ``max_nodes x max_edges``): below
+    ``EXACT_BELOW`` both are exact and the floats greedy compares keep the same order.
+
+    >>> exact_in_lockstep(1_000, [PackLimits(64, 1_024)]), exact_in_lockstep(1_000, [PackLimits(2**30, 2**30)])
+    (True, False)
+    """
+    most = [max(getattr(limit, name) for limit in limits) for name in ("max_graphs", "max_nodes", "max_edges")]
+    return bool(limits) and num_graphs * most[0] < EXACT_BELOW and most[1] * most[2] < EXACT_BELOW
 
 
 def graphs_can_bind(nodes: np.ndarray, edges: np.ndarray, counts: np.ndarray, limits: Sequence[PackLimits]) -> np.ndarray:
@@ -161,9 +177,9 @@ def count_best_fit_grid(
     node_limits = np.array([limit.max_nodes for limit in limits], dtype=np.int64)
     edge_limits = np.array([limit.max_edges for limit in limits], dtype=np.int64)
     graph_limits = np.array([limit.max_graphs for limit in limits], dtype=np.int64)
-    if cells and int(counts.sum()) * int(graph_limits.max()) >= EXACT_BELOW:
-        raise ValueError("Too many graphs for the lockstep best fit to count exactly; count each limit pair "
-                         "with packing.greedy.count_packs.")
+    if cells and not exact_in_lockstep(int(counts.sum()), limits):
+        raise ValueError("Too many graphs or too large limits for the lockstep best fit to count exactly; count "
+                         "each limit pair with packing.greedy.count_packs.")
     binds = graphs_can_bind(nodes, edges, counts, limits)
     order = bin_order(nodes, edges, heuristic)
     order_nodes, order_edges, order_counts = nodes[order], edges[order], counts[order]
@@ -189,13 +205,14 @@ def count_best_fit_grid(
             used = np.flatnonzero(whole)
             over = np.flatnonzero(~whole)
             if over.size:
-                rank = heuristic.array(room_n[over], room_e[over])
+                over_cell = cell[over]
+                rank = np.minimum(room_n[over] * edge_limits[over_cell], room_e[over] * node_limits[over_cell])
                 # A group ranked below one that takes every copy alone is never reached:
                 # only groups ranked at most the best such group of their cell are ordered.
-                enough = np.full(cells, np.inf)
+                enough = np.full(cells, np.iinfo(np.int64).max)
                 alone = capacity[over] >= copies
-                np.minimum.at(enough, cell[over][alone], rank[alone])
-                reached = rank <= enough[cell[over]]
+                np.minimum.at(enough, over_cell[alone], rank[alone])
+                reached = rank <= enough[over_cell]
                 over, rank = over[reached], rank[reached]
                 ranked = over[_lexicographic_order([cell[over], rank, room_n[over], room_e[over], held[over]])]
                 ranked_cell, ranked_capacity = cell[ranked], capacity[ranked]

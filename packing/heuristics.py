@@ -2,7 +2,9 @@
 
 Krell et al., "Tuple Packing" (2022), section 2.3: a heuristic h is monotone when
 a >= b and c >= d imply h(a, c) >= h(b, d).  It orders the incoming histogram bins
-(largest first) and ranks open packs by their remaining space.
+(largest first); the published algorithm and worst fit also rank open packs by the
+heuristic of their remaining space (best fit ranks them by
+:func:`packing.greedy.tightest_room`).
 """
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .api import count_tuple_packs
-from .best_fit_grid import EXACT_BELOW, count_best_fit_grid
+from .best_fit_grid import count_best_fit_grid, exact_in_lockstep
 from .bounds import lower_bounds
 from .histogram import SizeHistogram
 from .limits import DEFAULT_MAX_GRAPHS, MAX_LIMIT, PackLimits, whole_number
@@ -79,8 +79,7 @@ def _counts(hist: SizeHistogram, cells: list[PackLimits], method: PackMethod) ->
 
 def _lockstep(hist: SizeHistogram, cells: list[PackLimits], method: PackMethod) -> bool:
     """Whether the cells are counted in one lockstep best-fit pass (exact in this range)."""
-    most_graphs = max((limits.max_graphs for limits in cells), default=0)
-    return method.algorithm == BEST_FIT and len(cells) > 1 and hist.num_graphs * most_graphs < EXACT_BELOW
+    return method.algorithm == BEST_FIT and len(cells) > 1 and exact_in_lockstep(hist.num_graphs, cells)
 
 
 def _cells(args) -> list[dict]:

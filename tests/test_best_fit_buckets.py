@@ -9,13 +9,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from packing.greedy import BEST_FIT, _OpenGroups
-from packing.heuristics import HEURISTICS, weighted_sum
+from packing.heuristics import HEURISTICS
+from packing.limits import PackLimits
 
 SETTINGS = settings(max_examples=150, deadline=None)
 MAX_NODES = 24  # above BUCKET_VISITS, so that searches also run out of buckets and ask numpy
 
-heuristics = st.one_of(st.sampled_from(sorted(HEURISTICS)).map(HEURISTICS.get),
-                       st.tuples(st.integers(0, 3), st.integers(1, 3)).map(lambda w: weighted_sum(*w)))
+# best fit ranks groups by their room relative to the limits: edge limits below, near and
+# far above the node limit put the tighter side on either side, with many ties
+limits = st.integers(MAX_NODES // 2, 40 * MAX_NODES).map(lambda edges: PackLimits(MAX_NODES, edges))
 states = st.tuples(st.integers(0, MAX_NODES), st.integers(0, 40), st.integers(0, 3))
 # ("add", state, packs) opens packs in a group; ("take", which, packs) takes packs from the
 # which-th open group (modulo the number open), as the greedy pass does.
@@ -25,8 +27,8 @@ files_from = st.integers(0, 8)  # BUCKETS_FROM (1,024 in real runs; the node lim
 queries = st.lists(st.tuples(st.integers(1, MAX_NODES), st.integers(0, 45)), min_size=1, max_size=8)
 
 
-def _groups_after(heuristic, history, buckets_from) -> _OpenGroups:
-    groups = _OpenGroups(heuristic, BEST_FIT, MAX_NODES)
+def _groups_after(pack_limits, history, buckets_from) -> _OpenGroups:
+    groups = _OpenGroups(HEURISTICS["product"], BEST_FIT, pack_limits)
     groups.BUCKETS_FROM = buckets_from
     for node, (kind, what, packs) in enumerate(history):
         if kind == "add":
@@ -40,9 +42,9 @@ def _groups_after(heuristic, history, buckets_from) -> _OpenGroups:
 
 
 @SETTINGS
-@given(heuristics, steps, files_from, queries)
-def test_bucket_search_picks_the_first_ranked_group(heuristic, history, buckets_from, asked):
-    groups = _groups_after(heuristic, history, buckets_from)
+@given(limits, steps, files_from, queries)
+def test_bucket_search_picks_the_first_ranked_group(pack_limits, history, buckets_from, asked):
+    groups = _groups_after(pack_limits, history, buckets_from)
     for nodes, edges in asked:
         ranked = groups.ranked_fits(nodes, edges, True)
         assert next(groups.fits_in_turn(nodes, edges), -1) == (ranked[0] if ranked else -1)
@@ -50,9 +52,9 @@ def test_bucket_search_picks_the_first_ranked_group(heuristic, history, buckets_
 
 
 @SETTINGS
-@given(heuristics, steps, files_from)
-def test_least_and_most_edges_from_each_node_count_are_exact(heuristic, history, buckets_from):
-    groups = _groups_after(heuristic, history, buckets_from)
+@given(limits, steps, files_from)
+def test_least_and_most_edges_from_each_node_count_are_exact(pack_limits, history, buckets_from):
+    groups = _groups_after(pack_limits, history, buckets_from)
     for nodes in range(MAX_NODES + 1):
         edges = [state[1] for state in groups.slot_of if state[0] >= nodes]
         assert groups.least_from[nodes] == (min(edges) if edges else groups.no_edges)
@@ -60,10 +62,10 @@ def test_least_and_most_edges_from_each_node_count_are_exact(heuristic, history,
 
 
 @SETTINGS
-@given(heuristics, steps, files_from, queries)
-def test_groups_in_turn_follow_the_full_ranking(heuristic, history, buckets_from, asked):
+@given(limits, steps, files_from, queries)
+def test_groups_in_turn_follow_the_full_ranking(pack_limits, history, buckets_from, asked):
     nodes, edges = asked[0]
-    groups = _groups_after(heuristic, history, buckets_from)
+    groups = _groups_after(pack_limits, history, buckets_from)
     ranked = groups.ranked_fits(nodes, edges, False)
     in_turn = []
     for slot in groups.fits_in_turn(nodes, edges):
@@ -72,8 +74,9 @@ def test_groups_in_turn_follow_the_full_ranking(heuristic, history, buckets_from
     assert in_turn == ranked
 
 
-def test_equal_heuristic_goes_to_fewer_remaining_nodes_across_buckets():
-    groups = _OpenGroups(HEURISTICS["edge"], BEST_FIT, MAX_NODES)
+def test_equal_tightest_room_goes_to_fewer_remaining_nodes_across_buckets():
+    # with 100 edges per pack, 10 edges left (10 %) is the tighter side of 5 and 3 nodes left
+    groups = _OpenGroups(HEURISTICS["product"], BEST_FIT, PackLimits(MAX_NODES, 100))
     for node, state in enumerate([(5, 8, 0), (5, 10, 0), (3, 10, 1), (3, 10, 0)]):
         groups.add(state, node, 1)
     groups._file_groups()

@@ -142,11 +142,20 @@ def test_sweep_finds_better_limits_than_the_dataset_max(molpcba):
 
 def test_best_fit_puts_leftover_copies_into_the_fullest_pack():
     # Five packs of (20, 1) have room for 3 copies of (3, 0) each; the tenth copy belongs
-    # in one more of those packs, not in the emptier pack holding (10, 30).
-    hist = SizeHistogram.from_counts([20, 10, 3], [1, 30, 0], [5, 1, 10])
+    # in one more of those packs, not in the emptier pack holding (11, 10).
+    hist = SizeHistogram.from_counts([20, 11, 3], [1, 10, 0], [5, 1, 10])
     plan = pack(hist, PackLimits(30, 30, 256), PackMethod(heuristic="node"))
     assert dict(plan.packs)[((20, 1, 1), (3, 0, 1))] == 1
-    assert dict(plan.packs)[((10, 30, 1),)] == 1
+    assert dict(plan.packs)[((11, 10, 1),)] == 1
+
+
+def test_best_fit_ranks_packs_by_the_room_on_their_tighter_side():
+    # Limits (10, 250): the pack of (9, 150) has 10 % of its nodes left, the pack of
+    # (5, 200) 20 % of its edges. The sum of the raw room (101 against 55) calls the first
+    # the emptier one; relative to the limits it is the fuller, and (1, 10) goes there.
+    hist = SizeHistogram.from_counts([5, 9, 1], [200, 150, 10], [1, 1, 1])
+    plan = pack(hist, PackLimits(10, 250, 256), PackMethod(heuristic="sum"))
+    assert plan.packs == [(((9, 150, 1), (1, 10, 1)), 1), (((5, 200, 1),), 1)]
 
 
 def test_best_of_all_with_huge_limits_stops_at_the_bound(molhiv):

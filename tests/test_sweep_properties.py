@@ -138,3 +138,14 @@ def test_lockstep_refuses_counts_it_cannot_sum_exactly():
     with pytest.raises(ValueError, match="count each limit pair"):
         count_best_fit_grid(np.array([1]), np.array([1]), np.array([2**45]), [PackLimits(4, 4, 2**10)],
                             HEURISTICS["sum"])
+
+
+def test_limits_too_large_for_whole_number_ranks_are_counted_cell_by_cell():
+    # node limit x edge limit = 2**53: the lockstep pass's ranks would no longer be exact
+    hist = SizeHistogram.from_counts([3, 5, 7], [4, 9, 12], [40, 30, 20])
+    with pytest.raises(ValueError, match="too large limits"):
+        count_best_fit_grid(hist.num_nodes, hist.num_edges, hist.counts, [PackLimits(2**26, 2**27, 4)],
+                            HEURISTICS["sum"])
+    frame = sweep(hist, [2**26], [2**26, 2**27], 4)
+    assert frame["packs"].tolist() == [23, 23]
+    assert_cells_match_pack(frame, hist, PackMethod())
