@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qs, urlparse
 
-from browser_helpers import go_to, new_page, serve_dashboard, settle
+from playwright.sync_api import expect
+
+from browser_helpers import TIMEOUT_MS, go_to, new_page, serve_dashboard, settle
 
 
 def choose(page, label: str, option: str) -> None:
@@ -69,6 +71,8 @@ def test_a_link_opens_the_same_view_in_a_fresh_browser(server, browser):
     settle(other)
     assert other.get_by_label("Max nodes per pack").input_value() == "300"
     assert other.get_by_text(re.compile(r"^Dataset: ogbg-molhiv \(valid\)")).is_visible()
+    # a fresh page can settle between the heading and its metric cards on a busy machine
+    expect(other.get_by_test_id("stMetric")).to_have_count(len(cards), timeout=TIMEOUT_MS)
     assert other.get_by_test_id("stMetric").all_inner_texts() == cards
     assert other.get_by_test_id("stMainBlockContainer").get_by_text("Limits from the link you opened").is_visible()
     context.close()
