@@ -129,12 +129,12 @@ def controls(hist) -> None:
             key = _heuristic_key(algorithm)
             words = PackMethod.choices(algorithm, "heuristic")
             published = algorithm == PUBLISHED
-            st.selectbox("Heuristic (as the paper names them)" if published else "Heuristic (orders graphs and packs)",
+            st.selectbox("Heuristic (as the paper names them)" if published else "Heuristic (orders the graphs)",
                          list(words), **mirrored_choice(f"pk_{key}", list(words), shown[key]),
                          format_func=words.get, on_change=_on_method_change,
                          help="The paper's Minimum row came from the public code's min, which computes the "
                               "maximum: 'min as published' reproduces it; 'min' is a real minimum." if published
-                         else None)
+                         else ALGORITHMS[algorithm].summary)
         elif "one_dim" in takes:
             words = PackMethod.choices(algorithm, "one_dim")
             st.selectbox("1D algorithm of the baseline", list(words),

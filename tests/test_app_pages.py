@@ -113,6 +113,8 @@ def test_packing_page_cards_plots_table_and_strategies(app):
     assert any(label.startswith("Lower bound (") for label in metrics)
     titles = [f["layout"]["title"]["text"] for f in figures(app)]
     assert "Graphs per pack" in titles and any("Pack fill" in t for t in titles)
+    heuristic = app.selectbox(key="pk_heuristic")
+    assert heuristic.label == "Heuristic (orders the graphs)" and "tighter side" in heuristic.help  # best fit's rule
     assert not app.dataframe  # closed tabs do not run
     app.session_state["pk_view"] = "All methods (Table 2)"
     app.run()
