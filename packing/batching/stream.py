@@ -15,6 +15,7 @@ from one batch start to the next.
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from array import array
 from dataclasses import dataclass, field
 from typing import Any
@@ -147,7 +148,7 @@ class Batches:
 
 
 @dataclass(kw_only=True)
-class Batcher:
+class Batcher(ABC):
     """Cuts batches from the blocks it is fed, until it has ``wanted`` of them (None: as
     many as the stream gives); ``pending`` is the first graph not batched. A batch may
     run on from one epoch into the next when ``cross_epochs``; otherwise, and in the last
@@ -167,11 +168,11 @@ class Batcher:
             self.pending = block.base + int(ends[-1])
         self.done = self.wanted is not None and self.batches.count >= self.wanted
 
+    @abstractmethod
     def batch_ends(self, block: Block, first: int, final: bool) -> np.ndarray:
         """Ends (positions in ``block``) of the batches cut from ``first`` on, each starting
         where the one before ended; unless ``final``, a batch that reaches the block's end
         is left for the next block."""
-        raise NotImplementedError
 
 
 @dataclass
