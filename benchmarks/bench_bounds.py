@@ -29,17 +29,14 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import json
-import os
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import pandas as pd
 
-from benchmarks.timing import save_results, timed
+from benchmarks.bench_packing import BASELINE as BEFORE
+from benchmarks.timing import histogram_payload, packing_copy, run_isolated, save_results, timed
 from data_loaders import load_histogram
 from packing import DEFAULT_TIME_BUDGET, PackLimits, PackMethod, SizeHistogram, lower_bound, lower_bounds, pack
 from packing.simple_bounds import large_items_bound
@@ -55,8 +52,6 @@ CASES = {
 }
 ISSUE22_CASE = "QM9 radius 5 A"
 ISSUE22_LIMITS = PackLimits(64, 1024, 256)  # the issue's limits, besides the data-default ones and twice them
-BEFORE = "6c031ef"  # the code before issue 22
-REPO = Path(__file__).resolve().parents[1]
 
 
 def lp_row(hist, limits, budget):
@@ -94,30 +89,11 @@ print(json.dumps(lp_row(hist, PackLimits(*payload["limits"]), payload["budget"])
 """
 
 
-def packing_at(commit: str | None, into: Path) -> Path:
-    """``into`` holding a copy of ``packing`` as of ``commit`` (None: this working tree)."""
-    if commit is None:
-        files = subprocess.run(["git", "-C", str(REPO), "ls-files", "packing"], check=True, capture_output=True,
-                               text=True).stdout.split()
-        archive = subprocess.run(["tar", "-c", "-C", str(REPO), *files], check=True, capture_output=True).stdout
-    else:
-        archive = subprocess.run(["git", "-C", str(REPO), "archive", commit, "packing"], check=True,
-                                 capture_output=True).stdout
-    into.mkdir(parents=True)
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    return into
-
-
 def isolated_lp_row(code: Path, hist: SizeHistogram, limits: PackLimits, budget: float) -> dict:
     """:func:`lp_row` in a fresh Python whose only project code is the ``packing`` in ``code``."""
-    payload = {"nodes": hist.num_nodes.tolist(), "edges": hist.num_edges.tolist(), "counts": hist.counts.tolist(),
-               "limits": [limits.max_nodes, limits.max_edges, limits.max_graphs], "budget": budget}
-    script = _ISOLATED.format(source=inspect.getsource(lp_row))
-    done = subprocess.run([sys.executable, "-c", script], input=json.dumps(payload), capture_output=True, text=True,
-                          cwd=code, env={**os.environ, "PYTHONPATH": str(code)})
-    if done.returncode:
-        raise RuntimeError(f"the LP run in {code} failed:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    payload = {**histogram_payload(hist), "limits": [limits.max_nodes, limits.max_edges, limits.max_graphs],
+               "budget": budget}
+    return run_isolated(code, _ISOLATED.format(source=inspect.getsource(lp_row)), payload)
 
 
 def issue22(budget: float) -> pd.DataFrame:
@@ -127,8 +103,8 @@ def issue22(budget: float) -> pd.DataFrame:
     base = PackLimits.for_histogram(hist)
     rows = []
     with tempfile.TemporaryDirectory() as folder:
-        codes = {f"before ({BEFORE})": packing_at(BEFORE, Path(folder) / "before"),
-                 "now": packing_at(None, Path(folder) / "now")}
+        codes = {f"before ({BEFORE})": packing_copy(Path(folder) / "before", BEFORE),
+                 "now": packing_copy(Path(folder) / "now")}
         for limits in (ISSUE22_LIMITS, PackLimits(2 * base.max_nodes, 2 * base.max_edges, base.max_graphs)):
             for code_name, code in codes.items():
                 row = {"case": ISSUE22_CASE, "limits": f"{limits.max_nodes} / {limits.max_edges} / {limits.max_graphs}",

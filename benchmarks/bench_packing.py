@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from benchmarks.synthetic import adversarial_random, ppa_like
-from benchmarks.timing import packing_copy, save_results, side_by_side, timed
+from benchmarks.timing import histogram_payload, packing_copy, save_results, side_by_side, timed
 from data_loaders import load_histogram
 from packing import HEURISTICS, PackLimits, PackMethod, SizeHistogram, default_limits, pack, sweep
 from packing.api import count_tuple_packs
@@ -50,8 +50,7 @@ RANDOM_SEEDS = 100  # random histograms on which best fit meets the published al
 # only what both have): a sweep, or one best-fit plan (median of 3 after a warm-up run).
 ISOLATED_RUN = """
 import json, statistics, sys, time
-from packing import HEURISTICS, PackLimits, PackMethod, SizeHistogram, default_limits, pack, sweep
-from packing.api import count_tuple_packs
+from packing import PackLimits, PackMethod, SizeHistogram, pack, sweep
 job = json.load(sys.stdin)
 hist = SizeHistogram.from_counts(job["nodes"], job["edges"], job["counts"])
 method = PackMethod("best_fit", job["heuristic"])
@@ -75,14 +74,15 @@ def side_by_side_rows(molpcba: SizeHistogram, ppa: SizeHistogram, rounds: int = 
     """The issue-22 cases (and the default 12 x 12 sweep, which has no target), old code
     against new in alternating fresh processes."""
     workers = os.cpu_count() or 1
+    default_nodes, default_edges = default_limits(molpcba)
     cases = [
         (f"ogbg-molpcba sweep of {len(MOLPCBA_NODE_LIMITS) * len(MOLPCBA_EDGE_LIMITS):,} limit pairs, best fit, "
          f"product ({workers} processes)", molpcba,
          {"kind": "sweep", "node_limits": MOLPCBA_NODE_LIMITS, "edge_limits": MOLPCBA_EDGE_LIMITS,
           "workers": workers}, 0.25),
         ("ogbg-molpcba default sweep (12 x 12 limit pairs, 1x-4x the maxima), best fit, product (default workers)",
-         molpcba, {"kind": "sweep", "node_limits": default_limits(molpcba)[0], "edge_limits": default_limits(molpcba)[1],
-                   "workers": None}, None),
+         molpcba, {"kind": "sweep", "node_limits": default_nodes, "edge_limits": default_edges, "workers": None},
+         None),
         (f"SYNTHETIC ppa-like ({ppa.num_tuples:,} tuples), best fit, product, one plan", ppa,
          {"kind": "pack", "limits": [300, 36_138, 256]}, 0.5),
     ]
@@ -90,8 +90,7 @@ def side_by_side_rows(molpcba: SizeHistogram, ppa: SizeHistogram, rounds: int = 
     with tempfile.TemporaryDirectory() as folder:
         codes = {"old": packing_copy(Path(folder) / "old", BASELINE), "new": packing_copy(Path(folder) / "new")}
         for case, hist, job, target in cases:
-            payload = {**job, "heuristic": "product", "nodes": hist.num_nodes.tolist(),
-                       "edges": hist.num_edges.tolist(), "counts": hist.counts.tolist()}
+            payload = {**job, **histogram_payload(hist), "heuristic": "product"}
             runs = side_by_side(codes, ISOLATED_RUN, payload, rounds)
             old = statistics.median(run["seconds"] for run in runs["old"])
             new = statistics.median(run["seconds"] for run in runs["new"])
@@ -188,8 +187,7 @@ def pack_ranking_against_baseline(seeds: int = RANDOM_SEEDS) -> pd.DataFrame:
         node_limits, edge_limits = default_limits(hist)
         grid = [PackLimits(int(n), int(e)) for n in node_limits[::2] for e in edge_limits[::2]]
         sets.append((f"{name} {options.get('graph', 'train')}, 6 x 6 sweep", [(hist, grid)]))
-    jobs = [{"heuristic": heuristic, "nodes": hist.num_nodes.tolist(), "edges": hist.num_edges.tolist(),
-             "counts": hist.counts.tolist(),
+    jobs = [{**histogram_payload(hist), "heuristic": heuristic,
              "limits": [[limit.max_nodes, limit.max_edges, limit.max_graphs] for limit in grid]}
             for _, cases in sets for hist, grid in cases for heuristic in heuristics]
     with tempfile.TemporaryDirectory() as folder:
@@ -224,10 +222,9 @@ def published_cases(molhiv: SizeHistogram, molpcba: SizeHistogram, ppa: SizeHist
              ("ogbg-molpcba train", molpcba, PackLimits.for_histogram(molpcba)),
              ("SYNTHETIC ppa-like", ppa, PackLimits(300, 36_138, 256)),
              ("SYNTHETIC random 2,000 tuples", *adversarial_random())]
-    for options in QM9_CONSTRUCTIONS:
-        hist, _ = load_histogram("qm9", **options)
-        cases.append((f"QM9 {options['graph']}", hist, PackLimits.for_histogram(hist)))
-    radius = cases[-2][1]
+    qm9 = {options["graph"]: load_histogram("qm9", **options)[0] for options in QM9_CONSTRUCTIONS}
+    cases += [(f"QM9 {graph}", hist, PackLimits.for_histogram(hist)) for graph, hist in qm9.items()]
+    radius = qm9["radius"]
     base = PackLimits.for_histogram(radius)
     for times in (2, 3):
         cases.append((f"QM9 radius, {times}x limits", radius,

@@ -67,6 +67,17 @@ def packing_copy(into: Path, commit: str | None = None) -> Path:
     return into
 
 
+def histogram_payload(hist) -> dict[str, list[int]]:
+    """A histogram's bins as JSON-ready lists, for a script run in a fresh Python
+    (:func:`run_isolated`), which rebuilds it with ``SizeHistogram.from_counts``.
+
+    >>> from packing import SizeHistogram
+    >>> histogram_payload(SizeHistogram.from_sizes([3, 2, 3], [4, 2, 4]))
+    {'nodes': [2, 3], 'edges': [2, 4], 'counts': [1, 2]}
+    """
+    return {"nodes": hist.num_nodes.tolist(), "edges": hist.num_edges.tolist(), "counts": hist.counts.tolist()}
+
+
 def run_isolated(code: Path, script: str, payload: dict) -> dict:
     """Run ``script`` in a fresh Python whose only project code is ``code`` (its working
     folder and PYTHONPATH); ``payload`` goes in as JSON on stdin, the last stdout line
