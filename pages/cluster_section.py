@@ -15,6 +15,7 @@ import data_loaders
 from data_loaders.dask_cluster import default_workers
 
 from . import state
+from .widgets import entered_text
 
 FORM = "cl_form"
 INPUT = "cl_input"
@@ -38,11 +39,6 @@ def dataset_name(pattern: str, column: str | None, hydrogens: bool) -> str:
     return state.UPLOAD_PREFIX + f"{pattern} [{column}{', with hydrogens' if hydrogens else ''}]"
 
 
-def _field(key: str) -> str | None:
-    text = str(st.session_state.get(key) or "").strip()
-    return text or None
-
-
 def _on_submit() -> None:
     st.session_state[REQUESTED] = True
 
@@ -50,12 +46,12 @@ def _on_submit() -> None:
 def _compute() -> None:
     """Compute the histogram of the named shards on Dask (progress shown here) and make it
     the current dataset."""
-    pattern = _field(INPUT)
+    pattern = entered_text(INPUT)
     if pattern is None:
         st.session_state[OUTCOME] = ("error", "", "Name the shard files: a path or a glob such as "
                                                   "/data/shards/*.parquet.")
         return
-    column, scheduler = _field(COLUMN), _field(SCHEDULER)
+    column, scheduler = entered_text(COLUMN), entered_text(SCHEDULER)
     hydrogens = bool(st.session_state.get(HYDROGENS)) and column is not None
     box = st.empty()
     with box.container():

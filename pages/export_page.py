@@ -142,8 +142,8 @@ def main() -> None:
     stem = (f"{selection.name.replace(state.UPLOAD_PREFIX, '').rsplit('.', 1)[0]}-"
             f"{limits.max_nodes}n-{limits.max_edges}e-{limits.max_graphs}g")
     st.markdown(
-        f"**{selection.label}**: max nodes {limits.max_nodes:,}, max edges {limits.max_edges:,}, max graphs "
-        f"{limits.max_graphs:,}; {plan.label}. Node efficiency {plan.node_efficiency:.2%}, edge efficiency "
+        f"**Max nodes {limits.max_nodes:,}, max edges {limits.max_edges:,}, max graphs "
+        f"{limits.max_graphs:,}**; {plan.label}. Node efficiency {plan.node_efficiency:.2%}, edge efficiency "
         f"{plan.edge_efficiency:.2%}, {plan.num_packs:,} packs ({plan.bounds.label}: {plan.lower_bound:,}, "
         f"gap {plan.gap:.2%})."
     )

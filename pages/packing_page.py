@@ -61,7 +61,7 @@ def _settings() -> dict:
     remembered = st.session_state.setdefault(METHOD_MEMORY, {"heuristic": "product", "published": "product",
                                                               "one_dim": "lpfhp", "weights": (1.0, 1.0)})
     if method.heuristic is not None:
-        remembered["published" if method.algorithm == PUBLISHED else "heuristic"] = method.heuristic
+        remembered[_heuristic_key(method.algorithm)] = method.heuristic
     if method.one_dim is not None:
         remembered["one_dim"] = method.one_dim
     if method.weights is not None:
@@ -128,7 +128,7 @@ def controls(hist) -> None:
         if "heuristic" in takes:
             key = _heuristic_key(algorithm)
             words = PackMethod.choices(algorithm, "heuristic")
-            published = algorithm == PUBLISHED
+            published = key == "published"
             st.selectbox("Heuristic (as the paper names them)" if published else "Heuristic (orders the graphs)",
                          list(words), **mirrored_choice(f"pk_{key}", list(words), shown[key]),
                          format_func=words.get, on_change=_on_method_change,

@@ -12,6 +12,7 @@ from pages.sweeps import RANGE_FIELDS, SETTINGS, check_grid, default_params, gri
 from pages.widgets import (
     MAX_WEIGHT,
     algorithm_name,
+    entered_text,
     mirrored,
     mirrored_choice,
     run_page,
@@ -74,7 +75,7 @@ def run(hist, params: dict):
     frame = cache.cached_sweep(key)
     if frame is not None:
         return frame
-    scheduler = str(st.session_state.get(SCHEDULER) or "").strip() or None
+    scheduler = entered_text(SCHEDULER)
     where = "" if scheduler is None else f" on the Dask cluster at {scheduler}"
     bar = st.progress(0.0, text=f"Packing {len(nodes) * len(edges):,} limit pairs{where}...")
 

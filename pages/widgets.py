@@ -13,6 +13,12 @@ from packing import ALGORITHMS, SizeHistogram, lower_bounds
 
 from . import cache, state
 
+def entered_text(key: str) -> str | None:
+    """What the text box ``key`` holds, stripped; None when it is empty."""
+    text = str(st.session_state.get(key) or "").strip()
+    return text or None
+
+
 def algorithm_name(algorithm: str) -> str:
     """The engine's short name of an algorithm, for a list of choices."""
     return ALGORITHMS[algorithm].name
