@@ -21,7 +21,7 @@ from .limits import DEFAULT_MAX_GRAPHS, PackLimits
 from .lp_rounding import rounded_down
 from .method import BALANCED, BEST, LP_ROUNDING, NODE_ONLY, NONE, PUBLISHED, PackMethod, candidate_methods
 from .one_dim import pack_one_dim
-from .packs import Strategy, items_of, merge, num_packs
+from .packs import Strategy, in_rows, items_of, merge, num_packs
 from .plan import PackingPlan
 from .published import count_published, published_pack
 from .search import fewest_packs
@@ -184,9 +184,7 @@ def lp_rounded_plan(hist: SizeHistogram, limits: PackLimits, time_budget: float 
     if rows.size:
         rest = SizeHistogram.from_counts(hist.num_nodes[rows], hist.num_edges[rows], left[rows])
         rest_strategies, _, _ = best_strategies(rest, limits, lower_bounds(rest, limits).best)
-        # the rest's rows are a subset of the histogram's, in the same (sorted) order
-        strategies = merge([*strategies, *((tuple(int(rows[r]) for r in pack_rows), count)
-                                           for pack_rows, count in rest_strategies)])
+        strategies = merge([*strategies, *in_rows(rest_strategies, rows)])
     return plan_from_strategies(hist, strategies, limits, PackMethod(LP_ROUNDING), bounds)
 
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .greedy import greedy_pack
-from .packs import Strategy
+from .greedy import BEST_FIT, greedy_pack
+from .packs import Strategy, in_rows, num_packs
 from .heuristics import HEURISTICS
 from .histogram import SizeHistogram
 from .limits import PackLimits
@@ -82,9 +82,8 @@ def _strategies(bins: np.ndarray, pack_of: np.ndarray, hist: SizeHistogram, limi
     loose = bins[~placed]
     if loose.size:
         rest, counts = np.unique(loose, return_counts=True)
-        extra = greedy_pack(hist.num_nodes[rest], hist.num_edges[rest], counts, limits, HEURISTICS["product"],
-                            "best_fit")
-        strategies += [(tuple(int(rest[i]) for i in items), count) for items, count in extra]
+        strategies += in_rows(greedy_pack(hist.num_nodes[rest], hist.num_edges[rest], counts, limits,
+                                          HEURISTICS["product"], BEST_FIT), rest)
     return strategies
 
 
@@ -108,7 +107,7 @@ def balanced_pack(hist: SizeHistogram, limits: PackLimits) -> list[Strategy] | N
     for packs in sorted({max(bound, int(np.ceil(bound * factor))) for factor in PACK_FACTORS}):
         pack_of = _repair(_deal(bins, packs), nodes, edges, limits, packs)
         strategies = _strategies(bins, pack_of, hist, limits)
-        if best is None or sum(c for _, c in strategies) < sum(c for _, c in best):
+        if best is None or num_packs(strategies) < num_packs(best):
             best = strategies
     return best
 

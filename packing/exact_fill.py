@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .greedy import greedy_pack
-from .packs import Strategy, num_packs, pack_from_copies
+from .greedy import BEST_FIT, greedy_pack
+from .packs import Strategy, in_rows, num_packs, pack_from_copies
 from .heuristics import HEURISTICS
 from .limits import PackLimits
 
@@ -139,8 +139,8 @@ def _exact_fill(nodes, edges, counts, limits: PackLimits, budget: int, stop_when
         strategies.append((pack_from_copies(chosen), repeat))
     if available.any():  # graphs left when the budget ran out, or of zero binding size
         rest = np.flatnonzero(available)
-        extra = greedy_pack(nodes[rest], edges[rest], available[rest], limits, HEURISTICS["product"], "best_fit")
-        strategies += [(tuple(int(rest[i]) for i in items), count) for items, count in extra]
+        strategies += in_rows(greedy_pack(nodes[rest], edges[rest], available[rest], limits, HEURISTICS["product"],
+                                          BEST_FIT), rest)
     return strategies, used
 
 

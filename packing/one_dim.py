@@ -17,8 +17,8 @@ from collections import deque
 import numpy as np
 from scipy.optimize import nnls
 
-from .greedy import greedy_pack
-from .packs import Strategy
+from .greedy import BEST_FIT, WORST_FIT, greedy_pack
+from .packs import Strategy, in_rows
 from .heuristics import HEURISTICS, Heuristic
 from .histogram import SizeHistogram
 from .limits import MAX_LIMIT, PackLimits
@@ -48,9 +48,9 @@ def pack_one_dim(
     """
     one_dim_limits, key = _one_dim_limits(component, limits)
     if algorithm == "lpfhp":
-        return greedy_pack(hist.num_nodes, hist.num_edges, hist.counts, one_dim_limits, key, "best_fit")
+        return greedy_pack(hist.num_nodes, hist.num_edges, hist.counts, one_dim_limits, key, BEST_FIT)
     if algorithm == "spfhp":
-        return greedy_pack(hist.num_nodes, hist.num_edges, hist.counts, one_dim_limits, key, "worst_fit")
+        return greedy_pack(hist.num_nodes, hist.num_edges, hist.counts, one_dim_limits, key, WORST_FIT)
     if algorithm == "nnlshp":
         return _nnlshp(hist, component, one_dim_limits, key, depth)
     raise ValueError(f"Unknown 1D algorithm {algorithm!r}; choose one of {ONE_DIM_ALGORITHMS}.")
@@ -119,12 +119,9 @@ def _nnlshp(hist, component, limits, key, depth) -> list[Strategy]:
     strategies_out = _realise(hist, row_of_bin, chosen)
     leftover = _leftover_counts(hist, strategies_out)
     if leftover.sum():
-        mask = leftover > 0
-        bins = np.flatnonzero(mask)
-        rest = greedy_pack(
-            hist.num_nodes[mask], hist.num_edges[mask], leftover[mask], limits, key, "best_fit"
-        )
-        strategies_out += [(tuple(int(bins[i]) for i in items), count) for items, count in rest]
+        rows = np.flatnonzero(leftover)
+        strategies_out += in_rows(greedy_pack(hist.num_nodes[rows], hist.num_edges[rows], leftover[rows], limits, key,
+                                              BEST_FIT), rows)
     return strategies_out
 
 

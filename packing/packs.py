@@ -76,6 +76,17 @@ def pack_of(items: Items, rows: Mapping[tuple[int, int], int]) -> Pack:
     return tuple(sorted(rows[n, e] for n, e, copies in items for _ in range(copies)))
 
 
+def in_rows(strategies: Iterable[Strategy], rows) -> list[Strategy]:
+    """Strategies of a part of a histogram, in the whole histogram's rows: the part's row
+    ``i`` is row ``rows[i]`` of the whole (``rows`` ascending, so packs stay ascending).
+    The algorithms that pack their leftover graphs as a histogram of their own use it.
+
+    >>> in_rows([((0, 1, 1), 2)], [3, 7])
+    [((3, 7, 7), 2)]
+    """
+    return [(tuple(int(rows[row]) for row in pack), count) for pack, count in strategies]
+
+
 def num_packs(strategies: Iterable[Strategy]) -> int:
     """The packs of a list of strategies: their counts summed.
 
