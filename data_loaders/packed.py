@@ -278,11 +278,9 @@ class PackedLoader(DataLoader):
         sampler = PackedBatchSampler(dataset, plan, shuffle, seed, rank, world_size,
                                      packs_per_step=packs_per_step, remainder=remainder)
         needed = BatchShape.for_plan(plan, packs_per_step)
-        if shape is not None and not isinstance(shape, BatchShape):
-            if not isinstance(shape, (tuple, list)) or len(shape) != 3:
-                raise ValueError(f"shape must be a BatchShape or (num_nodes, num_edges, num_graphs), got {shape!r}.")
-            shape = BatchShape(*shape)
-        self.shape = needed if shape is None else shape.check_holds(needed)
+        if shape is not None and (not isinstance(shape, (tuple, list)) or len(shape) != 3):  # a BatchShape is a tuple
+            raise ValueError(f"shape must be a BatchShape or (num_nodes, num_edges, num_graphs), got {shape!r}.")
+        self.shape = needed if shape is None else BatchShape(*shape).check_holds(needed)
         exclude = list(exclude_keys or ())
         sample = dataset[sample_position(sampler.num_nodes, sampler.num_edges)]
         source = PackSource(dataset, GraphLayout.from_graph(sample, pad_values, exclude), exclude)

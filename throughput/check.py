@@ -19,13 +19,13 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from packing import BatchShape, whole_number
 
-from .calibration import Calibration, calibrate, shipped_calibrations, usable_calibrations
+from .calibration import Calibration, Progress, calibrate, usable_calibrations
 from .device import check_device, cpu_description, device_description, same_device, torch_threads
 from .shapes import default_shapes
 
@@ -38,7 +38,6 @@ CHECK_SHAPES = 4
 #: each (2-4 s in all on this project's 2-core machine).
 QUICK_GRID = {"count": 16, "max_nodes": 8192, "max_edges": 65_536, "max_graphs": 256}
 QUICK_BUDGET = 0.25
-Progress = Callable[[int, int, BatchShape], None]
 
 
 @dataclass(frozen=True)
