@@ -25,7 +25,7 @@ import numpy as np
 
 from packing import BatchShape, whole_number
 
-from .calibration import Calibration, Progress, calibrate, usable_calibrations
+from .calibration import Calibration, Progress, calibrate, shipped_calibrations, usable_calibrations
 from .device import check_device, cpu_description, device_description, same_device, torch_threads
 from .shapes import default_shapes
 
