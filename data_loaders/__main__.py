@@ -1,4 +1,5 @@
-"""Command line: ``python -m data_loaders list | histogram NAME ... | histogram --input GLOB ... | file PATH ...``.
+"""Command line: ``python -m data_loaders list | histogram NAME ... | histogram --input GLOB ... | sweep TABLE ...
+| file PATH ...``.
 
 Examples::
 
@@ -8,6 +9,7 @@ Examples::
     python -m data_loaders histogram --input 'shards/*.parquet' --out hist.parquet
     python -m data_loaders histogram --input 'mols/*.csv' --column smiles --workers 2 --out hist.parquet
     python -m data_loaders histogram --input '/shared/shards/*.parquet' --scheduler tcp://host:8786 --out hist.parquet
+    python -m data_loaders sweep hist.parquet --nodes 64:1024:16 --edges 128:2048:32 --scheduler tcp://host:8786 --out sweep.csv
     python -m data_loaders file my_molecules.smi --out mine.csv
     python -m data_loaders file /data/my_pyg_root --pyg --out mine.csv
 """
@@ -15,11 +17,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, TextIO
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Iterator, TextIO
 
 import pandas as pd
 
-from packing import save_histogram
+from packing import load_size_table, save_histogram, sweep
+from packing.batching import check_out
+from packing.cli import add_sweep_arguments, report_sweep, sweep_request
 
 from .api import load_histogram
 from .dask_cluster import dask_client
@@ -29,6 +34,9 @@ from .pyg_sizes import load_pyg_dataset
 from .registry import list_datasets
 from .shards import ShardFormat
 from .user_files import load_user_file
+
+if TYPE_CHECKING:
+    from distributed import Client
 
 
 def _parse_options(pairs: list[str]) -> dict[str, str]:
@@ -83,23 +91,43 @@ def _check_histogram_args(args: argparse.Namespace) -> None:
             raise ValueError(f"{flag} must end with {' or '.join(suffixes)}.")
 
 
-def _progress_printer(stream: TextIO):
-    """``progress(done, total)`` for the terminal: one updating line, or ten lines in a log."""
+def _progress_printer(stream: TextIO, what: str):
+    """``progress(done, total)`` for the terminal, e.g. "3 of 8 shards read" for ``what``
+    "shards read": one updating line, or ten lines in a log."""
     def report(done: int, total: int) -> None:
         if stream.isatty():
-            print(f"\r{done:,} of {total:,} shards read", end="\n" if done == total else "", file=stream, flush=True)
+            print(f"\r{done:,} of {total:,} {what}", end="\n" if done == total else "", file=stream, flush=True)
         elif done == total or done * 10 // total != (done - 1) * 10 // total:
-            print(f"{done:,} of {total:,} shards read", file=stream, flush=True)
+            print(f"{done:,} of {total:,} {what}", file=stream, flush=True)
     return report
+
+
+@contextmanager
+def _cluster(args: argparse.Namespace) -> Iterator[Client]:
+    """The Dask client that ``--scheduler`` / ``--workers`` ask for; its dashboard link on stderr."""
+    with dask_client(args.scheduler, args.workers) as client:
+        print(f"Dask dashboard: {client.dashboard_link}", file=sys.stderr, flush=True)
+        yield client
+
+
+def _cluster_sweep(args: argparse.Namespace) -> None:
+    """``sweep``: ``python -m packing sweep`` with the cells packed by a Dask cluster's
+    workers (the same table); the grid is checked before a cluster starts."""
+    check_out(args.out)
+    hist = load_size_table(args.histogram)
+    request = sweep_request(args, hist)
+    with _cluster(args) as client:
+        frame = sweep(hist, *request, executor=client.get_executor(),
+                      progress=_progress_printer(sys.stderr, "limit pairs packed"))
+    report_sweep(args, frame)
 
 
 def _sharded(args: argparse.Namespace) -> None:
     """``histogram --input``: the histogram of the shards, computed on a Dask cluster."""
     ShardFormat(args.column, args.hydrogens)  # refuse bad options before a cluster starts
-    with dask_client(args.scheduler, args.workers) as client:
-        print(f"Dask dashboard: {client.dashboard_link}", file=sys.stderr, flush=True)
+    with _cluster(args) as client:
         hist, info = sharded_histogram(args.input, column=args.column, hydrogens=args.hydrogens, client=client,
-                                       progress=_progress_printer(sys.stderr))
+                                       progress=_progress_printer(sys.stderr, "shards read"))
     _report(hist, info, args.out)
     with_invalid = [shard for shard in info["shards"] if shard["invalid"]]
     for shard in with_invalid[:_SHARD_LINES]:
@@ -113,6 +141,12 @@ def _sharded(args: argparse.Namespace) -> None:
         frame["invalid_examples"] = frame["invalid_examples"].map("; ".join)
         frame.to_csv(args.shard_report, index=False)
         print(f"report per shard -> {args.shard_report}")
+
+
+def _cluster_arguments(group: argparse._ActionsContainer) -> None:
+    group.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler, e.g. tcp://host:8786 "
+                       "(default: a local cluster on this machine)")
+    group.add_argument("--workers", type=int, help="workers of the local cluster (default: one per core)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -138,11 +172,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "or Parquet (.gz allowed) with num_nodes,num_edges[,count], or SMILES with --column")
     shards.add_argument("--column", help="the column holding SMILES; sizes are computed per shard with RDKit")
     shards.add_argument("--hydrogens", action="store_true", help="count hydrogens of SMILES molecules as nodes")
-    shards.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler, e.g. tcp://host:8786 "
-                        "(default: a local cluster on this machine)")
-    shards.add_argument("--workers", type=int, help="workers of the local cluster (default: one per core)")
+    _cluster_arguments(shards)
     shards.add_argument("--shard-report", metavar="CSV", help="also write one row per shard: rows, graphs, "
                         "unparsable SMILES and examples")
+    grid = commands.add_parser("sweep", help="a limit sweep, as 'python -m packing sweep', with its cells packed on "
+                               "a Dask cluster")
+    add_sweep_arguments(grid)
+    _cluster_arguments(grid)
     user = commands.add_parser("file", help="histogram of a local file (sizes, SMILES, AFLOW, PyG)")
     user.add_argument("path", help="CSV/TSV/Parquet/SMILES/JSON file, or a saved PyG data set with --pyg")
     user.add_argument("--pyg", action="store_true", help="PATH is a saved PyG InMemoryDataset (.pt or root)")
@@ -168,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
                     args.name, args.split or "train", use_bundled=not args.no_bundled, use_cache=not args.no_cache,
                     allow_download=not args.no_download, **_parse_options(args.option))
                 _report(hist, info, args.out)
+        elif args.command == "sweep":
+            _cluster_sweep(args)
         else:
             if not args.out.endswith((".csv", ".parquet")):
                 raise ValueError("--out must end with .csv or .parquet.")

@@ -9,7 +9,9 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
+
+import pandas as pd
 
 from .api import as_limits, pack
 from .batching import (DEFAULT_BUCKETS, add_packs_per_batch, batching_section, check_out, compare_batching,
@@ -23,7 +25,17 @@ from .limits import DEFAULT_MAX_GRAPHS, PackLimits
 from .method import ALL_ALGORITHMS, BEST_FIT, ONE_DIM_ALGORITHMS, PUBLISHED, TUPLE_ALGORITHMS, WEIGHTED, PackMethod
 from .published import PAPER_MIN
 from .size_table import load_size_table
-from .sweep import MAX_WORKERS, default_limits, limit_grid, smallest_limits, sweep
+from .sweep import MAX_WORKERS, default_limits, limit_grid, smallest_limits, sweep, sweep_cells
+
+
+class SweepRequest(NamedTuple):
+    """The positional arguments of :func:`packing.sweep` after the histogram."""
+
+    node_limits: list[int]
+    edge_limits: list[int]
+    max_graphs: int
+    method: PackMethod
+
 
 HISTOGRAM_HELP = (
     "size table (.csv, .tsv or .parquet, .gz allowed) with columns num_nodes,num_edges,count "
@@ -101,19 +113,31 @@ def build_parser() -> argparse.ArgumentParser:
                           "printed as JSON")
 
     grid = commands.add_parser("sweep", help="pack for every (max nodes, max edges) pair of a grid")
+    add_sweep_arguments(grid)
+    grid.add_argument("--workers", type=int,
+                      help=f"processes, 1 to {MAX_WORKERS} (default: up to 4 cores for large grids)")
+    _add_batching(commands)
+    return parser
+
+
+def add_sweep_arguments(grid: argparse.ArgumentParser) -> None:
+    """The arguments of a limit sweep (size table, grid, method, report), which
+    ``python -m packing sweep`` and ``python -m data_loaders sweep`` (on a Dask cluster) share.
+
+    >>> parser = argparse.ArgumentParser()
+    >>> add_sweep_arguments(parser)
+    >>> parser.parse_args(["hist.csv", "--nodes", "10:30:10"]).nodes
+    [10, 20, 30]
+    """
     grid.add_argument("histogram", type=Path, help=HISTOGRAM_HELP)
     grid.add_argument("--nodes", type=_int_list,
                       help="node limits: 100,200 or start:stop:step, stop included "
                            "(default: largest graph to 4x, 12 steps)")
     grid.add_argument("--edges", type=_int_list, help="edge limits, same forms as --nodes")
     _method_options(grid, (*TUPLE_ALGORITHMS, PUBLISHED))
-    grid.add_argument("--workers", type=int,
-                      help=f"processes, 1 to {MAX_WORKERS} (default: up to 4 cores for large grids)")
     grid.add_argument("--min-efficiency", type=float, default=0.95,
                       help="report the smallest limits whose node and edge efficiency both reach this")
     grid.add_argument("--out", type=Path, help="write the sweep table as .csv or .json")
-    _add_batching(commands)
-    return parser
 
 
 def _write_table(frame, path: Path) -> None:
@@ -159,10 +183,33 @@ def _pack(args: argparse.Namespace, hist: SizeHistogram) -> None:
         _write_table(plan.to_frame(), args.out)
 
 
-def _sweep(args: argparse.Namespace, hist: SizeHistogram) -> None:
+def sweep_request(args: argparse.Namespace, hist: SizeHistogram) -> SweepRequest:
+    """The sweep that :func:`add_sweep_arguments`' arguments ask for on ``hist``, checked
+    (``ValueError`` for a bad grid or method), so a cluster need not start for a bad one.
+
+    >>> parser = argparse.ArgumentParser()
+    >>> add_sweep_arguments(parser)
+    >>> request = sweep_request(parser.parse_args(["h.csv", "--nodes", "8,4"]), SizeHistogram.from_sizes([3], [4]))
+    >>> request.node_limits, request.edge_limits[:3], request.method.algorithm
+    ([8, 4], [4, 5, 6], 'best_fit')
+    """
     nodes, edges = default_limits(hist)
-    frame = sweep(hist, nodes if args.nodes is None else args.nodes, edges if args.edges is None else args.edges,
-                  args.max_graphs, _method(args), workers=args.workers)
+    request = SweepRequest(nodes if args.nodes is None else args.nodes, edges if args.edges is None else args.edges,
+                           args.max_graphs, _method(args))
+    sweep_cells(*request)
+    return request
+
+
+def report_sweep(args: argparse.Namespace, frame: pd.DataFrame) -> None:
+    """Print the sweep's best and smallest-efficient cells as JSON; write the table to ``--out``.
+
+    >>> frame = sweep(SizeHistogram.from_sizes([3], [4]), [4], [4], workers=1)
+    >>> report_sweep(argparse.Namespace(min_efficiency=0.7, out=None), frame)  # doctest: +ELLIPSIS
+    {
+     "pairs": 1,
+     "best_harmonic_mean": {
+      "max_nodes": 4,...
+    """
     best = frame.loc[frame["harmonic_mean"].idxmax()] if frame["feasible"].any() else None
     smallest = smallest_limits(frame, args.min_efficiency)
     report = {
@@ -245,7 +292,7 @@ def run(argv: list[str] | None = None) -> int:
         elif args.command == "batching":
             _batching(args, hist)
         else:
-            _sweep(args, hist)
+            report_sweep(args, sweep(hist, *sweep_request(args, hist), workers=args.workers))
     except (ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

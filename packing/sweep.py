@@ -100,6 +100,26 @@ def _axis(values: Sequence[int], name: str) -> list[int]:
     return checked
 
 
+def sweep_cells(
+    node_limits: Sequence[int], edge_limits: Sequence[int], max_graphs: int, method: PackMethod,
+) -> list[PackLimits]:
+    """The limit pairs :func:`sweep` packs, in grid order (each axis sorted, repeats
+    dropped), once the grid and the method are checked: a ``ValueError`` says what is wrong,
+    so a caller can refuse a bad sweep before it starts workers.
+
+    >>> [cell.to_dict() for cell in sweep_cells([20, 10, 20], [8], 4, PackMethod())]
+    [{'max_nodes': 10, 'max_edges': 8, 'max_graphs': 4}, {'max_nodes': 20, 'max_edges': 8, 'max_graphs': 4}]
+    """
+    if not isinstance(method, PackMethod) or not method.is_tuple_packing:
+        raise ValueError(f"Sweeps run one tuple packing algorithm ({', '.join(TUPLE_ALGORITHMS)}, {PUBLISHED}); "
+                         f"got {method!r}.")
+    nodes, edges = _axis(node_limits, "node limit"), _axis(edge_limits, "edge limit")
+    if len(nodes) * len(edges) > MAX_CELLS:
+        raise ValueError(f"{len(nodes):,} x {len(edges):,} = {len(nodes) * len(edges):,} limit pairs is more than "
+                         f"{MAX_CELLS:,}; use larger steps or narrower ranges.")
+    return [PackLimits(n, e, max_graphs) for n in nodes for e in edges]
+
+
 def sweep(
     hist: SizeHistogram,
     node_limits: Sequence[int],
@@ -129,14 +149,7 @@ def sweep(
     [[5, 8, 2], [5, 16, 2], [10, 8, 2], [10, 16, 1]]
     """
     method = PackMethod() if method is None else method
-    if not isinstance(method, PackMethod) or not method.is_tuple_packing:
-        raise ValueError(f"Sweeps run one tuple packing algorithm ({', '.join(TUPLE_ALGORITHMS)}, {PUBLISHED}); "
-                         f"got {method!r}.")
-    nodes, edges = _axis(node_limits, "node limit"), _axis(edge_limits, "edge limit")
-    if len(nodes) * len(edges) > MAX_CELLS:
-        raise ValueError(f"{len(nodes):,} x {len(edges):,} = {len(nodes) * len(edges):,} limit pairs is more than "
-                         f"{MAX_CELLS:,}; use larger steps or narrower ranges.")
-    cells = [PackLimits(n, e, max_graphs) for n in nodes for e in edges]
+    cells = sweep_cells(node_limits, edge_limits, max_graphs, method)
     if workers is None:
         workers = MAX_WORKERS if executor is not None else min(os.cpu_count() or 1, 4) if len(cells) >= 64 else 1
     workers = min(whole_number(workers, "workers", 1, MAX_WORKERS), len(cells))

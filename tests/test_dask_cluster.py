@@ -1,7 +1,9 @@
 """Sharded histograms on a real Dask LocalCluster of two worker processes: equal to the
 single-process result (real molhiv sizes, QM9 SMILES), bad rows counted per shard, failing
 shards named, dead workers survived or reported, unreachable schedulers refused in time,
-sweeps on the cluster's executor and the command line."""
+sweeps on the cluster's executor and the command line (``histogram --input`` and ``sweep``)."""
+import io
+import json
 import os
 import signal
 import subprocess
@@ -23,7 +25,7 @@ from data_loaders.ogb_layout import read_raw_sizes
 from data_loaders.paths import shared_data_root
 from data_loaders.qm9 import read_qm9
 from data_loaders.smiles import smiles_sizes
-from packing import SizeHistogram, sweep
+from packing import PackMethod, SizeHistogram, limit_grid, save_histogram, sweep
 from packing.size_table import load_size_table
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -288,6 +290,48 @@ def test_cli_refuses_bad_arguments_before_starting_a_cluster(args, message, tmp_
     assert error.startswith("error: ") and message in error and "Dask dashboard" not in error
 
 
+@pytest.fixture(scope="module")
+def molhiv_table(molhiv_shards, tmp_path_factory):
+    """The real molhiv histogram as a size table, for the sweep command."""
+    path = tmp_path_factory.mktemp("molhiv_table") / "molhiv.csv"
+    save_histogram(molhiv_shards[1], path)
+    return path
+
+
+def test_cli_sweep_on_a_local_cluster_writes_the_table_of_the_local_sweep(molhiv_table, tmp_path):
+    out = tmp_path / "sweep.csv"
+    grid = ("--nodes", "222:888:20", "--edges", "502:1004:50")  # 35 x 12 = 420 pairs: two lockstep chunks
+    result = subprocess.run([sys.executable, "-m", "data_loaders", "sweep", str(molhiv_table), *grid,
+                             "--heuristic", "sum", "--workers", "2", "--out", str(out)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stderr
+    local = sweep(load_size_table(molhiv_table), limit_grid(222, 888, 20), limit_grid(502, 1004, 50),
+                  method=PackMethod("best_fit", "sum"), workers=1)
+    pd.testing.assert_frame_equal(pd.read_csv(out), pd.read_csv(io.StringIO(local.to_csv(index=False))))
+    assert "Dask dashboard: http" in result.stderr and "420 of 420 limit pairs packed" in result.stderr
+    assert json.loads(result.stdout)["pairs"] == 420 and "Traceback" not in result.stderr
+
+
+def test_cli_sweep_on_a_running_scheduler_reports_the_best_cell(scheduler, molhiv_table, capsys):
+    args = ["sweep", str(molhiv_table), "--nodes", "222,444", "--edges", "502,1004", "--algorithm", "published"]
+    assert main([*args, "--scheduler", scheduler]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["pairs"] == 4 and report["best_harmonic_mean"]["packs"] == min(
+        sweep(load_size_table(molhiv_table), [222, 444], [502, 1004], method=PackMethod("published"))["packs"])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--scheduler", "tcp://127.0.0.1:9", "--workers", "2"], "workers sets the size of a local"),
+    (["--nodes", "222:20222:10", "--edges", "502:100502:100"], "limit pairs is more than 1,000,000"),
+    (["--max-graphs", "0"], "max_graphs"),
+    (["--out", "sweep.txt"], "--out must end in .csv or .json"),
+])
+def test_cli_sweep_refuses_bad_arguments_before_starting_a_cluster(args, message, molhiv_table, capsys):
+    assert main(["sweep", str(molhiv_table), *args]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("error: ") and message in error and "Dask dashboard" not in error
+
+
 def serve_forever(handler: str) -> tuple[subprocess.Popen, int]:
     """A local server in a child process that accepts connections and then ``handler``s:
     ``http`` (Python's web server), ``silent`` (reads and never answers), ``garbage`` (answers
@@ -325,7 +369,7 @@ def test_something_else_answering_at_the_address_fails_clearly_within_10_seconds
         stop_process(server, timeout=5)
     assert result.returncode == 2, result.stderr
     assert took < 10
-    assert result.stderr.startswith(f"error: Something ") and f"tcp://127.0.0.1:{port}" in result.stderr
+    assert result.stderr.startswith("error: Something ") and f"tcp://127.0.0.1:{port}" in result.stderr
     assert "as a Dask scheduler" in result.stderr and "Traceback" not in result.stderr
     assert "Exception ignored" not in result.stderr
     assert not (tmp_path / "h.csv").exists()

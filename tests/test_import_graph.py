@@ -15,8 +15,10 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("packing", "data_loaders", "throughput", "figures", "pages")
 #: Optional heavy dependencies the engine imports only when a feature needs them.
 OPTIONAL_IMPORTS = {"pyarrow", "pyarrow.parquet"}
-#: The only names outside code may import from the engine: its two public surfaces.
-PUBLIC_ENGINE = {"packing", "packing.batching"}
+#: The only names outside code may import from the engine: its public surfaces (the API, the
+#: batching simulator, and the command line, whose sweep arguments ``python -m data_loaders
+#: sweep`` reuses to run a sweep on a Dask cluster).
+PUBLIC_ENGINE = {"packing", "packing.batching", "packing.cli"}
 
 
 def module_name(path: Path) -> str:
