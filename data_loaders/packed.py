@@ -179,9 +179,7 @@ class PackedBatchSampler(torch.utils.data.Sampler):
     def _index_slots(self, hist: SizeHistogram) -> None:
         """Fixed for the plan: each graph's size tuple, and the size tuple of every graph
         slot of the plan's packs (packs in plan order) with the pack boundaries."""
-        span = int(hist.max_edges) + 1
-        keys = hist.num_nodes * span + hist.num_edges
-        self._graph_tuple = np.searchsorted(keys, self.num_nodes * span + self.num_edges)
+        self._graph_tuple = hist.rows_of(self.num_nodes, self.num_edges)
         self._graphs_by_tuple = np.argsort(self._graph_tuple, kind="stable")
         rows = row_index(hist)
         chunks = [np.tile(np.array(pack_of(items, rows)), count) for items, count in self.plan.packs]

@@ -316,6 +316,34 @@ class SizeHistogram:
         unique, inverse = np.unique(values, return_inverse=True)
         return unique, np.bincount(inverse, weights=self.counts).astype(np.int64)
 
+    def rows_of(self, num_nodes: np.ndarray, num_edges: np.ndarray) -> np.ndarray:
+        """The row of each graph's (nodes, edges) tuple in this histogram; a ``ValueError``
+        names a size the histogram does not hold.
+
+        Sizes are matched through their ranks among the histogram's node and edge values,
+        so the keys never overflow, in linear time after a sort of the few distinct values
+        (a row-wise ``np.unique`` took seconds on ten million graphs).
+
+        >>> SizeHistogram.from_sizes([2, 3, 3], [1, 4, 2]).rows_of(np.array([3, 2, 3]), np.array([2, 1, 4])).tolist()
+        [1, 0, 2]
+        """
+        node_values, edge_values = np.unique(self.num_nodes), np.unique(self.num_edges)
+        num_nodes, num_edges = np.asarray(num_nodes, dtype=np.int64), np.asarray(num_edges, dtype=np.int64)
+
+        def ranks(nodes: np.ndarray, edges: np.ndarray) -> np.ndarray:
+            node_rank = np.searchsorted(node_values, nodes).clip(max=node_values.size - 1)
+            edge_rank = np.searchsorted(edge_values, edges).clip(max=edge_values.size - 1)
+            return node_rank * edge_values.size + edge_rank
+
+        keys = ranks(self.num_nodes, self.num_edges)  # sorted: the rows are in (nodes, edges) order
+        rows = np.searchsorted(keys, ranks(num_nodes, num_edges)).clip(max=self.num_tuples - 1)
+        missing = np.flatnonzero((self.num_nodes[rows] != num_nodes) | (self.num_edges[rows] != num_edges))
+        if missing.size:
+            first = missing[0]
+            raise ValueError(f"{missing.size:,} graph(s) have sizes the histogram does not hold, e.g. graph {first:,} "
+                             f"with {num_nodes[first]:,} nodes and {num_edges[first]:,} edges.")
+        return rows
+
     # ----------------------------------------------------------------- I/O
     def to_frame(self) -> pd.DataFrame:
         """The histogram as a frame with columns ``num_nodes, num_edges, count``."""

@@ -39,6 +39,21 @@ def test_from_sizes_conserves_graphs_nodes_and_edges(sizes):
         assert dict(zip(keys.tolist(), counts.tolist())) == pd.Series(values).value_counts().to_dict()
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 2**40), st.integers(0, 2**40)), min_size=1, max_size=200),
+       st.tuples(st.integers(1, 2**40), st.integers(0, 2**40)))
+def test_rows_of_finds_every_graphs_tuple_and_names_a_size_not_held(sizes, stranger):
+    nodes, edges = np.array(sizes, dtype=np.int64).T
+    hist = SizeHistogram.from_sizes(nodes, edges)
+    rows = hist.rows_of(nodes, edges)
+    assert np.array_equal(hist.num_nodes[rows], nodes) and np.array_equal(hist.num_edges[rows], edges)
+    assert np.array_equal(np.bincount(rows, minlength=hist.num_tuples), hist.counts)
+    if stranger not in sizes:
+        with pytest.raises(ValueError, match=f"1 graph\\(s\\) have sizes the histogram does not hold, e.g. graph "
+                                             f"{len(sizes):,} with {stranger[0]:,} nodes"):
+            hist.rows_of(np.append(nodes, stranger[0]), np.append(edges, stranger[1]))
+
+
 def test_from_counts_merges_repeated_tuples():
     hist = SizeHistogram.from_counts([3, 3, 1], [4, 4, 0], [2, 5, 1])
     assert hist.to_frame().values.tolist() == [[1, 0, 1], [3, 4, 7]]

@@ -96,7 +96,6 @@ class PackStream:
         order[slot_order] = by_size
         return order
 
-
     @cached_property
     def _pack_contents(self) -> list[np.ndarray]:
         """Per distinct pack, the histogram row (size tuple) of each of its slots."""
@@ -105,10 +104,8 @@ class PackStream:
 
     @cached_property
     def _graph_tuple(self) -> np.ndarray:
-        """Per graph id, its histogram row: the rows are the distinct (nodes, edges) pairs in
-        sorted order, as ``np.unique`` gives them."""
-        return np.unique(np.stack([self.sizes.nodes, self.sizes.edges], axis=1), axis=0,
-                         return_inverse=True)[1].ravel()
+        """Per graph id, its histogram row."""
+        return self.sizes.histogram.rows_of(self.sizes.nodes, self.sizes.edges)
 
 
 def _epochs_for(wanted: int, packs_per_batch: int, per_epoch: int, cross_epochs: bool) -> int:
