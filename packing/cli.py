@@ -76,7 +76,9 @@ def _method_options(parser: argparse.ArgumentParser, algorithms: tuple[str, ...]
                             else "")
                         + " (default best_fit)")
     parser.add_argument("--heuristic", choices=[*HEURISTICS, WEIGHTED, PAPER_MIN],
-                        help="priority of bins and open packs for tuple packing (default product); paper_min: "
+                        help="order of the graphs for tuple packing, largest first (default product); worst_fit "
+                             "and published also rank open packs by the heuristic of their room, best_fit by the "
+                             "room on their tighter side; paper_min: "
                              "the published code's min, which computes the maximum (published only)")
     parser.add_argument("--weights", type=float, nargs=2, metavar=("NODE_W", "EDGE_W"),
                         help="weights for --heuristic weighted: NODE_W*nodes + EDGE_W*edges")
