@@ -124,6 +124,12 @@ class Calibration:
         return self.fit.error_band
 
     @property
+    def eager_error_band(self) -> float:
+        """Relative error band of the steps that run eagerly: the eager fit's in compile
+        mode, else :attr:`error_band`."""
+        return (self.eager_fit or self.fit).error_band
+
+    @property
     def device_name(self) -> str:
         return str(self.device_info.get("name", self.device))
 

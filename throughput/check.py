@@ -181,7 +181,7 @@ def check_calibration(calibration: Calibration, device: str | None = None, secon
     predicted = calibration.predict_eager(np.array(shapes))
     return CalibrationCheck(
         calibration.label, here, tuple(ShapeCheck(shape, float(p), m) for shape, p, m in zip(shapes, predicted, measured)),
-        max(calibration.error_band, MIN_BAND), datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        max(calibration.eager_error_band, MIN_BAND), datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         same_device(calibration.device_info, here))
 
 
