@@ -120,25 +120,30 @@ def _dataset_section(config: dict[str, Any], figure: str) -> str:
             f"{_table(stats)}</div></div>{figure}")
 
 
-def _proof(config: dict[str, Any]) -> str:
-    """The LP proof in words, or that none was run."""
-    bounds = config["bounds"]
-    certificate = bounds.get("lp_certificate")
-    if bounds.get("lp") is None or certificate is None:
-        return ("No LP bound was proven (the volume and large-items bounds are instant; run \"Prove a tighter "
-                "lower bound\" on the Packing page or <code>pack --prove</code> for the LP bound).")
-    return (f"LP bound proven: at least {bounds['lp']:,} packs (column generation, stopped: "
-            f"{html.escape(str(certificate.get('stopped')))}; the duals in the configuration are its certificate, "
-            "checked again whenever the file is loaded).")
+def _proof(plan: PackingPlan) -> str:
+    """The LP proof in words, whether it would help, or that none was run."""
+    result = plan.bounds.lp_result
+    if result is not None:
+        return (f"LP bound proven: at least {result.bound:,} packs (column generation, stopped: "
+                f"{html.escape(result.stopped)}; the duals in the configuration are its certificate, "
+                "checked again whenever the file is loaded).")
+    if plan.method.unlimited is not None:
+        return "No LP bound: it bounds plans that keep every limit, and this baseline leaves one out."
+    if plan.gap == 0:
+        return "The plan meets its lower bound: no plan within these limits needs fewer packs."
+    return ("No LP bound was proven (the volume and large-items bounds are instant; run \"Prove a tighter "
+            "lower bound\" on the Packing page or <code>pack --prove</code> for the LP bound).")
 
 
 def _choice_section(config: dict[str, Any], plan: PackingPlan) -> str:
+    """The limits, the method and the plan's numbers; the bound and the gap are the plan's
+    (files of schema 1 and 2 stored the volume bound as theirs)."""
     metrics, limits = config["metrics"], plan.limits
     rows = [
         ("max nodes per pack", f"{limits.max_nodes:,}"), ("max edges per pack", f"{limits.max_edges:,}"),
         ("max graphs per pack", f"{limits.max_graphs:,}"), ("method", plan.label),
         ("packs", f"{metrics['packs']:,}"),
-        ("lower bound", f"{metrics['lower_bound']:,} ({plan.bounds.label})"), ("gap to the bound", f"{plan.gap:.2%}"),
+        ("lower bound", f"{plan.lower_bound:,} ({plan.bounds.label})"), ("gap to the bound", f"{plan.gap:.2%}"),
         ("node efficiency", f"{metrics['node_efficiency']:.2%}"),
         ("edge efficiency", f"{metrics['edge_efficiency']:.2%}"),
         ("harmonic mean", f"{metrics['harmonic_mean']:.2%}"),
@@ -146,8 +151,8 @@ def _choice_section(config: dict[str, Any], plan: PackingPlan) -> str:
         ("distinct pack strategies", f"{metrics['strategies']:,}"),
         ("tight limits (largest sums used)", f"{metrics['tight_limits'][0]:,} nodes, {metrics['tight_limits'][1]:,} edges"),
     ]
-    rows += [(f"breaks the {name} limit", f"largest sum {value:,}") for name, value in metrics["broken_limits"].items()]
-    return _pairs(rows) + f"<p class='note'>{_proof(config)}</p>"
+    rows += [(f"breaks the {name} limit", f"largest sum {value:,}") for name, value in plan.broken_limits().items()]
+    return _pairs(rows) + f"<p class='note'>{_proof(plan)}</p>"
 
 
 def _batching_section(section: dict[str, Any], figure: str) -> str:

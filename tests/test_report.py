@@ -176,6 +176,25 @@ def test_report_states_an_lp_proof_and_what_the_configuration_lacks():
     assert list(report_figures(config, loaded)) == FIGURES[:4]
 
 
+@pytest.mark.parametrize("name, proof", [
+    ("config_v1_best.json", "No LP bound was proven"),
+    ("config_v1_node_only.json", "this baseline leaves one out"),
+    ("config_v2_best.json", "The plan meets its lower bound"),
+    ("config_v2_edge_only.json", "this baseline leaves one out"),
+])
+def test_older_configurations_report_the_bound_and_the_gap_of_their_plan(name, proof):
+    """Schema 1 and 2 files stored the volume bound; the report gives the plan's best bound,
+    its name and the gap against it, never one bound's number with another's name."""
+    config, plan = load_config(ROOT / "tests" / "data" / name)
+    choice = html.unescape(sections(build_report(config, plan))["choice"])
+    assert f"{plan.lower_bound:,} ({plan.bounds.label})" in choice and f"{plan.gap:.2%}" in choice
+    assert proof in choice and "LP bound proven" not in choice
+    for limit, largest in plan.broken_limits().items():
+        assert f"breaks the {limit} limit" in choice and f"largest sum {largest:,}" in choice
+    if name == "config_v2_best.json":
+        assert (config["metrics"]["lower_bound"], plan.lower_bound) == (3, 4)  # the volume bound was stored
+
+
 def test_cli_errors_are_one_line_and_exit_2(saved, tmp_path):
     bad = tmp_path / "bad.json"
     config = json.loads(saved[0].read_text())
