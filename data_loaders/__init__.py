@@ -26,7 +26,8 @@ from .registry import DatasetSpec, get_spec, list_datasets
 from .user_files import load_user_file
 
 #: Names that need torch and PyG, imported on first use so the dashboard starts without them.
-_TORCH_EXPORTS = {"PackedBatchSampler": ".packed", "PackedLoader": ".packed", "random_mol_dataset": ".random_graphs"}
+_TORCH_EXPORTS = {"PackedBatchSampler": ".packed", "PackedLoader": ".packed", "graph_sizes": ".packed",
+                  "random_mol_dataset": ".random_graphs"}
 
 
 def __getattr__(name: str) -> Any:
@@ -43,6 +44,7 @@ __all__ = [
     "dask_client",
     "dataset_sizes",
     "get_spec",
+    "graph_sizes",
     "list_datasets",
     "load_histogram",
     "load_pyg_dataset",

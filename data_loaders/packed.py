@@ -44,15 +44,22 @@ from .pyg_sizes import dataset_sizes
 
 REMAINDERS = ("pad", "drop")
 #: DataLoader arguments the packed loader sets itself.
-_OWN_ARGUMENTS = ("batch_size", "sampler", "batch_sampler", "drop_last", "collate_fn", "follow_batch")
+_OWN_ARGUMENTS = ("batch_size", "sampler", "batch_sampler", "drop_last", "collate_fn")
 _EMPTY = -1  # a padding pack in an epoch's pack order
 
 
 def graph_sizes(dataset: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Nodes and edges of every graph: vectorised from ``slices`` for an ``InMemoryDataset``
-    (subset views included), one pass over the graphs for any other indexable dataset (a
-    list of ``Data``, an on-disk PyG ``Dataset``)."""
-    if isinstance(dataset, InMemoryDataset):
+    """Nodes and edges of every graph as the loader will see it: vectorised from ``slices``
+    for an ``InMemoryDataset`` without a ``transform`` (subset views included), one pass
+    over the graphs for any other indexable dataset (a list of ``Data``, an on-disk PyG
+    ``Dataset``, or one whose ``transform`` may change the sizes, e.g. ``AddSelfLoops``).
+
+    >>> import torch
+    >>> graph = Data(edge_index=torch.tensor([[0, 1], [1, 0]]), num_nodes=3)
+    >>> [values.tolist() for values in graph_sizes([graph, graph])]
+    [[3, 3], [2, 2]]
+    """
+    if isinstance(dataset, InMemoryDataset) and dataset.transform is None:
         try:
             return dataset_sizes(dataset)
         except ValueError as error:
@@ -62,7 +69,10 @@ def graph_sizes(dataset: Any) -> tuple[np.ndarray, np.ndarray]:
     sizes = np.zeros((len(dataset), 2), dtype=np.int64)
     for position in range(len(dataset)):
         graph = dataset[position]
-        if not isinstance(graph, Data) or "edge_index" not in graph:
+        if not isinstance(graph, Data):
+            raise ValueError(f"Graph {position} of the dataset is a {type(graph).__name__}, not a PyG Data; the "
+                             "packed loader needs a PyG dataset or a list of Data.")
+        if "edge_index" not in graph:
             raise ValueError(f"Graph {position} of the dataset has no edge_index; the packed loader needs one "
                              "on every graph (torch.empty(2, 0, dtype=torch.long) for a graph without edges).")
         sizes[position] = graph.num_nodes, graph.num_edges
@@ -86,7 +96,7 @@ def check_plan_matches(plan: PackingPlan, hist: SizeHistogram) -> None:
             f"{in_plan.get((nodes, edges), 0):,} graphs in the plan but {in_data.get((nodes, edges), 0):,} in the "
             f"dataset ({len(differing):,} sizes differ; the plan packs {planned.num_graphs:,} graphs, the dataset "
             f"has {hist.num_graphs:,}). Make the plan from this dataset's sizes: "
-            "pack(SizeHistogram.from_sizes(*data_loaders.dataset_sizes(dataset)), ...).")
+            "pack(SizeHistogram.from_sizes(*data_loaders.graph_sizes(dataset)), ...).")
     if plan.method.unlimited is None:
         plan.limits.check_fits(hist)
     try:
@@ -269,6 +279,9 @@ class PackedLoader(DataLoader):
         pad_values: Mapping[str, float | int | bool] | float | int = 0,
         exclude_keys: Sequence[str] | None = None, **kwargs: Any,
     ) -> None:
+        if "follow_batch" in kwargs:
+            raise ValueError("The packed loader does not support follow_batch: its batches give the graph of every "
+                             "node (batch) and the padding masks, not per-attribute batch vectors.")
         own = sorted(set(kwargs) & set(_OWN_ARGUMENTS))
         if own:
             raise ValueError(f"The packed loader sets {', '.join(own)} itself from the plan; leave "

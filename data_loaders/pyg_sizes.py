@@ -84,7 +84,9 @@ def sizes_from_collated(data: Any, slices: Mapping[str, Any] | None) -> tuple[np
 
 
 def dataset_sizes(dataset: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Node and edge counts of every graph of an ``InMemoryDataset``, honouring subset views.
+    """Node and edge counts of every graph of an ``InMemoryDataset``, honouring subset views,
+    as stored (a ``transform`` is not applied; :func:`data_loaders.graph_sizes` gives the
+    sizes the packed loader sees).
 
     Args:
         dataset: a PyG ``InMemoryDataset`` or a view of one (``dataset[idx]``).

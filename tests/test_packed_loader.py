@@ -11,10 +11,10 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from torch_geometric.data import Batch, Data
-from torch_geometric.transforms import AddSelfLoops
+from torch_geometric.transforms import AddSelfLoops, Compose
 
 from data_loaders import dataset_sizes, load_histogram
-from data_loaders.packed import PackedBatchSampler, PackedLoader
+from data_loaders.packed import PackedBatchSampler, PackedLoader, graph_sizes
 from data_loaders import BatchShape
 from data_loaders.pyg_internals import separation_tables
 from data_loaders.random_graphs import random_mol_dataset
@@ -302,11 +302,26 @@ def test_exported_configuration_gives_the_same_packs(tmp_path, molhiv_sample):
         assert torch.equal(one.x, other.x) and torch.equal(one.edge_index, other.edge_index)
 
 
-def test_a_transform_takes_the_general_path_and_a_size_change_is_caught():
+def test_a_transform_that_changes_sizes_is_packed_by_the_sizes_it_gives():
     dataset = mixed_dataset([3, 2, 4], [2, 2, 2], transform=AddSelfLoops(attr="edge_attr", fill_value=0.0))
-    plan = plan_for(dataset, max_nodes=4, max_edges=4, max_graphs=2)  # sizes before the transform
-    loader = PackedLoader(dataset, plan)
-    assert loader.dataset.storage is None
+    stored = plan_for(dataset, max_nodes=4, max_edges=8, max_graphs=2)  # sizes before the transform
+    with pytest.raises(ValueError, match=r"size \(2 nodes, 2 edges\) has 1 graphs in the plan but 0 in the dataset"):
+        PackedLoader(dataset, stored)
+    nodes, edges = graph_sizes(dataset)
+    assert (nodes.tolist(), edges.tolist()) == ([3, 2, 4], [5, 4, 6])  # a self loop per node
+    loader = PackedLoader(dataset, pack(SizeHistogram.from_sizes(nodes, edges), max_nodes=4, max_edges=8, max_graphs=2))
+    assert loader.dataset.storage is None  # the general path: graphs come through the transform
+    batches = list(loader)
+    assert sorted(gid for batch in batches for gid in real_ids(batch)) == [0, 1, 2]
+    assert all(batch.edge_index.shape[1] == 8 for batch in batches)
+
+
+def test_a_transform_whose_sizes_change_after_the_plan_is_caught():
+    grow = Compose([AddSelfLoops(attr="edge_attr", fill_value=0.0)])
+    dataset = mixed_dataset([3, 2, 4], [2, 2, 2], transform=grow)
+    loader = PackedLoader(dataset, pack(SizeHistogram.from_sizes(*graph_sizes(dataset)), max_nodes=4, max_edges=8,
+                                        max_graphs=2))
+    grow.transforms.append(AddSelfLoops(attr="edge_attr", fill_value=0.0))  # twice the loops from now on
     with pytest.raises(ValueError, match="does the dataset's transform add nodes or edges"):
         list(loader)
 
@@ -338,6 +353,8 @@ def test_a_dataset_without_edge_index_is_refused():
     graphs = [mixed_graph(2, 2, 0, rng), Data(x=torch.ones(3, 5))]
     with pytest.raises(ValueError, match="Graph 1 of the dataset has no edge_index"):
         PackedLoader(graphs, plan)
+    with pytest.raises(ValueError, match="Graph 0 of the dataset is a int, not a PyG Data"):
+        PackedLoader([2, 3], plan)
 
 
 def test_a_configuration_that_fails_verification_is_refused(tmp_path, mixed):
@@ -354,6 +371,7 @@ def test_a_configuration_that_fails_verification_is_refused(tmp_path, mixed):
 
 @pytest.mark.parametrize(("settings", "message"), [
     ({"batch_size": 8}, "sets batch_size itself"),
+    ({"follow_batch": ["x"]}, "does not support follow_batch"),
     ({"remainder": "keep"}, "remainder must be one of pad, drop"),
     ({"rank": 1}, "Give both rank and world_size"),
     ({"rank": 2, "world_size": 2}, "rank must be below world_size"),
