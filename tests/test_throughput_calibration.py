@@ -182,6 +182,17 @@ def test_shipped_calibrations_load_and_name_their_device():
     assert load_calibration(default_calibration()).mode == "eager"
 
 
+def test_a_step_the_machine_cannot_run_is_named_with_its_shape():
+    """A real failed allocation (2 TB of node features): torch raises a RuntimeError, the
+    timer a ValueError that names the shape and what to do."""
+    from throughput.measure import ShapeTimer, TimingPlan
+
+    timer = ShapeTimer(model_spec("gin", 2, 1), "cpu", "eager", TimingPlan(warmup=1, repeats=3))
+    with pytest.raises(ValueError, match=r"Timing a step at shape \(274877906944, 64, 1\) on cpu \(eager\) failed: "
+                                         r".*can't allocate memory.*\(give smaller shapes if memory ran out\)\.$"):
+        timer.time((2**38, 64, 1))
+
+
 def test_compiled_mode_times_a_shape_and_the_cost_of_its_compilation():
     """torch.compile(dynamic=False) on this CPU: one real compilation of a tiny GIN step."""
     from throughput.measure import ShapeTimer, TimingPlan

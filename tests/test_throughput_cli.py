@@ -57,7 +57,10 @@ def test_errors_end_with_a_message_and_status_2(tmp_path, capsys):
         (("estimate", str(config), "--calibration", str(shipped_calibrations()[0])), "give --batch-size"),
         (("estimate", str(tmp_path / "none.json"), "--calibration", str(broken)), "No configuration file"),
         (("calibrate", "--device", "cuda:7", "--shapes", "6"), "error:"),
-        (("calibrate", "--shapes", "2"), "count must lie"),
+        (("calibrate", "--shapes", "2"), "--shapes must lie between 6 and"),
+        (("calibrate", "--max-nodes", "10"), "--max-nodes must lie between 64 and"),
+        (("calibrate", "--device", "gpu"), "device must be 'cpu', 'cuda' or 'cuda:<index>', got 'gpu'"),
+        (("calibrate", "--out", str(tmp_path / "no" / "such" / "c.json")), "does not exist; create it"),
         (("estimate", str(config), "--calibration", str(shipped_calibrations()[0]), "--batch-size", "1000000"),
          "A batch of 1,000,000 graphs takes"),
         (("estimate", str(config), "--calibration", str(shipped_calibrations()[0]), "--batch-size", "4",
@@ -68,6 +71,7 @@ def test_errors_end_with_a_message_and_status_2(tmp_path, capsys):
         assert run(list(args)) == 2, args
         stderr = capsys.readouterr().err
         assert stderr.splitlines()[-1].startswith("error: ") and message in stderr, (args, stderr)
+        assert "timing gin" not in stderr  # refused before any timing is announced
     assert not (tmp_path / "x.txt").exists()
 
 

@@ -27,6 +27,7 @@ from packing.batching import add_packs_per_batch, check_out, packs_per_batch
 
 from .calibration import MODES, calibrate, load_calibration
 from .check import calibration_for_this_machine, check_calibration
+from .device import check_device
 from .estimate import estimate
 from .model_names import MODELS
 from .report import format_table, throughput_section
@@ -54,8 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--threads", type=int, help="torch CPU threads while timing (default: torch's)")
     cal.add_argument("--cold-runs", type=int, default=2,
                      help="compile mode: fresh processes timing a process's first compilation (default 2)")
-    cal.add_argument("--out", type=Path, help="output JSON file or folder (default: <device>__<model>__<mode>.json "
-                                               "in the current folder)")
+    cal.add_argument("--out", type=Path, help="output JSON file or folder (default: the current folder, named "
+                                               "<device>__<model>-h<hidden>-l<layers>__<mode>.json)")
     chk = commands.add_parser("check", help="check a calibration's predictions on this machine")
     chk.add_argument("calibration", nargs="?", help="calibration JSON (default: this machine's, as the page starts)")
     chk.add_argument("--seconds", type=float, default=2.0, help="time spent on timed steps (default 2)")
@@ -86,9 +87,21 @@ def _progress(done: int, total: int, shape: tuple[int, int, int]) -> None:
               flush=True)
 
 
+#: default_shapes' arguments and the flags that give them
+_SHAPE_FLAGS = {"count": "--shapes", "max_nodes": "--max-nodes", "max_edges": "--max-edges", "max_graphs": "--max-graphs"}
+
+
 def _calibrate(args: argparse.Namespace) -> None:
-    shapes = default_shapes(args.shapes, max_nodes=args.max_nodes, max_edges=args.max_edges,
-                            max_graphs=args.max_graphs)
+    check_device(args.device)
+    try:
+        shapes = default_shapes(args.shapes, max_nodes=args.max_nodes, max_edges=args.max_edges,
+                                max_graphs=args.max_graphs)
+    except ValueError as error:  # "count must lie between ..." names the flag instead: "--shapes must ..."
+        name, _, rest = str(error).partition(" ")
+        raise ValueError(f"{_SHAPE_FLAGS.get(name, name)} {rest}") from None
+    if args.out is not None and not (args.out.is_dir() or args.out.parent.is_dir()):
+        raise ValueError(f"--out {args.out}: the folder {args.out.parent} does not exist; create it or choose "
+                         "another (checked before the timing starts).")
     print(f"timing {args.model} (hidden {args.hidden}, {args.layers} layers, {args.mode}) on {args.device} at "
           f"{len(shapes)} shapes", file=sys.stderr)
     start = time.perf_counter()

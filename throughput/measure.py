@@ -107,7 +107,8 @@ class ShapeTimer:
         return inputs, target
 
     def time(self, shape: BatchShape) -> ShapeTiming:
-        """The step times at ``shape``; ``ValueError`` if the device runs out of memory."""
+        """The step times at ``shape``; ``ValueError`` naming the shape when the step fails
+        (the device runs out of memory, torch.compile fails or recompiles while timed)."""
         try:
             inputs, target = self.inputs(shape)
             if self.mode == "eager":
@@ -115,6 +116,12 @@ class ShapeTimer:
             return self._time_compiled(shape, inputs, target)
         except torch.cuda.OutOfMemoryError:
             raise ValueError(f"The device ran out of memory at shape {shape}; give smaller shapes.") from None
+        except RuntimeError as error:  # a CPU allocation, a compiler failure: torch raises RuntimeError
+            first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            advice = "give smaller shapes if memory ran out" + (
+                ", or use mode='eager' if compilation failed" if self.mode == "compile" else "")
+            raise ValueError(f"Timing a step at shape {shape} on {self.device} ({self.mode}) failed: {first_line} "
+                             f"({advice}).") from None
 
     def _time_compiled(self, shape: BatchShape, inputs: tuple, target: torch.Tensor) -> ShapeTiming:
         from torch._dynamo.utils import counters
