@@ -42,7 +42,10 @@ def test_estimate_prints_every_strategy_and_writes_the_section(tmp_path):
     assert done.returncode == 0, done.stderr
     for name in ("static_constant", "static_64", "dynamic", "buckets", "packing", "pyg_dataloader"):
         assert name in done.stdout
-    assert load_calibration(calibration).label in done.stdout
+    cal = load_calibration(calibration)
+    assert cal.label in done.stdout
+    versions = ", ".join(f"{name} {cal.versions[name]}" for name in ("torch", "torch_geometric") if cal.versions[name])
+    assert f"measured with: {versions}" in done.stdout and f"file {calibration.name}" in done.stdout
     section = json.loads((tmp_path / "estimate.json").read_text())
     assert section["run"]["batch_size"] == 8 and len(section["table"]) == 8
 

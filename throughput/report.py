@@ -82,7 +82,14 @@ def format_table(table: pd.DataFrame) -> str:
     """The estimate as a text table with a header naming the calibration."""
     calibration = table.attrs.get("calibration", {})
     held_out = calibration.get("fit", {}).get("held_out", {})
+    versions, device = calibration.get("versions", {}), calibration.get("device", {})
+    software = ", ".join(f"{name} {versions[name]}" for name in ("torch", "torch_geometric", "cuda")
+                         if versions.get(name))
+    threads = f"; {device['threads']} torch CPU thread(s)" if device.get("type") == "cpu" and device.get("threads") \
+        else ""
     lines = [f"calibration: {calibration.get('label', '?')}",
+             f"measured with: {software or 'versions not recorded'}{threads}"
+             + (f"; file {calibration['source']}" if calibration.get("source") else ""),
              f"cost model:  {calibration.get('fit', {}).get('model', '?')}",
              f"fit error on held-out shapes: median {100 * held_out.get('median', float('nan')):.1f} %, "
              f"90th percentile {100 * held_out.get('p90', float('nan')):.1f} % (the error band below)",
@@ -96,7 +103,7 @@ def format_table(table: pd.DataFrame) -> str:
         "run s": table["run_s"].map(lambda v: f"{v:.3g}"),
         "run band s": [f"{low:.3g}-{high:.3g}" for low, high in zip(table["run_low"], table["run_high"])],
         "compile s": table["compile_seconds"].map(lambda v: f"{v:.3g}"),
-        "graphs/s": table["graphs_per_second"].round(0).astype(int),
+        "graphs/s": table["graphs_per_second"].map(lambda v: f"{v:,.0f}" if v >= 100 else f"{v:.3g}"),
         "speed-up steady": table["speedup_steady"].map(lambda v: f"{v:.2f}x"),
         "speed-up run": table["speedup_run"].map(lambda v: f"{v:.2f}x"),
         "extrapolated": table["extrapolated"].map({True: "yes", False: ""}),

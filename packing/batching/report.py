@@ -41,7 +41,7 @@ def run_length_words(run: dict[str, Any]) -> str:
     ('10 epochs', '5,000 steps')
     """
     if run.get("steps"):
-        return f"{run['steps']:,} steps"
+        return f"{run['steps']:,} step{'s' if run['steps'] != 1 else ''}"
     epochs = run.get("epochs") or 1
     return f"{epochs:,} epoch{'s' if epochs != 1 else ''}"
 
