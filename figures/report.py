@@ -96,7 +96,7 @@ def report_figures(config: dict[str, Any], plan: PackingPlan, sweep: pd.DataFram
         builders["sweep-heatmap"] = lambda: sweep_figure(sweep, selected=limits)
     if "batching" in config:
         builders["batching-padding"] = lambda: batching.padding_figure(batching_frame(config["batching"]))
-    if "throughput" in config:
+    if "throughput" in config and config["throughput"]["version"] >= 2:  # version 1 lacks the chart's times
         builders["throughput-epoch"] = lambda: throughput.epoch_figure(throughput_frame(config["throughput"]))
     return {name: (lambda build=build: titled(build(), line)) for name, build in builders.items()}
 
@@ -189,6 +189,10 @@ def _throughput_section(section: dict[str, Any], figure: str) -> str:
         ("speed-up against", throughput.label(section["baseline"])),
         ("check on the exporting machine", section.get("check_note") or "not checked"),
     ])
+    if section["version"] < 2:
+        return facts + ("<p class='note'>This estimate was written by an earlier version (throughput section "
+                        "version 1), before steady epochs and whole runs were priced apart; its table is shown as "
+                        "stored. Estimate again on the Throughput page for the chart.</p>") + _table(frame)
     shown = pd.DataFrame({
         "strategy": [throughput.label(s) for s in frame["strategy"]],
         "steps per epoch": frame["steps_per_epoch"].map("{:,.1f}".format),
@@ -251,7 +255,7 @@ def build_report(config: dict[str, Any], plan: PackingPlan, sweep: pd.DataFrame 
                          _batching_section(config["batching"], figures["batching-padding"])))
     if "throughput" in config:
         sections.append(("throughput", "Throughput estimate",
-                         _throughput_section(config["throughput"], figures["throughput-epoch"])))
+                         _throughput_section(config["throughput"], figures.get("throughput-epoch", ""))))
     sections.append(("configuration", "Configuration", _config_section(config, file_name)))
     missing = [words for key, words in (("batching", "batching comparison (Batching page)"),
                                         ("throughput", "throughput estimate (Throughput page)")) if key not in config]

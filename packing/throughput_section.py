@@ -5,7 +5,9 @@ configuration is loaded (:func:`check_throughput_section`), without importing th
 A section holds ``version`` (1 or 2), ``calibration`` and ``run`` (objects), ``baseline``
 (text), ``check`` (an object or null) and ``check_note`` (text; both since version 2) and
 ``table``: one object per strategy with its ``strategy`` name, its ``settings`` in words,
-whether the estimate was ``extrapolated`` and finite numbers in every other column.
+whether the estimate was ``extrapolated`` and finite numbers in every other column; a
+version 2 table has at least ``TABLE_COLUMNS`` (version 1 had other times: the report
+shows its table as stored).
 """
 from __future__ import annotations
 
@@ -13,18 +15,22 @@ import math
 from typing import Any
 
 VERSIONS = (1, 2)
+#: Columns every row of a version 2 table has (the report and its chart read them).
+TABLE_COLUMNS = ("steps_per_epoch", "step_ms", "steady_epoch_s", "steady_low", "steady_high", "run_s", "run_low",
+                 "run_high", "compile_seconds", "speedup_steady", "speedup_run")
 
 
 def check_throughput_section(section: Any) -> dict[str, Any]:
     """Check a ``throughput`` section read from a configuration file; returns it, or raises
     ``ValueError`` naming the first malformed field.
 
+    >>> row = {"strategy": "packing", **dict.fromkeys(TABLE_COLUMNS, 1.5), "extrapolated": False}
     >>> section = {"version": 2, "calibration": {"label": "gin on a CPU"}, "run": {"batch_size": 32},
     ...            "baseline": "pyg_dataloader", "check": None, "check_note": "not checked on this machine",
-    ...            "table": [{"strategy": "packing", "run_s": 1.5, "extrapolated": False}]}
+    ...            "table": [row]}
     >>> check_throughput_section(section) is section
     True
-    >>> check_throughput_section({**section, "table": [{"strategy": "packing", "run_s": "fast"}]})
+    >>> check_throughput_section({**section, "table": [{**row, "run_s": "fast"}]})
     Traceback (most recent call last):
     ...
     ValueError: throughput.table[0].run_s must be a finite number, got 'fast'.
@@ -48,6 +54,10 @@ def check_throughput_section(section: Any) -> dict[str, Any]:
         raise ValueError("throughput.table must be a non-empty list of rows, one per strategy.")
     for index, row in enumerate(rows):
         _check_row(row, f"throughput.table[{index}]")
+        lacking = [column for column in TABLE_COLUMNS if column not in row] if since_2 else []
+        if lacking:
+            raise ValueError(f"throughput.table[{index}] lacks {', '.join(lacking)} (a version 2 table has "
+                             f"{', '.join(TABLE_COLUMNS)}).")
     return section
 
 

@@ -18,7 +18,7 @@ from test_export import proven_toy_plan, toy_config
 from packing import PackLimits, PackMethod, SizeHistogram, lower_bounds, pack
 from packing.column_generation import verify_certificate
 from packing.export import config_json, export_config, load_config
-from packing.throughput_section import check_throughput_section
+from packing.throughput_section import TABLE_COLUMNS, check_throughput_section
 
 
 def proven_config() -> dict:
@@ -145,8 +145,8 @@ def throughput_section() -> dict:
         "version": 2, "calibration": {"label": "gin on a CPU", "device": {"type": "cpu"}},
         "run": {"batch_size": 4, "steps": None, "epochs": 1, "seed": 0, "devices": 1, "num_shapes": 8},
         "baseline": "pyg_dataloader", "check": None, "check_note": "not checked on this machine",
-        "table": [{"strategy": "packing", "step_ms": 1.5, "run_s": 0.2, "compilations": 0, "extrapolated": False,
-                   "settings": "1 pack(s) per batch"}],
+        "table": [{"strategy": "packing", **dict.fromkeys(TABLE_COLUMNS, 0.5), "step_ms": 1.5, "run_s": 0.2,
+                   "compilations": 0, "extrapolated": False, "settings": "1 pack(s) per batch"}],
     }
 
 
@@ -156,6 +156,7 @@ def test_a_throughput_section_as_exported_loads():
     config["throughput"] = section
     assert load_config(config)[0]["throughput"] == section
     version_1 = {key: value for key, value in section.items() if key not in ("check", "check_note")}
+    version_1["table"] = [{"strategy": "packing", "epoch_seconds": 0.2, "extrapolated": False}]  # its own columns
     assert check_throughput_section({**version_1, "version": 1}) == {**version_1, "version": 1}
 
 
@@ -176,6 +177,8 @@ def test_a_throughput_section_as_exported_loads():
     (("table", 0, "compilations"), True, r"throughput.table\[0\].compilations must be a finite number"),
     (("table", 0, "extrapolated"), "no", r"throughput.table\[0\].extrapolated must be true or false"),
     (("table", 0, "settings"), 1, r"throughput.table\[0\].settings must be text"),
+    (("table", 0), {"strategy": "packing", "run_s": 0.2}, r"throughput.table\[0\] lacks steps_per_epoch, step_ms, "
+                                                          r"steady_epoch_s, steady_low, steady_high, run_low"),
 ])
 def test_a_garbage_throughput_section_is_refused(path, value, message):
     config = toy_config()

@@ -195,6 +195,23 @@ def test_older_configurations_report_the_bound_and_the_gap_of_their_plan(name, p
         assert (config["metrics"]["lower_bound"], plan.lower_bound) == (3, 4)  # the volume bound was stored
 
 
+def test_a_version_1_throughput_section_is_shown_as_stored_without_the_chart(saved):
+    """Version 1 sections (before steady epochs and whole runs) priced epochs only: the
+    report shows their table as stored, says why there is no chart, and does not fail."""
+    config = json.loads(saved[0].read_text())
+    section = config["throughput"]
+    section["version"] = 1
+    section["table"] = [{"strategy": row["strategy"], "epoch_seconds": row["epoch_seconds"],
+                         "speedup": row["speedup"], "extrapolated": row["extrapolated"]} for row in section["table"]]
+    for key in ("check", "check_note"):
+        del section[key]
+    config, plan = load_config(config)
+    page = build_report(config, plan)
+    shown = sections(page)["throughput"]
+    assert "throughput section version 1" in shown and "throughput-epoch" not in report_figures(config, plan)
+    assert f"{section['table'][0]['epoch_seconds']:.6g}"[:5] in shown and "epoch_seconds" in shown
+
+
 def test_cli_errors_are_one_line_and_exit_2(saved, tmp_path):
     bad = tmp_path / "bad.json"
     config = json.loads(saved[0].read_text())
