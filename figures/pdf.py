@@ -45,20 +45,29 @@ def report_pdf(page: str, browser: str | None = None) -> bytes:
     >>> report_pdf("<p>hi</p>", browser="/nonexistent/chromium")
     Traceback (most recent call last):
     ...
-    OSError: PDF export needs Chrome or Chromium: install it (apt-get install -y chromium) or set BROWSER_PATH; /nonexistent/chromium does not exist.
+    OSError: PDF export needs Chrome or Chromium; /nonexistent/chromium does not exist: install it (apt-get install -y chromium) or set BROWSER_PATH to its binary.
     """
+    install = "install it (apt-get install -y chromium) or set BROWSER_PATH to its binary"
+    explicit = os.environ.get("BROWSER_PATH")
     browser = browser or find_chromium()
-    if browser is None or not os.path.exists(browser):
-        raise OSError("PDF export needs Chrome or Chromium: install it (apt-get install -y chromium) or set "
-                      f"BROWSER_PATH; {browser or 'none was found'} does not exist.")
+    if browser is None:
+        where = f"BROWSER_PATH={explicit} does not exist and none is on the PATH" if explicit else \
+            "none was found on the PATH"
+        raise OSError(f"PDF export needs Chrome or Chromium ({where}): {install}.")
+    if not os.path.exists(browser):
+        raise OSError(f"PDF export needs Chrome or Chromium; {browser} does not exist: {install}.")
     with tempfile.TemporaryDirectory() as folder:
         source, out = Path(folder) / "report.html", Path(folder) / "report.pdf"
         source.write_text(page, encoding="utf-8")
-        result = subprocess.run(
-            [browser, *FLAGS, f"--user-data-dir={folder}/profile", "--no-pdf-header-footer",
-             f"--window-size={PRINT_WIDTH},1400", "--virtual-time-budget=30000", f"--print-to-pdf={out}",
-             source.as_uri()],
-            capture_output=True, text=True, timeout=TIMEOUT_S)
+        try:
+            result = subprocess.run(
+                [browser, *FLAGS, f"--user-data-dir={folder}/profile", "--no-pdf-header-footer",
+                 f"--window-size={PRINT_WIDTH},1400", "--virtual-time-budget=30000", f"--print-to-pdf={out}",
+                 source.as_uri()],
+                capture_output=True, text=True, timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise OSError(f"Chromium ({browser}) did not finish printing the report in {TIMEOUT_S} s; try again on "
+                          "a less busy machine, or print the HTML report from a browser.") from None
         if result.returncode != 0 or not out.exists() or out.stat().st_size == 0:
             raise OSError(f"Chromium could not print the report (exit {result.returncode}): {result.stderr[-500:]}")
         return out.read_bytes()

@@ -212,6 +212,18 @@ def test_a_version_1_throughput_section_is_shown_as_stored_without_the_chart(sav
     assert f"{section['table'][0]['epoch_seconds']:.6g}"[:5] in shown and "epoch_seconds" in shown
 
 
+def test_pdf_export_without_a_browser_says_which_was_looked_for(monkeypatch, tmp_path):
+    from figures.pdf import report_pdf
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no browser on the PATH
+    monkeypatch.setenv("BROWSER_PATH", str(tmp_path / "chromium"))
+    with pytest.raises(OSError, match=r"\(BROWSER_PATH=.*chromium does not exist and none is on the PATH\): install"):
+        report_pdf("<p>hi</p>")
+    monkeypatch.delenv("BROWSER_PATH")
+    with pytest.raises(OSError, match=r"\(none was found on the PATH\): install it"):
+        report_pdf("<p>hi</p>")
+
+
 def test_cli_errors_are_one_line_and_exit_2(saved, tmp_path):
     bad = tmp_path / "bad.json"
     config = json.loads(saved[0].read_text())
