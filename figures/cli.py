@@ -45,6 +45,13 @@ def read_sweep(path: str) -> pd.DataFrame:
     missing = [column for column in SWEEP_COLUMNS if column not in frame.columns]
     if missing:
         raise ValueError(f"{path} is not a sweep table: it has no column {', '.join(missing)}.")
+    wrong = [column for column in SWEEP_COLUMNS if not (
+        pd.api.types.is_bool_dtype(frame[column]) if column == "feasible" else
+        pd.api.types.is_integer_dtype(frame[column]) if column in ("max_nodes", "max_edges") else
+        pd.api.types.is_numeric_dtype(frame[column]))]
+    if wrong:
+        raise ValueError(f"{path} is not a sweep table: column {', '.join(wrong)} holds values of the wrong type "
+                         "(limits are whole numbers, feasible is True or False, the metrics are numbers).")
     return frame
 
 

@@ -155,6 +155,21 @@ def _choice_section(config: dict[str, Any], plan: PackingPlan) -> str:
     return _pairs(rows) + f"<p class='note'>{_proof(plan)}</p>"
 
 
+def _sweep_words(sweep: pd.DataFrame, plan: PackingPlan) -> str:
+    """Whether the heatmap frames the chosen limits: only a cell of the sweep with the
+    plan's limits is framed."""
+    limits = plan.limits
+    cell = (sweep["max_nodes"] == limits.max_nodes) & (sweep["max_edges"] == limits.max_edges)
+    graphs = set(sweep["max_graphs"]) if "max_graphs" in sweep else set()
+    if not cell.any():
+        return (f"The chosen limits ({limits.max_nodes:,} nodes, {limits.max_edges:,} edges) are not a cell of this "
+                "sweep, so none is framed.")
+    if graphs and graphs != {limits.max_graphs}:
+        return (f"The cell of the chosen limits is framed in red, but the sweep packed "
+                f"{' or '.join(f'{g:,}' for g in sorted(graphs))} graphs per pack, the plan {limits.max_graphs:,}.")
+    return "The chosen limits are framed in red."
+
+
 def _batching_section(section: dict[str, Any], figure: str) -> str:
     frame = batching_frame(section)
     run = section["run"]
@@ -248,7 +263,7 @@ def build_report(config: dict[str, Any], plan: PackingPlan, sweep: pd.DataFrame 
         ("packs", "Packs", figures["graphs-per-pack"] + figures["pack-fill"] + figures["pack-strategies"]),
     ]
     if sweep is not None:
-        sections.append(("sweep", "Limit sweep", "<p>The chosen limits are framed in red; the star marks the best "
+        sections.append(("sweep", "Limit sweep", f"<p>{_sweep_words(sweep, plan)} The star marks the best "
                          "harmonic mean.</p>" + figures["sweep-heatmap"]))
     if "batching" in config:
         sections.append(("batching", "Batching comparison",

@@ -224,13 +224,28 @@ def test_pdf_export_without_a_browser_says_which_was_looked_for(monkeypatch, tmp
         report_pdf("<p>hi</p>")
 
 
+def test_the_sweep_text_says_whether_the_chosen_limits_are_framed(saved):
+    config, plan = load_config(saved[0])
+    frame = pd.read_csv(saved[1])
+    words = {name: sections(build_report(config, plan, table))["sweep"] for name, table in (
+        ("in", frame), ("out", frame[frame["max_nodes"] != plan.limits.max_nodes]),
+        ("other graphs", frame.assign(max_graphs=256)))}
+    assert "The chosen limits are framed in red." in words["in"]
+    assert "(260 nodes, 560 edges) are not a cell of this sweep, so none is framed" in words["out"]
+    assert "framed in red" not in words["out"]
+    assert "but the sweep packed 256 graphs per pack, the plan 64" in words["other graphs"]
+
+
 def test_cli_errors_are_one_line_and_exit_2(saved, tmp_path):
     bad = tmp_path / "bad.json"
     config = json.loads(saved[0].read_text())
     config["metrics"]["packs"] += 1
     bad.write_text(json.dumps(config))
+    maybe = tmp_path / "maybe.csv"
+    pd.read_csv(saved[1]).assign(feasible="maybe").to_csv(maybe, index=False)
     for args, words in (((str(bad),), "metrics.packs"), ((str(tmp_path / "missing.json"),), "missing.json"),
-                        ((str(saved[0]), "--sweep", str(saved[0])), "not a sweep table")):
+                        ((str(saved[0]), "--sweep", str(saved[0])), "not a sweep table"),
+                        ((str(saved[0]), "--sweep", str(maybe)), "column feasible holds values of the wrong type")):
         result = run_cli("report", *args, "--out", str(tmp_path / "r.html"))
         assert result.returncode == 2 and result.stderr.startswith("error: ") and words in result.stderr, result.stderr
         assert "Traceback" not in result.stderr
