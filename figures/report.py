@@ -184,8 +184,8 @@ def _batching_section(section: dict[str, Any], figure: str) -> str:
                                  zip(frame["max_padded_nodes"], frame["max_padded_edges"], frame["max_padded_graphs"])],
         "settings": [describe_settings(s, section["strategies"][s]) for s in frame["strategy"]],
     })
-    return (f"<p>Batch size {run['batch_size']:,}, {run_length_words(run)}, {run.get('devices', 1):,} device(s), seed "
-            f"{run.get('seed', 0)}; every strategy on the same shuffled epochs, every graph kept.</p>"
+    return (f"<p>Batch size {run['batch_size']:,}, {run_length_words(run)}, {run['devices']:,} device(s), seed "
+            f"{run['seed']}; every strategy on the same shuffled epochs, every graph kept.</p>"
             + _table(shown) + figure)
 
 

@@ -11,6 +11,7 @@ from plotly.subplots import make_subplots
 from packing.batching import run_length_words
 
 from .batching import COLORS, label as batching_label
+from .style import LAYOUT
 
 PYG_DATALOADER_LABEL = "PyG DataLoader (no padding)"
 _BASELINE_COLOR = "#7f7f7f"
@@ -79,5 +80,5 @@ def epoch_figure(table: pd.DataFrame) -> go.Figure:
     fig.update_layout(
         title=dict(text=f"Measured on {device}: {calibration.get('label', '?')}", font=dict(size=14)),
         yaxis=dict(autorange="reversed"), height=200 + 50 * len(table), showlegend=False,
-        margin=dict(l=60, r=20, t=90, b=50), template="plotly_white")
+        **{**LAYOUT, "margin": {**LAYOUT["margin"], "t": 90}})
     return fig

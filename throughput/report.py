@@ -3,7 +3,7 @@
 The section (version 2)::
 
     "throughput": {
-      "version": 1,
+      "version": 2,
       "calibration": {"label": "...", "device": {...}, "versions": {...}, "model": {...}, "mode": "eager",
                       "created": "...", "shapes_timed": 24, "fit": {"form": "linear", "model": "step = ...",
                       "held_out": {"median": ..., "p90": ..., ...}}, "compile": null, "source": "file name"},
