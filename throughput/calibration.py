@@ -44,7 +44,8 @@ from packing import BatchShape, read_json_object, whole_number
 
 from .cold_compile import cold_compile_seconds
 from .device import check_device, device_description, torch_threads
-from .fit import CostFit, cost_fit_from_dict, fit_cost_model
+from .fit import MIN_SHAPES, CostFit, cost_fit_from_dict, fit_cost_model
+from .model_names import DEFAULT_IN_CHANNELS
 from .records import ShapeTiming
 from .shapes import check_shapes, default_shapes
 
@@ -215,6 +216,11 @@ def digest(body: dict[str, Any]) -> str:
 
 
 # --------------------------------------------------------------------- measuring
+def utc_timestamp() -> str:
+    """Now in UTC as calibrations and checks record it, e.g. ``2026-11-25T04:30:00Z``."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def compile_summary(timings: list[ShapeTiming], recompile_limit: int, cold: list[float] | None = None,
                     ) -> dict[str, Any]:
     """The cost of compilations in compile mode, as measured: ``cold`` (the first
@@ -239,7 +245,7 @@ def compile_summary(timings: list[ShapeTiming], recompile_limit: int, cold: list
 
 
 def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str = "cpu",
-              shapes: Any = None, mode: str = "eager", *, in_channels: int = 9, warmup: int = 3,
+              shapes: Any = None, mode: str = "eager", *, in_channels: int = DEFAULT_IN_CHANNELS, warmup: int = 3,
               repeats: int = 15, budget: float = 1.0, seed: int = 0, threads: int | None = None,
               cold_runs: int = 2, progress: Progress | None = None) -> Calibration:
     """Time forward + backward + Adam step of ``model`` (``"gin"``, ``"schnet"`` or a
@@ -292,8 +298,8 @@ def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str
     spec = model_spec(model, hidden, layers, in_channels)
     device = check_device(device)
     grid = default_shapes() if shapes is None else check_shapes(shapes)
-    if len(grid) < 6:
-        raise ValueError(f"Give at least 6 shapes to fit the cost model and check it on held-out shapes; got {len(grid)}.")
+    if len(grid) < MIN_SHAPES:
+        raise ValueError(f"Give at least {MIN_SHAPES} shapes to fit the cost model and check it on held-out shapes; got {len(grid)}.")
     if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not 0 < budget <= 600:
         raise ValueError(f"budget must be between 0 and 600 seconds per shape, got {budget!r}.")
     plan = TimingPlan(whole_number(warmup, "warmup", 0, 1000), whole_number(repeats, "repeats", 3, 100_000),
@@ -319,7 +325,7 @@ def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str
     return Calibration.from_timings(
         spec.name, spec.hidden, spec.layers, device, mode, timings, device_info=info, versions=versions,
         model_info=spec.to_dict(timer.module), timing={**plan.to_dict(), "seed": seed},
-        created=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), recompile_limit=limit,
+        created=utc_timestamp(), recompile_limit=limit,
         cold_compiles=cold)
 
 

@@ -1,7 +1,9 @@
 """Checking a calibration on the device at hand before its numbers speak for it.
 
 :func:`check_calibration` times 3-4 of the calibration's own shapes again, with the same
-model, mode and torch thread count, on this machine's device, and compares each measured
+model and torch thread count, on this machine's device (eagerly: a compile-mode
+calibration is checked on its eager steps, as a compiled check would cost a compilation
+per shape), and compares each measured
 step with the calibration's prediction. The check passes when every shape's ratio
 (measured / predicted) lies in the band ``[1 / (1 + b), 1 + b]``, where ``b`` is the
 calibration's error band (its 90th-percentile held-out error) but at least
@@ -17,7 +19,6 @@ from __future__ import annotations
 import statistics
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +26,10 @@ import numpy as np
 
 from packing import BatchShape, whole_number
 
-from .calibration import Calibration, Progress, calibrate, shipped_calibrations, usable_calibrations
+from .calibration import (Calibration, Progress, calibrate, shipped_calibrations, usable_calibrations,
+                          utc_timestamp)
 from .device import check_device, cpu_description, device_description, same_device, torch_threads
+from .model_names import DEFAULT_IN_CHANNELS
 from .shapes import default_shapes
 
 #: The narrowest band a check accepts: step times of one shape on this shared 2-core
@@ -169,7 +172,7 @@ def check_calibration(calibration: Calibration, device: str | None = None, secon
                          "with the model on this machine.")
     device = _device_here(calibration, device)
     spec = model_spec(calibration.model, calibration.hidden, calibration.layers,
-                      calibration.model_info.get("in_channels", 9))
+                      calibration.model_info.get("in_channels", DEFAULT_IN_CHANNELS))
     shapes = check_shapes_of(calibration, seconds)
     plan = TimingPlan(warmup=3, repeats=60, min_repeats=5, budget=seconds / len(shapes))
     threads = whole_number(calibration.device_info.get("threads", 1), "threads", 1, 4096)
@@ -181,7 +184,7 @@ def check_calibration(calibration: Calibration, device: str | None = None, secon
     predicted = calibration.predict_eager(np.array(shapes))
     return CalibrationCheck(
         calibration.label, here, tuple(ShapeCheck(shape, float(p), m) for shape, p, m in zip(shapes, predicted, measured)),
-        max(calibration.eager_error_band, MIN_BAND), datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        max(calibration.eager_error_band, MIN_BAND), utc_timestamp(),
         same_device(calibration.device_info, here))
 
 
@@ -229,7 +232,7 @@ def default_calibration() -> Path:
 def calibration_for_this_machine(progress: Progress | None = None, seconds: float = 2.0) -> MachineCalibration:
     """The shipped calibration of this CPU if one ships and passes :func:`check_calibration`,
     else GIN (hidden 64, 3 layers, eager) calibrated on this CPU now at ``QUICK_GRID``
-    (about 8 x ``QUICK_BUDGET`` seconds).
+    (at most 16 x ``QUICK_BUDGET`` seconds of timed steps plus their warm-up: 2-4 s here).
 
     Args:
         progress: ``progress(done, total, shape)``, hearing each shape of a new calibration.

@@ -40,6 +40,8 @@ from typing import Any
 import numpy as np
 from scipy.optimize import nnls
 
+from .records import LONGEST, SHORTEST
+
 FORMS = ("linear", "piecewise", "floor", "loglinear")
 #: Another form replaces ``linear`` only if its held-out RMS relative error is below this
 #: share of linear's.
@@ -229,8 +231,8 @@ def check_timings(shapes: Any, seconds: Any) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"A cost model needs at least {MIN_SHAPES} timed shapes, got {len(shapes)}.")
     if (shapes[:, 0] < 1).any() or (shapes[:, 1] < 0).any() or (shapes[:, 2] < 1).any():
         raise ValueError("Every shape needs at least 1 node and 1 graph, and no negative edge count.")
-    if not np.all(np.isfinite(seconds)) or (seconds < 1e-9).any() or (seconds > 1e6).any():
-        raise ValueError("Step times must be finite seconds between 1e-09 and 1e+06.")
+    if not np.all(np.isfinite(seconds)) or (seconds < SHORTEST).any() or (seconds > LONGEST).any():
+        raise ValueError(f"Step times must be finite seconds between {SHORTEST:g} and {LONGEST:g}.")
     if (shapes > 2**40).any():
         raise ValueError("Shapes must have at most 2^40 nodes, edges and graphs.")
     return shapes.astype(np.int64), seconds

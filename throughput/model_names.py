@@ -8,3 +8,5 @@ line can offer the names and a calibration file can be read without importing to
 """
 
 MODELS = ("gin", "schnet")
+#: Node features of the random inputs a model is timed on (9: OGB molecules' atom features).
+DEFAULT_IN_CHANNELS = 9

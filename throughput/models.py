@@ -27,10 +27,9 @@ from torch_geometric.nn.models import GIN, SchNet
 
 from packing import BatchShape, whole_number
 
-from .model_names import MODELS
+from .model_names import DEFAULT_IN_CHANNELS, MODELS
 
 #: Node features of the default input: the nine atom features of OGB's molecules.
-DEFAULT_IN_CHANNELS = 9
 #: Atomic numbers drawn for SchNet's random molecules (H to F).
 _ATOM_TYPES = 10
 

@@ -22,6 +22,8 @@ from typing import Any, Iterable
 
 from packing import BatchShape, whole_number
 
+from .fit import MIN_SHAPES
+
 DEFAULT_COUNT = 24
 DEFAULT_MAX_NODES = 32_768
 DEFAULT_MAX_EDGES = 262_144
@@ -59,7 +61,7 @@ def default_shapes(count: int = DEFAULT_COUNT, *, max_nodes: int = DEFAULT_MAX_N
     Raises:
         ValueError: a count or maximum out of range.
     """
-    count = whole_number(count, "count", 6, MAX_SHAPES)
+    count = whole_number(count, "count", MIN_SHAPES, MAX_SHAPES)
     max_nodes = whole_number(max_nodes, "max_nodes", 64)
     max_edges = whole_number(max_edges, "max_edges", 64)
     max_graphs = whole_number(max_graphs, "max_graphs", 1)
