@@ -45,7 +45,9 @@ COLUMNS = {
     "steady_epoch_s": st.column_config.NumberColumn("Steady epoch (s)", help="every shape compiled", **_SECONDS),
     "first_epoch_s": st.column_config.NumberColumn("First epoch (s)", help="with its compilations", **_SECONDS),
     "run_s": st.column_config.NumberColumn("Whole run (s)", help="every compilation once", **_SECONDS),
-    "run_low": st.column_config.NumberColumn("Run, low (s)", help="error band of the cost model", **_SECONDS),
+    "run_low": st.column_config.NumberColumn("Run, low (s)", help="error band: each step within the cost model's held-out "
+                                         "error, each compilation between the fastest and the slowest measured",
+                                         **_SECONDS),
     "run_high": st.column_config.NumberColumn("Run, high (s)", **_SECONDS),
     "compile_seconds": st.column_config.NumberColumn("Compilation in the run (s)", **_SECONDS),
     "compilations": st.column_config.NumberColumn("Compilations", format="localized"),
@@ -153,7 +155,9 @@ def describe(cal: Calibration) -> None:
                    f"(cold: {len(cold)} fresh process{'es' if len(cold) > 1 else ''}, {cost['cold_low']:.3g}-"
                    f"{cost['cold_high']:.3g} s), later ones {cost['seconds']:.3g} s (warm: quartiles "
                    f"{cost['p25']:.3g}-{cost['p75']:.3g} s); after {cost['recompile_limit']} shapes new ones run "
-                   "eagerly.")
+                   "eagerly. A compilation costs more or less with what the process compiled before, so the error "
+                   f"bars take each one anywhere from {min(cost['p25'], cost['cold_low']):.3g} to "
+                   f"{max(cost['p75'], cost['cold_high']):.3g} s.")
 
 
 def upload_calibration() -> None:
