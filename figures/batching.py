@@ -36,7 +36,11 @@ _LEGEND = dict(orientation="h", y=-0.22)
 
 
 def label(strategy: str) -> str:
-    """The name a strategy is shown under."""
+    """The name a strategy is shown under.
+
+    >>> label("static_64"), label("pyg_dynamic")
+    ('static-64', 'PyG DynamicBatchSampler')
+    """
     return LABELS.get(strategy, strategy)
 
 
@@ -46,6 +50,12 @@ def padding_figure(table: pd.DataFrame) -> go.Figure:
 
     Args:
         table: the comparison table of ``compare_batching``, one row per strategy.
+
+    >>> from packing import SizeHistogram
+    >>> from packing.batching import compare_batching
+    >>> table = compare_batching(SizeHistogram.from_counts([3, 8], [4, 14], [20, 4]), batch_size=4)
+    >>> [trace.name for trace in padding_figure(table).data]
+    ['real nodes', 'real edges', 'real graphs']
     """
     names = [label(s) for s in table["strategy"]]
     fig = go.Figure()
@@ -72,6 +82,12 @@ def shapes_figure(summaries: dict[str, dict[str, Any]]) -> go.Figure:
     Args:
         summaries: each strategy's run summary (``table.attrs["summaries"]`` of
             ``compare_batching``), by strategy name.
+
+    >>> from packing import SizeHistogram
+    >>> from packing.batching import compare_batching
+    >>> table = compare_batching(SizeHistogram.from_counts([3, 8], [4, 14], [20, 4]), batch_size=4)
+    >>> len(shapes_figure(table.attrs["summaries"]).data)  # one line per strategy
+    7
     """
     fig = go.Figure()
     for strategy, summary in summaries.items():
@@ -96,6 +112,12 @@ def graphs_per_batch_figure(summaries: dict[str, dict[str, Any]]) -> go.Figure:
     Args:
         summaries: each strategy's run summary (``table.attrs["summaries"]`` of
             ``compare_batching``), by strategy name.
+
+    >>> from packing import SizeHistogram
+    >>> from packing.batching import compare_batching
+    >>> table = compare_batching(SizeHistogram.from_counts([3, 8], [4, 14], [20, 4]), batch_size=4)
+    >>> len(graphs_per_batch_figure(table.attrs["summaries"]).data)  # one line per strategy
+    7
     """
     fig = go.Figure()
     for strategy, summary in summaries.items():
@@ -128,6 +150,12 @@ def batch_sizes_figure(summaries: dict[str, dict[str, Any]]) -> go.Figure:
     Args:
         summaries: each strategy's run summary (``table.attrs["summaries"]`` of
             ``compare_batching``), by strategy name.
+
+    >>> from packing import SizeHistogram
+    >>> from packing.batching import compare_batching
+    >>> table = compare_batching(SizeHistogram.from_counts([3, 8], [4, 14], [20, 4]), batch_size=4)
+    >>> [trace.name for trace in batch_sizes_figure(table.attrs["summaries"]).data][:2]
+    ['real', 'padded']
     """
     fig = make_subplots(rows=1, cols=2, subplot_titles=("nodes per batch", "edges per batch"),
                         horizontal_spacing=0.14)
@@ -157,6 +185,14 @@ def bucket_curve_figure(curve: list[dict[str, float]], packing: dict[str, float]
         packing: packing's row of the comparison table (any mapping with
             ``node_efficiency`` and ``edge_efficiency``), or None to leave the point out.
         chosen: the K the run used, marked with a line.
+
+    >>> from packing import SizeHistogram
+    >>> from packing.batching import compare_batching
+    >>> table = compare_batching(SizeHistogram.from_counts([3, 8], [4, 14], [20, 4]), batch_size=4)
+    >>> curve = table.attrs["summaries"]["buckets"]["bucket_curve"]
+    >>> packing = table.set_index("strategy").loc["packing"]
+    >>> [trace.name for trace in bucket_curve_figure(curve, packing, chosen=8).data][:2]
+    ['buckets: real nodes', 'packing: real nodes']
     """
     shapes = [point["shapes"] for point in curve]
     fig = go.Figure()

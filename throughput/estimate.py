@@ -161,6 +161,14 @@ def price_batches(batches: pd.DataFrame, calibration: Calibration, epochs_run: f
     Returns:
         The row's numbers by column name (``COLUMNS`` less the strategy, its settings and
         the columns computed against the baseline).
+
+    >>> from throughput import load_calibration, shipped_calibrations
+    >>> cal = load_calibration(shipped_calibrations()[0])  # an eager calibration: nothing compiles
+    >>> batches = pd.DataFrame({"step": [0, 1], "device": 0, "epoch": 0, "graphs": 4, "padded_nodes": 128,
+    ...                         "padded_edges": 256, "padded_graphs": 4})
+    >>> priced = price_batches(batches, cal, epochs_run=1.0)
+    >>> priced["steps_per_epoch"], priced["compilations"], priced["run_s"] == 2 * cal.predict_step(128, 256, 4)
+    (2.0, 0, True)
     """
     batches = batches.reset_index(drop=True)
     shapes = batches[["padded_nodes", "padded_edges", "padded_graphs"]].to_numpy(dtype=np.int64)

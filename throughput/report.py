@@ -79,7 +79,15 @@ def _run_words(run: dict[str, Any]) -> str:
 
 
 def format_table(table: pd.DataFrame) -> str:
-    """The estimate as a text table with a header naming the calibration."""
+    """The estimate as a text table with a header naming the calibration.
+
+    >>> from packing import SizeHistogram
+    >>> from throughput import estimate, load_calibration, shipped_calibrations
+    >>> cal = load_calibration(shipped_calibrations()[0])
+    >>> text = format_table(estimate(SizeHistogram.from_counts([10, 20], [20, 44], [300, 100]), 32, cal))
+    >>> text.splitlines()[0] == f"calibration: {cal.label}", "pyg_dataloader" in text
+    (True, True)
+    """
     calibration = table.attrs.get("calibration", {})
     held_out = calibration.get("fit", {}).get("held_out", {})
     versions, device = calibration.get("versions", {}), calibration.get("device", {})
