@@ -209,6 +209,21 @@ class Calibration:
         return _verified(data, source)
 
 
+def require_calibration(value: Any) -> "Calibration":
+    """``value`` when it is a :class:`Calibration`; a ``ValueError`` saying how to get one
+    otherwise.
+
+    >>> require_calibration("cpu.json")
+    Traceback (most recent call last):
+    ...
+    ValueError: calibration must be a Calibration (throughput.load_calibration), got str.
+    """
+    if not isinstance(value, Calibration):
+        raise ValueError(f"calibration must be a Calibration (throughput.load_calibration), got "
+                         f"{type(value).__name__}.")
+    return value
+
+
 def digest(body: dict[str, Any]) -> str:
     """SHA-256 of the canonical JSON of a calibration without its digest."""
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)

@@ -26,8 +26,8 @@ import numpy as np
 
 from packing import BatchShape, whole_number
 
-from .calibration import (Calibration, Progress, calibrate, shipped_calibrations, usable_calibrations,
-                          utc_timestamp)
+from .calibration import (Calibration, Progress, calibrate, require_calibration, shipped_calibrations,
+                          usable_calibrations, utc_timestamp)
 from .device import check_device, cpu_description, device_description, same_device, torch_threads
 from .model_names import DEFAULT_IN_CHANNELS
 from .shapes import default_shapes
@@ -162,9 +162,7 @@ def check_calibration(calibration: Calibration, device: str | None = None, secon
     from .measure import ShapeTimer, TimingPlan
     from .models import model_spec
 
-    if not isinstance(calibration, Calibration):
-        raise ValueError(f"calibration must be a Calibration (throughput.load_calibration), got "
-                         f"{type(calibration).__name__}.")
+    require_calibration(calibration)
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds <= 600:
         raise ValueError(f"seconds must be between 0 and 600, got {seconds!r}.")
     if calibration.model.startswith("custom:"):

@@ -57,7 +57,7 @@ from packing import PackingPlan, SizeHistogram, whole_number
 from packing.batching import (STRATEGIES, GraphSizes, RunSpec, default_requests, describe_settings, first_appearances,
                               run_strategies)
 
-from .calibration import Calibration
+from .calibration import Calibration, require_calibration
 
 PYG_DATALOADER = "pyg_dataloader"
 #: Rows of an estimate: the simulator's strategies, then PyG's DataLoader.
@@ -253,9 +253,7 @@ def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, pla
     >>> bool(abs(row["run_s"] - 3 * row["steady_epoch_s"]) < 1e-9)  # eager: nothing one-off
     True
     """
-    if not isinstance(calibration, Calibration):
-        raise ValueError(f"calibration must be a Calibration (throughput.load_calibration), got "
-                         f"{type(calibration).__name__}.")
+    require_calibration(calibration)
     if baseline not in ROWS:
         raise ValueError(f"baseline must be one of {', '.join(ROWS)}, got {baseline!r}.")
     run = RunSpec(batch_size, steps, epochs, seed, devices)
