@@ -5,7 +5,8 @@ Learning", a crystal's graph has one node per atom of the calculated cell and ke
 k neighbours per atom (periodic images included, so every atom finds k): edges = k x atoms,
 k = 24 by default. Atoms per cell = sum of the subscripts of AFLOW's ``compound`` string
 (``Bi2Cu2O2Se2`` -> 8); when an export has ``positions_fractional`` the number of positions
-must agree. Duplicate entries (same ``auid``) are counted once.
+must agree. Duplicate entries (same ``auid``) are counted once; entries without an
+``auid`` each count.
 """
 from __future__ import annotations
 
@@ -48,13 +49,23 @@ def atoms_from_compounds(compounds: pd.Series) -> np.ndarray:
 
 
 def _position_counts(positions: pd.Series) -> np.ndarray:
-    """Number of positions in each ``positions_fractional`` entry (list or its text form)."""
-    def count(entry: object) -> int:
-        if isinstance(entry, str):
-            entry = json.loads(entry.replace("'", '"')) if entry.strip().startswith("[") else \
-                [p for p in entry.split(";") if p.strip()]
-        return len(entry) if isinstance(entry, (list, tuple)) else -1
-    return positions.map(count).to_numpy(dtype=np.int64)
+    """Number of positions in each ``positions_fractional`` entry (a list, its JSON text or
+    ``;``-separated positions); a ``ValueError`` names the first row that is none of these.
+
+    >>> _position_counts(pd.Series(["[[0, 0, 0], [0.5, 0.5, 0.5]]", "0 0 0; 0.5 0.5 0.5; 0 0.5 0"])).tolist()
+    [2, 3]
+    """
+    def count(row: int, entry: object) -> int:
+        try:
+            if isinstance(entry, str):
+                entry = json.loads(entry.replace("'", '"')) if entry.strip().startswith("[") else \
+                    [p for p in entry.split(";") if p.strip()]
+        except json.JSONDecodeError as error:
+            raise ValueError(f"Row {row}: positions_fractional is not a list of positions ({error.msg}).") from None
+        if not isinstance(entry, (list, tuple)):
+            raise ValueError(f"Row {row}: positions_fractional is {entry!r}, not a list of positions.")
+        return len(entry)
+    return np.array([count(row, entry) for row, entry in enumerate(positions.tolist(), start=1)], dtype=np.int64)
 
 
 def aflow_frame_sizes(frame: pd.DataFrame, k: int = DEFAULT_K) -> tuple[np.ndarray, np.ndarray]:
@@ -66,9 +77,7 @@ def aflow_frame_sizes(frame: pd.DataFrame, k: int = DEFAULT_K) -> tuple[np.ndarr
     """
     if "compound" not in frame.columns:
         raise ValueError(f"An AFLOW export needs a 'compound' column; found {list(frame.columns)}.")
-    if "auid" in frame.columns:
-        frame = frame.drop_duplicates("auid")
-    frame = frame.reset_index(drop=True)
+    frame = frame.reset_index(drop=True)  # rows as in the file (the first data row is row 1)
     atoms = atoms_from_compounds(frame["compound"])
     if "positions_fractional" in frame.columns:
         positions = _position_counts(frame["positions_fractional"])
@@ -80,6 +89,8 @@ def aflow_frame_sizes(frame: pd.DataFrame, k: int = DEFAULT_K) -> tuple[np.ndarr
                 f"compound (row {first + 1}: {frame['compound'][first]!r} has {atoms[first]} atoms, "
                 f"{positions[first]} positions)."
             )
+    if "auid" in frame.columns:  # an entry repeated under one auid counts once; entries without one all count
+        atoms = atoms[(frame["auid"].isna() | ~frame["auid"].duplicated()).to_numpy()]
     return atoms, atoms * k
 
 

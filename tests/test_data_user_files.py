@@ -106,6 +106,19 @@ def test_aflow_json_with_positions() -> None:
         load_user_file(Upload(b"compound\nAg1Br1\n12abc\n", "aflow.csv"))
 
 
+def test_aflow_rows_are_named_as_in_the_file_and_entries_without_an_auid_all_count() -> None:
+    csv = b"compound,auid\nNaCl,\nKBr2,\nNaCl,aflow:1\nNaCl,aflow:1\n"
+    hist, _ = load_user_file(Upload(csv, "crystals.csv"))
+    assert hist == SizeHistogram.from_sizes([2, 3, 2], [48, 72, 48])  # the two without auid, aflow:1 once
+    with pytest.raises(ValueError, match=r"row 4: '12abc'"):  # after a duplicate, as numbered in the file
+        load_user_file(Upload(b"compound,auid\nNaCl,a\nNaCl,a\nKBr,b\n12abc,c\n", "crystals.csv"))
+    bad_json = b'compound,positions_fractional\nNaCl,"[[0,0,0],[0.5,0.5,0.5]]"\nNaCl,"[[0,0,0],"\n'
+    with pytest.raises(ValueError, match=r"Row 2: positions_fractional is not a list of positions"):
+        load_user_file(Upload(bad_json, "crystals.csv"))
+    with pytest.raises(ValueError, match=r"Row 1: positions_fractional is 5, not a list of positions"):
+        load_user_file(Upload(json.dumps([{"compound": "NaCl", "positions_fractional": 5}]).encode(), "a.json"))
+
+
 @pytest.mark.parametrize("content, name, message", [
     (b"", "empty.csv", "is empty"),
     (b"num_nodes,num_edges\n", "header.csv", "no rows"),
