@@ -45,8 +45,24 @@ PROCESSED = Path("processed") / "geometric_data_processed.pt"
 
 
 def _read_column(path: Path) -> np.ndarray:
-    """One integer per line of a headerless (gzipped) CSV."""
-    frame = pd.read_csv(path, header=None, dtype=np.int64)
+    """One integer per line of a headerless (gzipped) CSV; a ``ValueError`` names a file
+    that cannot be read as one (truncated, not gzip, not whole numbers).
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / RAW_NODES
+    >>> path.parent.mkdir()
+    >>> _ = path.write_bytes(b"not gzip")
+    >>> _read_column(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: .../raw/num-node-list.csv.gz is damaged (Not a gzipped file (b'no')): replace it, or remove the data set's folder /tmp/... to download it again.
+    """
+    try:
+        frame = pd.read_csv(path, header=None, dtype=np.int64)
+    except (OSError, EOFError, ValueError) as error:  # gzip, truncation, parsing (pandas' errors are ValueErrors)
+        folder = next((parent.parent for parent in path.parents if parent.name in ("raw", "split")), path.parent)
+        raise ValueError(f"{path} is damaged ({error}): replace it, or remove the data set's folder "
+                         f"{folder} to download it again.") from None
     if frame.shape[1] != 1:
         raise ValueError(f"{path} should have one column, found {frame.shape[1]}.")
     return frame[0].to_numpy()

@@ -86,6 +86,20 @@ def test_small_ogb_folder_round_trips_through_fast_path_and_ogb_loader(isolated_
     assert info["source"] == "local files" and from_processed == fast
 
 
+def test_a_damaged_size_list_is_named_by_the_command_line(isolated_roots, capsys) -> None:
+    from data_loaders.__main__ import main
+
+    folder = make_ogb_folder(isolated_roots["data"], "ogbg_molhiv", np.arange(1, 41), np.arange(40),
+                             {"train": list(range(30)), "valid": [30], "test": [31]})
+    raw = folder / "raw" / "num-node-list.csv.gz"
+    raw.write_bytes(raw.read_bytes()[:-12])  # a download cut short: the gzip stream ends early
+    out = isolated_roots["cache"] / "h.csv"
+    assert main(["histogram", "ogbg-molhiv", "--no-bundled", "--no-cache", "--out", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"error: {raw} is damaged (") and f"remove the data set's folder {folder}" in error
+    assert "Traceback" not in error and not out.exists()
+
+
 def test_builder_reads_a_complete_folder_without_network(tmp_path: Path) -> None:
     nodes, bonds = np.array([3, 4, 5]), np.array([2, 3, 5])
     make_ogb_folder(tmp_path, "ogbg_molhiv", nodes, bonds, {"train": [0, 1], "valid": [2], "test": [2]})
