@@ -64,6 +64,8 @@ def _report(hist: Any, info: dict[str, Any], out: str) -> None:
           f"{hist.num_tuples} tuples, max {stats['max_nodes']} nodes / {stats['max_edges']} edges "
           f"({info['seconds']:.2f} s) -> {out}")
     print(info["provenance"])
+    if info.get("warning"):
+        print(f"warning: {info['warning']}", file=sys.stderr)
 
 
 _SHARD_LINES = 20  # shards with unparsable SMILES listed on the terminal

@@ -14,7 +14,6 @@ import hashlib
 import json
 import os
 import tempfile
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -80,14 +79,13 @@ def save_cached(key: dict[str, Any], hist: SizeHistogram, provenance: str) -> Pa
 
 def try_save_cached(key: dict[str, Any], hist: SizeHistogram, provenance: str) -> str | None:
     """:func:`save_cached`, turning a cache folder that cannot be written into a warning
-    (returned, and issued as a ``UserWarning``) instead of losing the computed result."""
+    (returned: :func:`data_loaders.load_histogram` puts it in ``info["warning"]``, which the
+    page and the command line show) instead of losing the computed result."""
     try:
         save_cached(key, hist, provenance)
     except OSError as error:
-        message = (f"The histogram was computed but not cached ({type(error).__name__}: {error}); it will be "
-                   f"computed again next time. Set GRAPH_PACKING_CACHE to a writable folder.")
-        warnings.warn(message, stacklevel=2)
-        return message
+        return (f"The histogram was computed but not cached ({type(error).__name__}: {error}); it will be "
+                f"computed again next time. Set GRAPH_PACKING_CACHE to a writable folder.")
     return None
 
 

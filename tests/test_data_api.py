@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from data_helpers import needs_shared
 from data_loaders import DatasetSpec, list_datasets, load_histogram
+from data_loaders.__main__ import main
 from data_loaders.cache import cache_key, cache_path
 
 from packing import SizeHistogram, load_size_table
@@ -85,22 +86,26 @@ def test_cache_entry_for_another_key_is_not_trusted(isolated_roots) -> None:
 
 
 @needs_shared
-def test_a_cache_that_cannot_be_written_costs_only_the_caching(monkeypatch, tmp_path: Path) -> None:
+def test_a_cache_that_cannot_be_written_costs_only_the_caching(monkeypatch, tmp_path: Path, capsys) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     monkeypatch.setenv("GRAPH_PACKING_CACHE", str(blocker / "cache"))  # mkdir fails: NotADirectoryError
-    with pytest.warns(UserWarning, match="computed but not cached"):
-        hist, info = load_histogram("aflow", "classification_data", k=16, use_bundled=False)
+    hist, info = load_histogram("aflow", "classification_data", k=16, use_bundled=False)
     assert info["source"] == "local files" and hist.num_graphs > 0 and "GRAPH_PACKING_CACHE" in info["warning"]
+    assert main(["histogram", "aflow", "--split", "classification_data", "--option", "k=16", "--no-bundled",
+                 "--out", str(tmp_path / "h.csv")]) == 0
+    error = capsys.readouterr().err
+    assert error.startswith("warning: The histogram was computed but not cached") and "UserWarning" not in error
+    assert load_size_table(tmp_path / "h.csv") == hist
 
 
 @needs_shared
 def test_a_cache_path_that_is_a_folder_is_left_alone(isolated_roots) -> None:
     path = cache_path(cache_key("aflow", "classification_data", {"k": 16}))
     path.mkdir(parents=True)
-    with pytest.warns(UserWarning, match="IsADirectoryError"):
-        hist, info = load_histogram("aflow", "classification_data", k=16, use_bundled=False)
+    hist, info = load_histogram("aflow", "classification_data", k=16, use_bundled=False)
     assert info["source"] == "local files" and hist.num_graphs > 0 and path.is_dir()
+    assert "IsADirectoryError" in info["warning"]
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
