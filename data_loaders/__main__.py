@@ -26,6 +26,7 @@ from packing import load_size_table, save_histogram, sweep
 from packing.batching import check_out
 from packing.cli import add_sweep_arguments, report_sweep, sweep_request
 
+from .aflow import DEFAULT_K
 from .api import load_histogram
 from .dask_cluster import dask_client
 from .dask_histogram import sharded_histogram
@@ -185,7 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
     user.add_argument("path", help="CSV/TSV/Parquet/SMILES/JSON file, or a saved PyG data set with --pyg")
     user.add_argument("--pyg", action="store_true", help="PATH is a saved PyG InMemoryDataset (.pt or root)")
     user.add_argument("--hydrogens", action="store_true", help="count hydrogens of SMILES molecules")
-    user.add_argument("--k", type=int, default=24, help="neighbours per atom for AFLOW crystals")
+    user.add_argument("--k", type=int, default=DEFAULT_K,
+                      help=f"neighbours per atom for AFLOW crystals (default {DEFAULT_K})")
     user.add_argument("--out", required=True, help="output file, .csv or .parquet")
     return parser
 

@@ -5,6 +5,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from .aflow import DEFAULT_K
+
 OGB_SPLITS = ("train", "valid", "test", "all")
 
 
@@ -77,7 +79,7 @@ _QM9_OPTIONS = (
                help="Each atom is connected to its k nearest atoms."),
 )
 _AFLOW_OPTIONS = (
-    OptionSpec("k", "Neighbours per atom (k)", 24, low=1, high=4096,
+    OptionSpec("k", "Neighbours per atom (k)", DEFAULT_K, low=1, high=4096,
                help="k nearest neighbours per atom, periodic images included (Speckhard et al. use 24)."),
 )
 

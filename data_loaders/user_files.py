@@ -37,6 +37,7 @@ from packing import (
 )
 
 from .aflow import DEFAULT_K, aflow_frame_sizes
+from .registry import get_spec
 from .smiles import Progress, invalid_example, smiles_sizes
 
 _SMILES = {".smi", ".smiles", ".txt"}
@@ -62,7 +63,7 @@ def _text(suffix: str, data: bytes, name: str) -> str:
     if not data.strip():
         raise ValueError(f"{name} is empty.")
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")  # a byte-order mark (files saved on Windows) is not text
     except UnicodeDecodeError:
         raise ValueError(f"{name} is not a text file (it holds bytes that are not UTF-8); expected "
                          f"{'one SMILES per line' if suffix in _SMILES else 'JSON text'}.") from None
@@ -81,6 +82,8 @@ def _from_smiles(smiles: list[Any], places: list[str], name: str, hydrogens: boo
                  progress: Progress | None = None) -> tuple[SizeHistogram, dict[str, Any]]:
     """The histogram of the SMILES that RDKit parses; those it cannot are counted and
     reported by their ``places`` (``line 7``, ``row 3``)."""
+    if not smiles:
+        raise ValueError(f"{name} holds no SMILES (only a header or blank lines).")
     nodes, edges, invalid = smiles_sizes(smiles, hydrogens=hydrogens, progress=progress)
     if nodes.size == 0:
         raise ValueError(f"{name}: none of the {len(smiles)} SMILES could be parsed by RDKit.")
@@ -155,6 +158,7 @@ def load_user_file(
     start = time.perf_counter()
     report = progress or (lambda stage, fraction: None)
     report("Reading the file", 0.0)
+    k = get_spec("aflow").option("k").coerce(k)
     data, name = _read_bytes(path_or_buffer, filename, max_bytes)
     suffix = Path(name.lower()).suffix if not name.lower().endswith(".gz") else Path(name.lower()[:-3]).suffix
     if suffix in _PICKLES:

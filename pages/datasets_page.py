@@ -17,7 +17,8 @@ UPLOAD_TYPES = ["csv", "tsv", "parquet", "pq", "smi", "smiles", "txt", "json", "
 
 def _read_upload(uploaded) -> None:
     """Read an uploaded file into a histogram (progress shown) and make it the current dataset."""
-    hydrogens, k = bool(st.session_state.get("up_hydrogens", False)), int(st.session_state.get("up_k", 24))
+    hydrogens = bool(st.session_state.get("up_hydrogens", False))
+    k = int(st.session_state.get("up_k", data_loaders.get_spec("aflow").option("k").default))
     try:
         with progress_shown(f"Reading {uploaded.name}") as progress:
             hist, info = data_loaders.load_user_file(uploaded, filename=uploaded.name, hydrogens=hydrogens, k=k,
@@ -46,8 +47,9 @@ def upload_section() -> None:
     )
     left, right = st.columns(2)
     hydrogens = left.checkbox("SMILES: count hydrogen atoms as nodes", key="up_hydrogens")
-    k = right.number_input("AFLOW: neighbours per atom (k)", min_value=1, max_value=4096, value=24, step=1,
-                           key="up_k")
+    k_option = data_loaders.get_spec("aflow").option("k")
+    k = right.number_input("AFLOW: neighbours per atom (k)", min_value=k_option.low, max_value=k_option.high,
+                           value=k_option.default, step=1, key="up_k")
     st.caption("Saved PyG datasets (pickles) are never accepted from an upload: export their sizes to CSV "
                "first, e.g. np.diff(dataset.slices['x']) and np.diff(dataset.slices['edge_index']).")
     if uploaded is None:

@@ -119,6 +119,18 @@ def test_aflow_rows_are_named_as_in_the_file_and_entries_without_an_auid_all_cou
         load_user_file(Upload(json.dumps([{"compound": "NaCl", "positions_fractional": 5}]).encode(), "a.json"))
 
 
+def test_a_byte_order_mark_is_not_data_and_k_is_checked() -> None:
+    smiles, info = load_user_file(Upload("\ufeffsmiles\nCCO\nc1ccccc1\n".encode(), "mols.smi"))
+    assert smiles.num_graphs == 2 and info["invalid"] == 0  # the header with a BOM is still the header
+    crystals, _ = load_user_file(Upload('\ufeff[{"compound": "NaCl"}]'.encode(), "crystals.json"))
+    assert crystals == SizeHistogram.from_sizes([2], [48])
+    with pytest.raises(ValueError, match="holds no SMILES"):
+        load_user_file(Upload(b"smiles\n\n", "header.smi"))
+    for k in (0, -1, 5000):
+        with pytest.raises(ValueError, match=f"Option k must lie between 1 and 4096; got {k}"):
+            load_user_file(Upload(b"compound\nNaCl\n", "crystals.csv"), k=k)
+
+
 @pytest.mark.parametrize("content, name, message", [
     (b"", "empty.csv", "is empty"),
     (b"num_nodes,num_edges\n", "header.csv", "no rows"),
