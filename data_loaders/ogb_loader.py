@@ -89,7 +89,10 @@ def load_ogb_family(spec: DatasetSpec, allow_download: bool = True) -> Loaded:
             )
         shutil.rmtree(target)  # an empty leftover would make ogb prompt on stdin
     if not allow_download:
-        raise DatasetUnavailableError(spec.name, spec.download_size, "downloads are switched off")
+        raise DatasetUnavailableError(
+            spec.name, spec.download_size, "downloads are switched off",
+            f"place the prepared folder at {target} (set GRAPH_PACKING_DATA to change where)",
+            advice="Allow them (leave out --no-download; allow_download=True in Python)")
     build = {"pcqm4mv2": build_pcqm4mv2, "qm9-pyg": build_pyg_qm9}.get(spec.name) \
         or build_graphprop(spec.name)
     nodes, edges, splits = staged_download(spec.name, spec.download_size, target, build)

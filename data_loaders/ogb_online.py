@@ -14,8 +14,10 @@
 """
 from __future__ import annotations
 
+import errno
 import importlib
 import shutil
+import socket
 import sys
 import tempfile
 import threading
@@ -23,6 +25,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Iterator
+from http.client import HTTPException
+from urllib.error import URLError
 
 import numpy as np
 
@@ -82,6 +86,24 @@ def no_prompts() -> Iterator[None]:
             del module.input
 
 
+def _advice(error: BaseException, folder: Path) -> str:
+    """What to do about a failed download: connect (a network error), make room (the disk),
+    or try again (anything else, said as it is).
+
+    >>> _advice(OSError(28, "No space left on device"), Path("/data"))
+    'Free disk space in /data or set GRAPH_PACKING_DATA to a folder with room, and try again'
+    """
+    if isinstance(error, (URLError, ConnectionError, TimeoutError, socket.gaierror, socket.timeout, HTTPException)):
+        return "Connect to the internet and try again"
+    if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"Free disk space in {folder} or set GRAPH_PACKING_DATA to a folder with room, and try again"
+    if isinstance(error, OSError) and error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"Set GRAPH_PACKING_DATA to a folder you can write ({folder} is not writable), and try again"
+    if isinstance(error, ImportError):
+        return "Install the pinned requirements (bash run.sh test sets them up) and try again"
+    return "Try again (this failure is not a missing network connection)"
+
+
 def staged_download(
     dataset: str, download_size: str | None, final_dir: Path, build: Callable[[Path], Built]
 ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
@@ -106,6 +128,7 @@ def staged_download(
         raise DatasetUnavailableError(
             dataset, download_size, reason,
             f"place the prepared folder at {final_dir} (set GRAPH_PACKING_DATA to change where)",
+            advice=_advice(error, final_dir.parent),
         ) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)

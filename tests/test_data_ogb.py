@@ -130,8 +130,10 @@ def test_offline_molhiv_without_any_local_copy(isolated_roots, monkeypatch, tmp_
     with pytest.raises(DatasetUnavailableError, match=r"ogbg-molhiv.*about 3 MB"):
         load_histogram("ogbg-molhiv", "train", use_bundled=False)
     assert _tree(isolated_roots["data"]) == []
-    with pytest.raises(DatasetUnavailableError, match="downloads are switched off"):
+    with pytest.raises(DatasetUnavailableError, match=r"downloads are switched off\. Allow them \(leave out "
+                                                      r"--no-download.*or place the prepared folder at") as caught:
         load_histogram("ogbg-molhiv", "train", use_bundled=False, allow_download=False)
+    assert "Connect to the internet" not in str(caught.value)
 
 
 def test_empty_leftover_folder_from_plain_ogb_is_removed_not_prompted(isolated_roots) -> None:
