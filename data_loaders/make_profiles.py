@@ -12,7 +12,7 @@ from pathlib import Path
 from packing import SizeHistogram, load_size_table, save_histogram
 
 from .aflow import DEFAULT_K, aflow_frame_sizes, subset_frames
-from .ogb_layout import OGB_LAYOUTS, read_raw_sizes, read_split_files, split_histograms
+from .ogb_layout import OGB_LAYOUTS, raw_split_histograms
 from .paths import PROFILES_DIR, shared_data_root
 from .profiles import profile_name
 from .qm9 import qm9_sizes
@@ -27,9 +27,7 @@ def ogb_profiles(root: Path) -> dict[str, SizeHistogram]:
     result = {}
     for name in OGB_BUNDLED:
         layout = OGB_LAYOUTS[name]
-        folder = root / layout.dir_name
-        nodes, edges = read_raw_sizes(folder, layout.edge_factor)
-        for split, hist in split_histograms(nodes, edges, read_split_files(folder, layout.split_type)).items():
+        for split, hist in raw_split_histograms(root / layout.dir_name, layout).items():
             result[profile_name(name, split, {})] = hist
     return result
 

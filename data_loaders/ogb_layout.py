@@ -28,7 +28,6 @@ class OgbLayout:
     dir_name: str
     edge_factor: int
     split_type: str
-    url_host: str = "snap.stanford.edu"
 
 
 OGB_LAYOUTS: dict[str, OgbLayout] = {
@@ -36,7 +35,7 @@ OGB_LAYOUTS: dict[str, OgbLayout] = {
     "ogbg-molpcba": OgbLayout("ogbg_molpcba", 2, "scaffold"),
     "ogbg-code2": OgbLayout("ogbg_code2", 1, "project"),
     "ogbg-ppa": OgbLayout("ogbg_ppa", 2, "species"),
-    "pcqm4mv2": OgbLayout("pcqm4m-v2", 2, "", "dgl-data.s3-accelerate.amazonaws.com"),
+    "pcqm4mv2": OgbLayout("pcqm4m-v2", 2, ""),
 }
 
 RAW_NODES = Path("raw") / "num-node-list.csv.gz"
@@ -127,3 +126,18 @@ def split_histograms(
             raise ValueError(f"Split {split!r} refers to graphs outside 0..{nodes.size - 1}.")
         result[split] = SizeHistogram.from_sizes(nodes[index], edges[index])
     return result
+
+
+def raw_split_histograms(folder: Path, layout: OgbLayout) -> dict[str, SizeHistogram]:
+    """Every split's histogram (and ``"all"``) from the raw size lists and split files of
+    ``folder``, laid out as ``layout`` says.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp()); (folder / "raw").mkdir()
+    >>> pd.Series([3, 5]).to_csv(folder / RAW_NODES, header=False, index=False)
+    >>> pd.Series([2, 4]).to_csv(folder / RAW_EDGES, header=False, index=False)
+    >>> raw_split_histograms(folder, OgbLayout("toy", 2, "scaffold"))["all"].num_graphs
+    2
+    """
+    nodes, edges = read_raw_sizes(folder, layout.edge_factor)
+    return split_histograms(nodes, edges, read_split_files(folder, layout.split_type))

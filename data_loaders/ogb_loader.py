@@ -14,8 +14,8 @@ import numpy as np
 from packing import SizeHistogram
 
 from .errors import DatasetUnavailableError
-from .ogb_layout import OGB_LAYOUTS, PROCESSED, has_raw_sizes, read_raw_sizes, read_split_files, split_histograms
-from .ogb_online import build_graphprop, build_pcqm4mv2, build_pyg_qm9, staged_download
+from .ogb_layout import OGB_LAYOUTS, has_raw_sizes, raw_split_histograms, read_split_files, split_histograms
+from .ogb_online import build_graphprop, build_pcqm4mv2, build_pyg_qm9, numpy_splits, staged_download
 from .paths import data_root, shared_data_root
 from .pyg_sizes import dataset_file, sizes_from_collated
 from .registry import DatasetSpec
@@ -38,8 +38,7 @@ def _has_files(folder: Path) -> bool:
 def _processed_splits(folder: Path, spec: DatasetSpec) -> dict[str, np.ndarray]:
     if spec.name == "pcqm4mv2":
         split_file = folder / "split_dict.pt"
-        return ({k: np.asarray(v, dtype=np.int64) for k, v in safe_torch_load(split_file).items()}
-                if split_file.is_file() else {})
+        return numpy_splits(safe_torch_load(split_file)) if split_file.is_file() else {}
     if spec.name in OGB_LAYOUTS:
         return read_split_files(folder, OGB_LAYOUTS[spec.name].split_type)
     return {}
@@ -49,9 +48,8 @@ def _read_local(folder: Path, spec: DatasetSpec) -> dict[str, SizeHistogram] | N
     """Split histograms from a local folder, or ``None`` if it holds no usable sizes."""
     layout = OGB_LAYOUTS.get(spec.name)
     if layout is not None and has_raw_sizes(folder):
-        nodes, edges = read_raw_sizes(folder, layout.edge_factor)
-        return split_histograms(nodes, edges, read_split_files(folder, layout.split_type))
-    if (folder / PROCESSED).is_file() or (folder / "processed").is_dir():
+        return raw_split_histograms(folder, layout)
+    if (folder / "processed").is_dir():
         try:
             processed = dataset_file(folder)
         except ValueError:

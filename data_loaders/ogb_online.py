@@ -134,7 +134,12 @@ def staged_download(
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _numpy_splits(split_dict: dict[str, Any]) -> dict[str, np.ndarray]:
+def numpy_splits(split_dict: dict[str, Any]) -> dict[str, np.ndarray]:
+    """Split name -> graph indices as int64 arrays (from lists or tensors).
+
+    >>> numpy_splits({"train": [0, 2]})["train"].dtype
+    dtype('int64')
+    """
     return {name: np.asarray(index, dtype=np.int64) for name, index in split_dict.items()}
 
 
@@ -146,7 +151,7 @@ def build_graphprop(name: str) -> Callable[[Path], Built]:
         with no_prompts():
             dataset = module.PygGraphPropPredDataset(name=name, root=str(root))
         nodes, edges = dataset_sizes(dataset)
-        return nodes, edges, _numpy_splits(dataset.get_idx_split()), Path(dataset.root)
+        return nodes, edges, numpy_splits(dataset.get_idx_split()), Path(dataset.root)
 
     return build
 
@@ -157,7 +162,7 @@ def build_pcqm4mv2(root: Path) -> Built:
     with no_prompts():
         dataset = module.PygPCQM4Mv2Dataset(root=str(root))
     nodes, edges = dataset_sizes(dataset)
-    return nodes, edges, _numpy_splits(dataset.get_idx_split()), Path(dataset.folder)
+    return nodes, edges, numpy_splits(dataset.get_idx_split()), Path(dataset.folder)
 
 
 def build_pyg_qm9(root: Path) -> Built:

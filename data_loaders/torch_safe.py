@@ -43,6 +43,21 @@ def pyg_safe_globals() -> Iterator[None]:
         yield
 
 
+def _refusal_cause(text: str) -> str:
+    """The sentence of torch's refusal that names its cause: the refused ``GLOBAL``, else
+    the unpickler's complaint (the other lines are generic advice).
+
+    >>> _refusal_cause("Weights only load failed. ...\\n\\tWeightsUnpickler error: Unsupported global: GLOBAL "
+    ...                "getattr was not an allowed global by default. Please use ...\\nCheck the docs")
+    'Unsupported global: GLOBAL getattr was not an allowed global by default'
+    """
+    generic = ("Weights only load failed", "Check the documentation", "Please file an issue", "(")
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    cause = next((line for line in lines if "GLOBAL" in line), None) or \
+        next((line for line in lines if not line.startswith(generic)), lines[0] if lines else "")
+    return cause.removeprefix("WeightsUnpickler error: ").split(". ")[0].rstrip(".")[:300]
+
+
 def safe_torch_load(path: str | Path) -> Any:
     """``torch.load`` with ``weights_only=True`` and only PyG's data classes allowed.
 
@@ -55,10 +70,12 @@ def safe_torch_load(path: str | Path) -> Any:
         with pyg_safe_globals():
             return torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as error:
-        first_line = str(error).strip().splitlines()[-1][:300]
+        text = str(error)
+        if "GLOBAL" not in text:  # no object refused: not a pickle torch can read at all
+            raise ValueError(f"{Path(path).name} is not a readable PyTorch file ({_refusal_cause(text)}).") from None
         raise ValueError(
             f"{Path(path).name} contains Python objects other than PyG data and tensors; "
-            f"it was not loaded, for safety ({first_line})."
+            f"it was not loaded, for safety ({_refusal_cause(text)})."
         ) from None
     except Exception as error:  # torch raises many types (KeyError, RuntimeError...) on junk
         raise ValueError(f"{Path(path).name} is not a readable PyTorch file: {error}") from None

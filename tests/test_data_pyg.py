@@ -85,9 +85,13 @@ def test_pickle_with_foreign_objects_is_refused_and_never_executed(tmp_path: Pat
     marker = tmp_path / "executed"
     path = tmp_path / "evil.pt"
     torch.save((_Payload(marker), {"x": torch.tensor([0, 1])}), path)
-    with pytest.raises(ValueError, match="not loaded, for safety"):
+    with pytest.raises(ValueError, match=r"not loaded, for safety \(Unsupported global: GLOBAL \w+ was not an allowed global by default\)\.$"):
         load_pyg_dataset(path)
     assert not marker.exists()
+    garbage = tmp_path / "garbage.pt"
+    garbage.write_bytes(b"garbage" * 10)
+    with pytest.raises(ValueError, match=r"garbage.pt is not a readable PyTorch file \(Unsupported operand \d+\)"):
+        load_pyg_dataset(garbage)
 
 
 def test_bad_paths_and_uploads_are_refused(tmp_path: Path) -> None:
