@@ -69,6 +69,7 @@ def _report(hist: Any, info: dict[str, Any], out: str) -> None:
         print(f"warning: {info['warning']}", file=sys.stderr)
 
 
+_TABLE_OUT = (".csv", ".parquet")  # what a histogram is written as
 _SHARD_LINES = 20  # shards with unparsable SMILES listed on the terminal
 _NAME_ONLY = {"split": "--split", "option": "--option", "no_bundled": "--no-bundled", "no_cache": "--no-cache",
               "no_download": "--no-download"}
@@ -88,10 +89,14 @@ def _check_histogram_args(args: argparse.Namespace) -> None:
     if given:
         owner = "--input" if args.name else "a data set NAME"
         raise ValueError(f"{', '.join(given)} only {'applies' if len(given) == 1 else 'apply'} to {owner}.")
-    outputs = ((args.out, "--out", (".csv", ".parquet")), (args.shard_report, "--shard-report", (".csv",)))
-    for path, flag, suffixes in outputs:
-        if path is not None and not path.endswith(suffixes):
-            raise ValueError(f"{flag} must end with {' or '.join(suffixes)}.")
+    _check_suffix(args.out, "--out", _TABLE_OUT)
+    _check_suffix(args.shard_report, "--shard-report", (".csv",))
+
+
+def _check_suffix(path: str | None, flag: str, suffixes: tuple[str, ...]) -> None:
+    """Refuse an output file of another type before any work is done."""
+    if path is not None and not path.endswith(suffixes):
+        raise ValueError(f"{flag} must end with {' or '.join(suffixes)}.")
 
 
 def _progress_printer(stream: TextIO, what: str):
@@ -211,8 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "sweep":
             _cluster_sweep(args)
         else:
-            if not args.out.endswith((".csv", ".parquet")):
-                raise ValueError("--out must end with .csv or .parquet.")
+            _check_suffix(args.out, "--out", _TABLE_OUT)
             hist, info = load_pyg_dataset(args.path) if args.pyg else \
                 load_user_file(args.path, hydrogens=args.hydrogens, k=args.k)
             _report(hist, info, args.out)
