@@ -57,13 +57,19 @@ def sizes_from_collated(data: Any, slices: Mapping[str, Any] | None) -> tuple[np
     >>> nodes, edges = sizes_from_collated(*InMemoryDataset.collate(graphs))
     >>> nodes.tolist(), edges.tolist()
     ([3, 1, 4], [6, 2, 8])
+    >>> [a.tolist() for a in sizes_from_collated({"x": torch.ones(5, 2), "edge_index": torch.zeros(2, 4)}, None)]
+    [[5], [4]]
     """
     if slices is None:  # a single graph: PyG stores no slices
         edge_index = _field(data, "edge_index")
         edges = 0 if edge_index is None else int(edge_index.shape[1])
         num_nodes = _field(data, "num_nodes")
-        if num_nodes is None:
-            raise ValueError("The data set holds one graph without a node count.")
+        if num_nodes is None:  # PyG's own save keeps no count: a node attribute's rows give it
+            rows = next((_field(data, key).shape[0] for key in NODE_KEYS if _field(data, key) is not None), None)
+            if rows is None:
+                raise ValueError("The data set holds one graph without a node count or a node attribute "
+                                 f"({', '.join(NODE_KEYS)}).")
+            num_nodes = rows
         return np.array([int(num_nodes)]), np.array([edges])
     if "edge_index" not in slices:
         raise ValueError(

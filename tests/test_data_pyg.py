@@ -66,6 +66,12 @@ def test_saved_dataset_in_both_formats_gives_loop_histogram(tmp_path: Path) -> N
         assert hist == expected and info["source"] == "user file" and info["graphs"] == 4
 
 
+def test_a_saved_data_set_of_one_graph_counts_its_nodes_from_their_features(tmp_path: Path) -> None:
+    path = tmp_path / "one.pt"
+    InMemoryDataset.save(make_graphs([(5, 6)], with_x=True), str(path))  # PyG keeps no slices, no num_nodes
+    assert load_pyg_dataset(path)[0] == SizeHistogram.from_sizes([5], [6])
+
+
 def test_graphs_without_node_features_use_stored_node_counts(tmp_path: Path) -> None:
     graphs = make_graphs([(10, 2), (4, 6)], with_x=False)  # like ogbg-ppa
     path = tmp_path / "ppa_like.pt"
