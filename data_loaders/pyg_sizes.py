@@ -65,7 +65,8 @@ def sizes_from_collated(data: Any, slices: Mapping[str, Any] | None) -> tuple[np
         edges = 0 if edge_index is None else int(edge_index.shape[1])
         num_nodes = _field(data, "num_nodes")
         if num_nodes is None:  # PyG's own save keeps no count: a node attribute's rows give it
-            rows = next((_field(data, key).shape[0] for key in NODE_KEYS if _field(data, key) is not None), None)
+            present = (_field(data, key) for key in NODE_KEYS)
+            rows = next((values.shape[0] for values in present if values is not None), None)
             if rows is None:
                 raise ValueError("The data set holds one graph without a node count or a node attribute "
                                  f"({', '.join(NODE_KEYS)}).")

@@ -151,13 +151,13 @@ def describe(cal: Calibration) -> None:
     if cal.compile is not None:
         cost = cal.compile
         cold = cost["cold_seconds"]
+        fastest, slowest = cal.compile_band
         st.caption(f"torch.compile (dynamic=False): a process's first compilation {cost['first_seconds']:.3g} s "
                    f"(cold: {len(cold)} fresh process{'es' if len(cold) > 1 else ''}, {cost['cold_low']:.3g}-"
                    f"{cost['cold_high']:.3g} s), later ones {cost['seconds']:.3g} s (warm: quartiles "
                    f"{cost['p25']:.3g}-{cost['p75']:.3g} s); after {cost['recompile_limit']} shapes new ones run "
                    "eagerly. A compilation costs more or less with what the process compiled before, so the error "
-                   f"bars take each one anywhere from {min(cost['p25'], cost['cold_low']):.3g} to "
-                   f"{max(cost['p75'], cost['cold_high']):.3g} s.")
+                   f"bars take each one anywhere from {fastest:.3g} to {slowest:.3g} s.")
 
 
 def upload_calibration() -> None:

@@ -125,6 +125,16 @@ class Calibration:
         return self.fit.error_band
 
     @property
+    def compile_band(self) -> tuple[float, float]:
+        """Seconds any one compilation may take, cold or warm: from the fastest to the
+        slowest the calibration measured (a compilation costs more or less with what the
+        process compiled before); compile mode only."""
+        if self.compile is None:
+            raise ValueError(f"{self.label} is an eager calibration: it measured no compilations.")
+        cost = self.compile
+        return min(cost["p25"], cost["cold_low"]), max(cost["p75"], cost["cold_high"])
+
+    @property
     def eager_error_band(self) -> float:
         """Relative error band of the steps that run eagerly: the eager fit's in compile
         mode, else :attr:`error_band`."""

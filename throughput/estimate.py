@@ -138,9 +138,7 @@ def _compile_costs(batches: pd.DataFrame, calibration: Calibration,
         seconds[kept] = cost["seconds"]  # warm
         if kept.size:  # a device's first compilation is its process's: cold
             seconds[kept[0]] = cost["first_seconds"]
-        # A compilation's cost depends on what the process compiled before, so each lies
-        # anywhere between the fastest and the slowest the calibration measured, of either kind.
-        low[kept], high[kept] = min(cost["p25"], cost["cold_low"]), max(cost["p75"], cost["cold_high"])
+        low[kept], high[kept] = calibration.compile_band
         compilations += kept.size
     return seconds, low, high, compiled, compilations
 
