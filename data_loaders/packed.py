@@ -81,7 +81,18 @@ def graph_sizes(dataset: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def check_plan_matches(plan: PackingPlan, hist: SizeHistogram) -> None:
     """``ValueError`` naming the first size tuple (smallest nodes, then edges) whose graph
-    count differs between the plan and the dataset, or the first pack over a limit."""
+    count differs between the plan and the dataset, or the first pack over a limit.
+
+    >>> from packing import PackLimits, pack
+    >>> plan = pack(SizeHistogram.from_sizes([3, 2, 2], [4, 2, 2]), PackLimits(5, 6, 4))
+    >>> check_plan_matches(plan, SizeHistogram.from_sizes([2, 3, 2], [2, 4, 2]))  # the same sizes: silent
+    >>> check_plan_matches(plan, SizeHistogram.from_sizes([3, 2], [4, 2]))
+    Traceback (most recent call last):
+    ...
+    ValueError: The plan was not made for this dataset: size (2 nodes, 2 edges) has 2 graphs in the plan but 1 in \
+the dataset (1 size differs; the plan packs 3 graphs, the dataset has 2). Make the plan from this dataset's sizes: \
+pack(SizeHistogram.from_sizes(*data_loaders.graph_sizes(dataset)), ...).
+    """
     if not isinstance(plan, PackingPlan):
         raise ValueError(f"plan must be a PackingPlan (from packing.pack, or use PackedLoader.from_config for "
                          f"an exported configuration); got {type(plan).__name__}.")
@@ -94,7 +105,7 @@ def check_plan_matches(plan: PackingPlan, hist: SizeHistogram) -> None:
         raise ValueError(
             f"The plan was not made for this dataset: size ({nodes} nodes, {edges} edges) has "
             f"{in_plan.get((nodes, edges), 0):,} graphs in the plan but {in_data.get((nodes, edges), 0):,} in the "
-            f"dataset ({len(differing):,} sizes differ; the plan packs {planned.num_graphs:,} graphs, the dataset "
+            f"dataset ({len(differing):,} {'size differs' if len(differing) == 1 else 'sizes differ'}; the plan packs {planned.num_graphs:,} graphs, the dataset "
             f"has {hist.num_graphs:,}). Make the plan from this dataset's sizes: "
             "pack(SizeHistogram.from_sizes(*data_loaders.graph_sizes(dataset)), ...).")
     if plan.method.unlimited is None:

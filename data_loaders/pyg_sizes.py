@@ -157,7 +157,16 @@ def loop_sizes(dataset: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def dataset_file(path: Path) -> Path:
-    """The processed ``.pt`` file of a saved data set (a file, or a root with ``processed/``)."""
+    """The processed ``.pt`` file of a saved data set (a file, or a root with ``processed/``).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     (Path(root) / "processed").mkdir()
+    ...     for name in ("data.pt", "pre_transform.pt"):
+    ...         (Path(root) / "processed" / name).touch()
+    ...     dataset_file(Path(root)).name
+    'data.pt'
+    """
     if path.is_file():
         return path
     if not path.is_dir():

@@ -40,7 +40,12 @@ def qm9_files() -> list[Path]:
 
 @lru_cache(maxsize=2)
 def read_qm9(with_coordinates: bool = False) -> pd.DataFrame:
-    """The qm9pack molecules in QM9 index order: ``N_atoms``, ``SMILES`` [, ``XYZ_Ang``]."""
+    """The qm9pack molecules in QM9 index order: ``N_atoms``, ``SMILES`` [, ``XYZ_Ang``].
+
+    >>> molecules = read_qm9()
+    >>> len(molecules), molecules.iloc[0].to_dict()  # QM9 molecule 1 is methane, CH4
+    (130831, {'Index': 1, 'SMILES': 'C', 'N_atoms': 5})
+    """
     columns = ["Index", "SMILES", "N_atoms"] + (["XYZ_Ang"] if with_coordinates else [])
     frame = pd.concat([pd.read_csv(path, usecols=columns) for path in qm9_files()],
                       ignore_index=True)

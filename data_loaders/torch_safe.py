@@ -63,6 +63,12 @@ def safe_torch_load(path: str | Path) -> Any:
 
     A file that needs any other Python object is refused with a ``ValueError`` instead of
     being unpickled.
+
+    >>> import tempfile, torch
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     torch.save({"x": torch.ones(2)}, Path(folder) / "tensors.pt")
+    ...     safe_torch_load(Path(folder) / "tensors.pt")
+    {'x': tensor([1., 1.])}
     """
     import torch
 

@@ -235,14 +235,24 @@ def require_calibration(value: Any) -> "Calibration":
 
 
 def digest(body: dict[str, Any]) -> str:
-    """SHA-256 of the canonical JSON of a calibration without its digest."""
+    """SHA-256 of the canonical JSON of a calibration without its digest: the order of
+    keys does not change it.
+
+    >>> digest({"a": 1, "b": [2.5]}) == digest({"b": [2.5], "a": 1}), len(digest({}))
+    (True, 64)
+    """
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 # --------------------------------------------------------------------- measuring
 def utc_timestamp() -> str:
-    """Now in UTC as calibrations and checks record it, e.g. ``2026-11-25T04:30:00Z``."""
+    """Now in UTC as calibrations and checks record it, e.g. ``2026-11-25T04:30:00Z``.
+
+    >>> stamp = utc_timestamp()
+    >>> len(stamp), stamp[10], stamp[-1], datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").year >= 2024
+    (20, 'T', 'Z', True)
+    """
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
@@ -479,7 +489,11 @@ def load_calibration(source: Any) -> Calibration:
 def shipped_calibrations() -> list[Path]:
     """The calibration files of the folder named by ``$GRAPH_PACKING_CALIBRATIONS`` (a team's
     own, e.g. on a shared drive; listed first, so one named as a shipped file replaces it on
-    the dashboard) and those shipped in ``throughput/calibrations``, each sorted by name."""
+    the dashboard) and those shipped in ``throughput/calibrations``, each sorted by name.
+
+    >>> sorted({path.suffix for path in shipped_calibrations()})
+    ['.json']
+    """
     extra = os.environ.get(CALIBRATIONS_ENV)
     own = sorted(Path(extra).glob("*.json")) if extra and Path(extra).is_dir() else []
     return own + sorted(SHIPPED.glob("*.json"))

@@ -109,7 +109,13 @@ class CalibrationCheck:
 def check_shapes_of(calibration: Calibration, seconds: float, count: int = CHECK_SHAPES) -> list[BatchShape]:
     """``count`` of the calibration's timed shapes spread from its fastest to the slowest
     that fits the time: each shape's steps (about 8 of them) take a quarter of ``seconds``
-    at most, by the calibration's own times; at least the 3 fastest."""
+    at most, by the calibration's own times; at least the 3 fastest.
+
+    >>> from throughput.calibration import SHIPPED, load_calibration
+    >>> h100 = load_calibration(SHIPPED / "nvidia-h100-80gb-hbm3__gin-h64-l3__eager.json")
+    >>> len(check_shapes_of(h100, 2.0)), len(check_shapes_of(h100, 0.0))  # no time at all: the 3 fastest
+    (4, 3)
+    """
     ordered = sorted(calibration.timings, key=lambda timing: timing.median)
     affordable = [timing for timing in ordered if 8 * timing.median <= seconds / count] or ordered[:3]
     affordable = affordable if len(affordable) >= 3 else ordered[:3]
@@ -201,7 +207,12 @@ class MachineCalibration:
 def shipped_for_this_cpu(usable: list[tuple[Path, Calibration]] | None = None) -> tuple[Path, Calibration] | None:
     """The shipped eager calibration of this machine's CPU (:func:`throughput.device.same_device`
     on everything but torch's threads, which a check sets as the calibration had them) with
-    its file, or None; ``usable`` (from :func:`usable_calibrations`) saves reading the files again."""
+    its file, or None; ``usable`` (from :func:`usable_calibrations`) saves reading the files again.
+
+    >>> found = shipped_for_this_cpu()
+    >>> found is None or (found[1].mode, found[1].device_info["type"]) == ("eager", "cpu")
+    True
+    """
     for path, recorded in usable_calibrations()[0] if usable is None else usable:
         if recorded.mode == "eager" and same_device(recorded.device_info,
                                                     cpu_description(recorded.device_info.get("threads", 1))):

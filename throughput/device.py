@@ -51,12 +51,20 @@ def _cpuinfo() -> dict[str, str]:
 
 
 def cpu_name() -> str:
-    """The CPU's model name (``/proc/cpuinfo``, else ``platform.processor()``)."""
+    """The CPU's model name (``/proc/cpuinfo``, else ``platform.processor()``).
+
+    >>> cpu_name() == cpu_description(1)["name"] != ""
+    True
+    """
     return _cpuinfo().get("model name") or platform.processor() or platform.machine() or "unknown CPU"
 
 
 def usable_cores() -> int:
-    """CPUs this process may run on (its affinity mask; all of them where there is none)."""
+    """CPUs this process may run on (its affinity mask; all of them where there is none).
+
+    >>> 1 <= usable_cores() <= (os.cpu_count() or 1)
+    True
+    """
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:
@@ -99,7 +107,15 @@ def same_device(recorded: dict[str, Any], here: dict[str, Any]) -> bool:
 
 def check_device(device: Any) -> str:
     """``device`` when it is ``"cpu"``, ``"cuda"`` or ``"cuda:<index>"`` and exists here;
-    ``ValueError`` saying what to do otherwise."""
+    ``ValueError`` saying what to do otherwise.
+
+    >>> check_device("cpu")
+    'cpu'
+    >>> check_device("gpu")
+    Traceback (most recent call last):
+    ...
+    ValueError: device must be 'cpu', 'cuda' or 'cuda:<index>', got 'gpu'.
+    """
     import torch
 
     if not isinstance(device, str) or not (device == "cpu" or device == "cuda" or
@@ -116,7 +132,12 @@ def check_device(device: Any) -> str:
 
 def device_description(device: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """The device (:func:`cpu_description`, or CUDA's name, capability and memory) with
-    torch's current thread count, and the software versions."""
+    torch's current thread count, and the software versions.
+
+    >>> info, versions = device_description("cpu")
+    >>> info["type"], info["name"] == cpu_name(), sorted(versions)
+    ('cpu', True, ['cuda', 'numpy', 'python', 'torch', 'torch_geometric'])
+    """
     import numpy as np
     import torch
     import torch_geometric
@@ -134,7 +155,15 @@ def device_description(device: str) -> tuple[dict[str, Any], dict[str, Any]]:
 
 @contextmanager
 def torch_threads(threads: int | None) -> Iterator[None]:
-    """Run the block with ``threads`` CPU threads in torch (None: unchanged), then restore."""
+    """Run the block with ``threads`` CPU threads in torch (None: unchanged), then restore.
+
+    >>> import torch
+    >>> before = torch.get_num_threads()
+    >>> with torch_threads(1):
+    ...     inside = torch.get_num_threads()
+    >>> inside, torch.get_num_threads() == before
+    (1, True)
+    """
     import torch
 
     before = torch.get_num_threads()
