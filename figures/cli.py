@@ -37,7 +37,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def read_sweep(path: str) -> pd.DataFrame:
     """A sweep frame from the CSV ``python -m packing sweep --out`` writes; ``ValueError``
-    naming the missing columns otherwise."""
+    naming the missing columns otherwise.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = (Path(tmp) / "sweep.csv").write_text(",".join(SWEEP_COLUMNS) + "\\n64,128,0.9,0.9,0.9,10,9,0.1,True")
+    ...     read_sweep(str(Path(tmp) / "sweep.csv"))[["max_nodes", "max_edges", "packs", "feasible"]]
+       max_nodes  max_edges  packs  feasible
+    0         64        128     10      True
+    """
     try:
         frame = pd.read_csv(path)
     except ValueError as error:  # pandas' parser errors
@@ -57,7 +65,11 @@ def read_sweep(path: str) -> pd.DataFrame:
 
 def run(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 written, 2 bad input, said on stderr
-    as ``error: ...``)."""
+    as ``error: ...``).
+
+    >>> run(["report", "config.json", "--out", "report.txt"])  # "error: --out must end in .html or .pdf" on stderr
+    2
+    """
     args = build_parser().parse_args(argv)
     out = Path(args.out)
     try:

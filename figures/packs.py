@@ -137,7 +137,14 @@ def best_cells(frame: pd.DataFrame) -> pd.DataFrame:
 
 def highlight_best(frame: pd.DataFrame) -> "pd.io.formats.style.Styler":
     """Style a comparison table (Table 2 layout): the cells of :func:`best_cells` in bold on
-    green, percentages as percentages, and "no" where a plan breaks a limit."""
+    green, percentages as percentages, and "no" where a plan breaks a limit.
+
+    >>> table = pd.DataFrame({"method": ["sum / best_fit", "edge_only"], "keeps_limits": [True, False],
+    ...                       "packs": [4, 1]})
+    >>> styler = highlight_best(table)
+    >>> styler.data["keeps_limits"].tolist(), "font-weight: bold" in styler.to_html()
+    (['yes', 'no: breaks one'], True)
+    """
     best = best_cells(frame)
     marks = pd.DataFrame(np.where(best, "font-weight: bold; background-color: #c7e9c0", ""),
                          index=best.index, columns=best.columns)

@@ -18,7 +18,12 @@ TIMEOUT_S = 180
 
 def find_chromium() -> str | None:
     """The Chrome/Chromium binary named by ``$BROWSER_PATH``, else the first on the PATH,
-    else None."""
+    else None.
+
+    >>> found = find_chromium()
+    >>> found is None or os.path.exists(found)  # a path only when that browser exists
+    True
+    """
     explicit = os.environ.get("BROWSER_PATH")
     if explicit and os.path.exists(explicit):
         return explicit

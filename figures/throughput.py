@@ -61,6 +61,13 @@ def epoch_figure(table: pd.DataFrame) -> go.Figure:
     Args:
         table: the estimate of ``throughput.estimate`` (one row per strategy; its ``attrs``
             name the run, the baseline and the calibration).
+
+    >>> from packing import SizeHistogram
+    >>> from throughput import estimate, load_calibration, shipped_calibrations
+    >>> fig = epoch_figure(estimate(SizeHistogram.from_counts([3, 8], [4, 14], [20, 4]), 4,
+    ...                             load_calibration(shipped_calibrations()[0])))
+    >>> len(fig.data), fig.layout.annotations[1].text, fig.data[0].y[-1]
+    (2, 'Whole run: 1 epoch, compilations once', 'PyG DataLoader (no padding)')
     """
     run = table.attrs.get("run", {})
     fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.12, subplot_titles=(

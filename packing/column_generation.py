@@ -162,7 +162,14 @@ _CACHE_LOCK = threading.Lock()
 
 
 def clear_cache() -> None:
-    """Forget every cached LP run."""
+    """Forget every cached LP run.
+
+    >>> hist, limits = SizeHistogram.from_counts([15, 3], [20, 2], [7, 20]), PackLimits(29, 100, 256)
+    >>> first = lp_bound(hist, limits)
+    >>> clear_cache()
+    >>> lp_bound(hist, limits) is first  # run again, not the cached result
+    False
+    """
     with _CACHE_LOCK:
         _CACHE.clear()
 

@@ -217,6 +217,12 @@ def export_config(
     ``source``, ``provenance``; see ``data_loaders.load_histogram``). ``sections`` adds
     further top-level sections (their names must not clash with the schema's). Raises
     ``ValueError`` if the plan does not pack ``hist`` exactly.
+
+    >>> from packing import pack
+    >>> hist = SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2])
+    >>> config = export_config(pack(hist, PackLimits(5, 6, 4)), hist, {"dataset": "toy"})
+    >>> config["dataset"]["name"], config["dataset"]["graphs"], config["limits"], config["metrics"]["packs"]
+    ('toy', 4, {'max_nodes': 5, 'max_edges': 6, 'max_graphs': 4}, 2)
     """
     plan.check(hist)
     clash = set(sections or {}) & set(_CORE)
@@ -253,19 +259,44 @@ def export_config(
 
 
 def config_json(config: dict[str, Any]) -> str:
-    """The configuration as indented JSON text."""
+    """The configuration as indented JSON text.
+
+    >>> print(config_json({"schema": "graph-packing-config", "limits": {"max_nodes": 5}}))
+    {
+      "schema": "graph-packing-config",
+      "limits": {
+        "max_nodes": 5
+      }
+    }
+    """
     return json.dumps(config, indent=2)
 
 
 def save_config(config: dict[str, Any], path: str | Path) -> Path:
-    """Write ``config`` (from :func:`export_config`) as JSON to ``path``."""
+    """Write ``config`` (from :func:`export_config`) as JSON to ``path``.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = save_config({"schema": "graph-packing-config"}, Path(folder) / "config.json")
+    ...     print(path.name, json.loads(path.read_text()))
+    config.json {'schema': 'graph-packing-config'}
+    """
     path = Path(path)
     path.write_text(config_json(config) + "\n", encoding="utf-8")
     return path
 
 
 def config_histogram(config: dict[str, Any]) -> SizeHistogram:
-    """The size histogram stored in a configuration (``ValueError`` naming what is wrong)."""
+    """The size histogram stored in a configuration (``ValueError`` naming what is wrong).
+
+    >>> hist = config_histogram({"histogram": {"num_nodes": [2, 3], "num_edges": [2, 4], "count": [2, 2]}})
+    >>> hist.num_graphs, hist.total_nodes
+    (4, 10)
+    >>> config_histogram({"histogram": {"num_nodes": [2.5], "num_edges": [2], "count": [1]}})
+    Traceback (most recent call last):
+    ...
+    ValueError: histogram.num_nodes must be a list of integers.
+    """
     data = config.get("histogram") if isinstance(config, dict) else None
     if not isinstance(data, dict):
         raise ValueError("histogram must be an object with num_nodes, num_edges and count lists.")
@@ -314,6 +345,12 @@ def load_config(source: str | Path | bytes | dict[str, Any]) -> tuple[dict[str, 
     that the stored metrics are those of the plan; any problem is one ``ValueError`` naming
     the field. Work grows with the file's size, plus one knapsack for an LP bound. The plan
     returned carries the stored bounds (``plan.bounds``).
+
+    >>> from packing import pack
+    >>> hist = SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2])
+    >>> config, plan = load_config(config_json(export_config(pack(hist, PackLimits(5, 6, 4)), hist, {})))
+    >>> plan.num_packs, str(plan.limits), config["dataset"]["graphs"]
+    (2, '5 nodes, 6 edges, 4 graphs', 4)
     """
     config = _read(source)
     missing = [key for key in ("schema", "schema_version", "histogram", "limits", "method", "metrics", "plan")

@@ -401,7 +401,12 @@ def most_graphs_per_pack(nodes, edges, counts, max_nodes: int, max_edges: int) -
 
 
 def bin_order(nodes: np.ndarray, edges: np.ndarray, heuristic: Heuristic) -> np.ndarray:
-    """Indices of histogram bins from the largest heuristic value down (ties: nodes, edges)."""
+    """Indices of histogram bins from the largest heuristic value down (ties: nodes, edges).
+
+    >>> from packing.heuristics import HEURISTICS
+    >>> bin_order(np.array([2, 3, 1, 3]), np.array([5, 1, 9, 4]), HEURISTICS["sum"]).tolist()  # sums 7, 4, 10, 7
+    [2, 3, 0, 1]
+    """
     return np.lexsort((-edges, -nodes, -heuristic.array(nodes, edges)))
 
 
@@ -549,7 +554,14 @@ def greedy_pack(
 
 def merge_strategies(tree: ContentTree, closed: list[tuple[int, int]]) -> list[Strategy]:
     """Strategies from closed (content node, count) pairs: equal contents merged, the most
-    used first."""
+    used first.
+
+    >>> tree = ContentTree()
+    >>> two_of_0, one_of_1 = tree.add(-1, 0, 2), tree.add(-1, 1, 1)
+    >>> with_1 = tree.add(two_of_0, 1, 1)  # bin 1 added to the pack holding two of bin 0
+    >>> merge_strategies(tree, [(with_1, 2), (one_of_1, 1), (with_1, 3)])
+    [((0, 0, 1), 5), ((1,), 1)]
+    """
     return merge((tree.items(node), count) for node, count in closed)
 
 

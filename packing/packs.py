@@ -50,13 +50,21 @@ def copies_of(pack: Pack) -> dict[int, int]:
 
 
 def row_index(hist: SizeHistogram) -> dict[tuple[int, int], int]:
-    """``{(nodes, edges): row}`` of a histogram, for :func:`pack_of`."""
+    """``{(nodes, edges): row}`` of a histogram, for :func:`pack_of`.
+
+    >>> row_index(SizeHistogram.from_counts([3, 2], [4, 1], [5, 5]))
+    {(2, 1): 0, (3, 4): 1}
+    """
     return {(int(n), int(e)): row for row, (n, e) in enumerate(zip(hist.num_nodes.tolist(), hist.num_edges.tolist()))}
 
 
 def items_of(pack: Pack, hist: SizeHistogram) -> Items:
     """A pack by graph sizes, largest first (histogram rows are sorted by (nodes, edges), so
-    walking them from the last lists the sizes largest first, equal sizes together)."""
+    walking them from the last lists the sizes largest first, equal sizes together).
+
+    >>> items_of((0, 1, 1), SizeHistogram.from_counts([2, 3], [1, 4], [5, 5]))
+    ((3, 4, 2), (2, 1, 1))
+    """
     nodes, edges = hist.num_nodes, hist.num_edges
     items: list[tuple[int, int, int]] = []
     last = -1
@@ -72,7 +80,11 @@ def items_of(pack: Pack, hist: SizeHistogram) -> Items:
 
 def pack_of(items: Items, rows: Mapping[tuple[int, int], int]) -> Pack:
     """The rows of a pack given by sizes (``rows`` from :func:`row_index`); a ``KeyError``
-    for a size the histogram does not have."""
+    for a size the histogram does not have.
+
+    >>> pack_of(((3, 4, 2), (2, 1, 1)), {(2, 1): 0, (3, 4): 1})
+    (0, 1, 1)
+    """
     return tuple(sorted(rows[n, e] for n, e, copies in items for _ in range(copies)))
 
 

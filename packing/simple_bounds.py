@@ -54,7 +54,14 @@ def volume_bound(
 
 
 def check_side(limits: PackLimits, unlimited: str | None) -> None:
-    """A ``ValueError`` unless ``limits`` is a PackLimits and ``unlimited`` None or a side."""
+    """A ``ValueError`` unless ``limits`` is a PackLimits and ``unlimited`` None or a side.
+
+    >>> check_side(PackLimits(10, 10, 8), "nodes")  # accepted: no error, returns None
+    >>> check_side(PackLimits(10, 10, 8), "graphs")
+    Traceback (most recent call last):
+    ...
+    ValueError: unlimited must be None, 'nodes' or 'edges', got 'graphs'.
+    """
     if not isinstance(limits, PackLimits):
         raise ValueError(f"limits must be a PackLimits, got {limits!r}.")
     if unlimited is not None and unlimited not in SIDES:

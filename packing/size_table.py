@@ -35,7 +35,14 @@ def size_limit_words(max_bytes: int) -> str:
 
 
 def read_file_bytes(path: str | Path, max_bytes: int = MAX_BYTES) -> bytes:
-    """A local file's bytes, refusing missing, non-file and oversized paths before reading."""
+    """A local file's bytes, refusing missing, non-file and oversized paths before reading.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = (Path(folder) / "sizes.csv").write_bytes(b"num_nodes,num_edges")
+    ...     read_file_bytes(Path(folder) / "sizes.csv")
+    b'num_nodes,num_edges'
+    """
     path = Path(path).expanduser()
     if not path.is_file():
         raise ValueError(f"No file at {path}" + (" (it is a folder)." if path.is_dir() else "."))
@@ -104,7 +111,13 @@ def _read_text_table(data: bytes, name: str, separator: str) -> pd.DataFrame:
 
 def numbered_rows(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` indexed by its rows' numbers in the file (1 for the first row under the
-    header), so that a message can name a row after blank rows were dropped."""
+    header), so that a message can name a row after blank rows were dropped.
+
+    >>> numbered_rows(pd.DataFrame({"num_nodes": [3, 5], "num_edges": [4, 8]}))
+       num_nodes  num_edges
+    1          3          4
+    2          5          8
+    """
     return frame.set_axis(pd.RangeIndex(1, len(frame) + 1), axis=0)
 
 

@@ -94,6 +94,12 @@ def comparison_table(summaries: dict[str, dict[str, Any]], run: dict[str, Any]) 
 
     Raises:
         KeyError: a summary lacks a column (it did not come from a simulated run).
+
+    >>> from packing import SizeHistogram
+    >>> from packing.batching import compare_batching
+    >>> attrs = compare_batching(SizeHistogram.from_counts([3, 8], [4, 14], [20, 4]), 4).attrs
+    >>> comparison_table({"dynamic": attrs["summaries"]["dynamic"]}, attrs["run"]).loc[0, "settings"]
+    'target 64 nodes, 64 edges, 4 graphs (Algorithm 1: 24-graph sample, seed 0)'
     """
     columns = TABLE_COLUMNS + (DEVICE_COLUMNS if run["devices"] > 1 else ())
     rows = [{**{column: summary[column] for column in columns[1:]}, "strategy": name,

@@ -32,7 +32,12 @@ MAX_STREAM_GRAPHS = 20_000_000
 
 
 def epoch_rng(seed: int, epoch: int) -> np.random.Generator:
-    """The random generator of one epoch (its order, and for packing its pack order)."""
+    """The random generator of one epoch (its order, and for packing its pack order).
+
+    >>> order = epoch_rng(seed=0, epoch=1).permutation(6).tolist()
+    >>> order == epoch_rng(0, 1).permutation(6).tolist(), order == epoch_rng(0, 2).permutation(6).tolist()
+    (True, False)
+    """
     return np.random.default_rng([seed, epoch])
 
 

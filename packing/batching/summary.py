@@ -88,7 +88,14 @@ def value_counts(values: np.ndarray) -> dict[str, list[int]]:
 
 def shape_curve(first_steps: np.ndarray, steps: int) -> dict[str, list[int]]:
     """Distinct shapes seen by each step: every first appearance when there are at most
-    ``CURVE_POINTS``, else the counts at ``CURVE_POINTS`` log-spaced steps (and the last)."""
+    ``CURVE_POINTS``, else the counts at ``CURVE_POINTS`` log-spaced steps (and the last).
+
+    >>> shape_curve(np.array([0, 3, 10]), steps=20)
+    {'step': [0, 3, 10], 'distinct_shapes': [1, 2, 3]}
+    >>> curve = shape_curve(np.arange(1000), steps=1000)  # a new shape every step: log-spaced counts
+    >>> len(curve["step"]), curve["step"][-1], curve["distinct_shapes"][-1]
+    (130, 999, 1000)
+    """
     if first_steps.size <= CURVE_POINTS:
         return {"step": first_steps.tolist(), "distinct_shapes": list(range(1, first_steps.size + 1))}
     marks = np.unique(np.geomspace(1, max(steps, 1), CURVE_POINTS).astype(np.int64) - 1)
