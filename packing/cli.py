@@ -238,10 +238,11 @@ def _add_batching(commands) -> None:
     compare.add_argument("--buckets", type=int, default=DEFAULT_BUCKETS,
                          help=f"shapes of the buckets strategy, 1 to 16 (default {DEFAULT_BUCKETS})")
     compare.add_argument("--max-nodes", type=int,
-                         help="packing row: nodes per pack (default: the dynamic batching target of Algorithm 1, so "
-                              "packs get the same padded shape as dynamic batches)")
+                         help="packing row: nodes per pack (default: the real room of the dynamic batching target "
+                              "of Algorithm 1, its nodes less the padding node, so packs get the same padded shape "
+                              "as dynamic batches)")
     compare.add_argument("--max-edges", type=int, help="packing row: edges per pack (default: the dynamic target)")
-    compare.add_argument("--max-graphs", type=int, help="packing row: graphs per pack (default: the batch size)")
+    compare.add_argument("--max-graphs", type=int, help="packing row: graphs per pack (default: the batch size less the padding graph, B - 1)")
     compare.add_argument("--algorithm", default=BEST_FIT, choices=ALL_ALGORITHMS,
                          help="packing row: algorithm (default best_fit)")
     compare.add_argument("--heuristic", choices=list(HEURISTICS), help="packing row: heuristic (default product)")

@@ -66,7 +66,7 @@ def test_aflow_batches_on_four_devices_mostly_differ_in_shape():
 
 def test_packing_rows_are_the_plan_padded_as_the_loader_pads(molhiv):
     plan = pack(molhiv, PackLimits(222, 502, 256))
-    table = compare_batching(molhiv, 32, plan=plan).set_index("strategy")
+    table = compare_batching(molhiv, 32, plan=plan, packs_per_batch=1).set_index("strategy")
     row = table.loc["packing"]
     assert row["batches"] == plan.num_packs
     # one padding node and one padding graph per batch, as PackedLoader pads (BatchShape.for_plan)
@@ -76,3 +76,13 @@ def test_packing_rows_are_the_plan_padded_as_the_loader_pads(molhiv):
     assert row["max_padded_nodes"] == 223 and row["distinct_shapes"] == 1
     # one epoch of every strategy covers the training split once
     assert np.allclose(table["batches_per_epoch"] * table["mean_graphs_per_batch"], molhiv.num_graphs)
+
+
+def test_packing_rows_carry_about_the_batch_size_by_default(molhiv):
+    """As the command line's and the Batching page's 'match': packs per batch that carry
+    about batch_size graphs, so that packing takes about as many steps as the batches."""
+    plan = pack(molhiv, PackLimits(222, 502, 256))  # about 8.7 graphs per pack
+    table = compare_batching(molhiv, 32, plan=plan)
+    assert table.attrs["settings"]["packing"]["packs_per_batch"] == 4
+    steps = table.set_index("strategy")["batches_per_epoch"]
+    assert abs(steps["packing"] / steps["dynamic"] - 1) < 0.15

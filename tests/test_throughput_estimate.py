@@ -54,7 +54,7 @@ def test_pyg_dataloader_epoch_is_the_hand_worked_sum():
 def test_packing_row_prices_every_pack_at_the_shape_the_loader_pads_it_to():
     plan = pack(HIST, PackLimits(20, 40, 4))
     cal = synthetic(2e-3, 1e-5, 1e-6, 1e-4)
-    row = estimate(HIST, 4, cal, plan).set_index("strategy").loc["packing"]
+    row = estimate(HIST, 4, cal, plan, packs_per_batch=1).set_index("strategy").loc["packing"]
     per_step = 2e-3 + 21 * 1e-5 + 40 * 1e-6 + 5 * 1e-4  # BatchShape.for_plan: one padding node and graph
     assert row["steps_per_epoch"] == plan.num_packs
     assert row["epoch_seconds"] == pytest.approx(plan.num_packs * per_step, rel=1e-9)
@@ -70,6 +70,9 @@ def test_several_packs_per_batch_are_priced_as_one_batch_of_their_total_capacity
     assert row["step_ms"] == pytest.approx(1e3 * per_step, rel=1e-9)
     with pytest.raises(ValueError, match="packs_per_batch needs a plan"):
         estimate(HIST, 4, cal, packs_per_batch=2)
+    # by default, as many packs as carry about the batch size (the command line's 'match')
+    matched = estimate(HIST, 4, cal, plan).set_index("strategy").loc["packing"]
+    assert matched["steps_per_epoch"] == row["steps_per_epoch"] and matched["step_ms"] == row["step_ms"]
 
 
 def test_estimates_scale_as_the_model_says():

@@ -212,13 +212,13 @@ def price_batches(batches: pd.DataFrame, calibration: Calibration, epochs_run: f
 
 def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, plan: PackingPlan | None = None, *,
              baseline: str = PYG_DATALOADER, devices: int = 1, epochs: int = 1, steps: int | None = None,
-             seed: int = 0, num_shapes: int = 8, packs_per_batch: int = 1) -> pd.DataFrame:
+             seed: int = 0, num_shapes: int = 8, packs_per_batch: int | None = None) -> pd.DataFrame:
     """One row per batching strategy (``ROWS``; the ``packing`` row is ``plan`` when given,
-    ``packs_per_batch`` packs per batch) for ``devices`` data-parallel devices over a run of
-    ``epochs`` epochs (or ``steps`` steps) of the simulator's seeded stream: steps per
-    epoch, mean time per step (ms, without compilations), the first, steady and mean epoch
-    and the whole run with their error bands and compilations (module docstring), graphs
-    per second, speed-ups over ``baseline`` (the user's current batching, one of ``ROWS``)
+    ``packs_per_batch`` packs per batch, by default about ``batch_size`` graphs) for
+    ``devices`` data-parallel devices over a run of ``epochs`` epochs (or ``steps`` steps)
+    of the simulator's seeded stream: steps per epoch, mean time per step (ms, without
+    compilations), the first, steady and mean epoch and the whole run with their error
+    bands and compilations (module docstring), graphs per second, speed-ups over ``baseline`` (the user's current batching, one of ``ROWS``)
     per mean epoch, steady epoch and run, the share of device time spent waiting for a
     step's largest batch, the largest padded shape and whether it extrapolates the
     calibration. ``table.attrs`` keeps the calibration's summary, the run and the baseline.
@@ -234,7 +234,8 @@ def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, pla
         steps: optimizer steps of the run priced.
         seed: seed of the epoch orders and the dynamic target's sample.
         num_shapes: shapes of the buckets strategy.
-        packs_per_batch: packs of ``plan`` per batch.
+        packs_per_batch: packs of ``plan`` per batch; None: as many as carry about
+            ``batch_size`` graphs (:func:`packing.batching.packs_matching_batch_size`).
 
     Returns:
         The estimate table, one row per strategy (``COLUMNS``).

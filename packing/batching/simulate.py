@@ -638,12 +638,13 @@ def packs_matching_batch_size(plan: PackingPlan, batch_size: int) -> int:
 
 
 def default_requests(hist: SizeHistogram, batch_size: int, plan: PackingPlan | None, seed: int,
-                     num_shapes: int = DEFAULT_BUCKETS, packs_per_batch: int = 1) -> dict[str, dict[str, Any]]:
+                     num_shapes: int = DEFAULT_BUCKETS, packs_per_batch: int | None = None,
+                     ) -> dict[str, dict[str, Any]]:
     """The options :func:`compare_batching` gives each strategy: dynamic estimates its target
     from 1,000 graphs (``sample_seed`` = ``seed``), raised to hold the largest graph when the
     sample misses it; pyg_dynamic gets that node target as its node budget; buckets fit
-    ``num_shapes`` shapes; packing uses ``plan`` with ``packs_per_batch`` packs per batch, or
-    without a plan packs with best fit (product) into the real room of the dynamic target
+    ``num_shapes`` shapes; packing uses ``plan`` with ``packs_per_batch`` packs per batch
+    (None: :func:`packs_matching_batch_size`, about ``batch_size`` graphs), or without a plan packs with best fit (product) into the real room of the dynamic target
     (T_v - 1 nodes, T_e edges, B - 1 graphs), so that its batches, one pack each, pad to
     the padded shape of dynamic batching.
 
@@ -653,7 +654,8 @@ def default_requests(hist: SizeHistogram, batch_size: int, plan: PackingPlan | N
         plan: the packing row's plan, or None for packs of the dynamic target.
         seed: seed of the dynamic target's sample.
         num_shapes: bucket shapes to fit (1 to ``MAX_SHAPES``).
-        packs_per_batch: packs of ``plan`` per batch.
+        packs_per_batch: packs of ``plan`` per batch; None: as many as carry about
+            ``batch_size`` graphs (the command line's and the Batching page's 'match').
 
     Returns:
         Strategy name to its options, in ``STRATEGIES`` order (for :func:`run_strategies`).
@@ -666,7 +668,7 @@ def default_requests(hist: SizeHistogram, batch_size: int, plan: PackingPlan | N
     >>> requests["pyg_dynamic"], requests["packing"]["limits"]
     ({'max_num': 64, 'mode': 'node'}, PackLimits(max_nodes=63, max_edges=64, max_graphs=3))
     """
-    if plan is None and packs_per_batch != 1:
+    if plan is None and packs_per_batch not in (None, 1):
         raise ValueError("packs_per_batch needs a plan: without one the packing row packs into the dynamic "
                          "batching target, whose packs already hold about batch_size graphs.")
     dynamic = {"sample_size": DEFAULT_SAMPLE_SIZE, "sample_seed": seed, "raise_to_fit": True}
@@ -676,17 +678,18 @@ def default_requests(hist: SizeHistogram, batch_size: int, plan: PackingPlan | N
         "dynamic": dynamic,
         "pyg_dynamic": {"max_num": target.num_nodes, "mode": "node"},
         "buckets": {"num_shapes": num_shapes},
-        "packing": ({"plan": plan, "packs_per_batch": packs_per_batch} if plan is not None
+        "packing": ({"plan": plan, "packs_per_batch": packs_matching_batch_size(plan, batch_size)
+                     if packs_per_batch is None else packs_per_batch} if plan is not None
                     else {"limits": target.pack_limits()}),
     }
 
 
 def compare_batching(hist: SizeHistogram, batch_size: int, plan: PackingPlan | None = None, steps: int | None = None,
                      seed: int = 0, *, epochs: int = 1, devices: int = 1, num_shapes: int = DEFAULT_BUCKETS,
-                     packs_per_batch: int = 1) -> pd.DataFrame:
+                     packs_per_batch: int | None = None) -> pd.DataFrame:
     """One row per strategy (``STRATEGIES`` order) on the same stream of graphs, with the
     options of :func:`default_requests` (``packs_per_batch`` packs of ``plan`` per batch;
-    :func:`packs_matching_batch_size` carries about ``batch_size`` graphs): batches, steps, node / edge / graph efficiency,
+    by default as many as carry about ``batch_size`` graphs): batches, steps, node / edge / graph efficiency,
     distinct padded shapes, the largest padded shape, batches per epoch, graphs per batch,
     a ``settings`` column in words, and for ``devices > 1`` the multi-device columns.
     ``table.attrs`` holds the run (``"run"``), each strategy's settings (``"settings"``) and
@@ -702,7 +705,8 @@ def compare_batching(hist: SizeHistogram, batch_size: int, plan: PackingPlan | N
         epochs: whole epochs when ``steps`` is None.
         devices: data-parallel devices, one batch each per step.
         num_shapes: bucket shapes to fit.
-        packs_per_batch: packs of ``plan`` per batch.
+        packs_per_batch: packs of ``plan`` per batch; None: as many as carry about
+            ``batch_size`` graphs (:func:`packs_matching_batch_size`).
 
     Returns:
         The comparison table (one row per strategy, ``attrs`` as above).
