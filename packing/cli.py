@@ -106,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     one.add_argument("--prove", action="store_true",
                      help="also compute the LP lower bound by column generation (seconds; progress on stderr), "
                           "so the gap is measured against the best proven bound")
-    one.add_argument("--prove-seconds", type=float, default=DEFAULT_TIME_BUDGET, metavar="SECONDS",
+    one.add_argument("--prove-seconds", type=float, metavar="SECONDS",
                      help=f"time budget of --prove (default {DEFAULT_TIME_BUDGET:g}, at most {MAX_TIME_BUDGET:g}); "
                           "the bound is valid when the budget stops it early")
     one.add_argument("--out", type=Path,
@@ -138,7 +138,8 @@ def add_sweep_arguments(grid: argparse.ArgumentParser) -> None:
     grid.add_argument("--edges", type=_int_list, help="edge limits, same forms as --nodes")
     _method_options(grid, (*TUPLE_ALGORITHMS, PUBLISHED))
     grid.add_argument("--min-efficiency", type=float, default=0.95,
-                      help="report the smallest limits whose node and edge efficiency both reach this")
+                      help="report the smallest limits whose node and edge efficiency both reach this fraction "
+                           "(default 0.95)")
     grid.add_argument("--out", type=Path, help="write the sweep table as .csv or .json")
 
 
@@ -167,13 +168,16 @@ def _progress_on_stderr() -> Callable[[float, str], None]:
 
 
 def _pack(args: argparse.Namespace, hist: SizeHistogram) -> None:
+    if args.prove_seconds is not None and not args.prove:
+        raise ValueError("--prove-seconds is the time budget of --prove; add --prove, or leave it out.")
     limits = as_limits(hist, max_nodes=args.max_nodes, max_edges=args.max_edges, max_graphs=args.max_graphs)
     plan = pack(hist, limits, _method(args))
     plan.check(hist)
     if args.prove:
         if not plan.method.keeps_limits:
             raise ValueError(f"--prove bounds plans that keep every limit; {plan.method.label} breaks one.")
-        plan = plan.with_bounds(lower_bounds(hist, limits, prove=True, time_budget=args.prove_seconds,
+        budget = DEFAULT_TIME_BUDGET if args.prove_seconds is None else args.prove_seconds
+        plan = plan.with_bounds(lower_bounds(hist, limits, prove=True, time_budget=budget,
                                              progress=_progress_on_stderr(), plan=plan))
     if args.out is None:
         print(json.dumps(plan.summary(), indent=1))
@@ -194,11 +198,25 @@ def sweep_request(args: argparse.Namespace, hist: SizeHistogram) -> SweepRequest
     >>> request = sweep_request(parser.parse_args(["h.csv", "--nodes", "8,4"]), SizeHistogram.from_sizes([3], [4]))
     >>> request.node_limits, request.edge_limits[:3], request.method.algorithm
     ([8, 4], [4, 5, 6], 'best_fit')
+    >>> sweep_request(parser.parse_args(["h.csv", "--nodes", "2"]), SizeHistogram.from_sizes([3], [4]))
+    Traceback (most recent call last):
+    ...
+    ValueError: No limit pair of the grid holds the largest graph (3 nodes, 4 edges), so no cell could be packed: \
+raise --nodes to at least 3.
     """
+    if not 0 < args.min_efficiency <= 1:
+        raise ValueError(f"--min-efficiency is a fraction above 0 and at most 1 (0.95 means 95 %), "
+                         f"got {args.min_efficiency:g}.")
     nodes, edges = default_limits(hist)
     request = SweepRequest(nodes if args.nodes is None else args.nodes, edges if args.edges is None else args.edges,
                            args.max_graphs, _method(args))
     sweep_cells(*request)
+    short = [f"raise --{flag} to at least {largest:,}" for flag, limits, largest in
+             (("nodes", request.node_limits, hist.max_nodes), ("edges", request.edge_limits, hist.max_edges))
+             if max(limits) < largest]
+    if short:
+        raise ValueError(f"No limit pair of the grid holds the largest graph ({hist.max_nodes:,} nodes, "
+                         f"{hist.max_edges:,} edges), so no cell could be packed: {' and '.join(short)}.")
     return request
 
 

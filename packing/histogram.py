@@ -66,7 +66,7 @@ def _from_floats(array: np.ndarray, name: str) -> np.ndarray:
         raise ValueError(f"{name} must hold whole numbers; found NaN or infinity.")
     fractional = as_float != np.round(as_float)
     if fractional.any():
-        raise ValueError(f"{name} must hold whole numbers; found {as_float[fractional][0]!r}.")
+        raise ValueError(f"{name} must hold whole numbers; found {float(as_float[fractional][0])!r}.")
     too_large = np.abs(as_float) >= _FLOAT_EXACT
     if too_large.any():
         raise ValueError(

@@ -80,6 +80,10 @@ def test_bad_input_gives_a_message_not_a_traceback(tmp_path, molhiv_file):
     (("pack", "--algorithm", "node_only", "--prove"), "--prove bounds plans that keep every limit"),
     (("pack", "--prove", "--prove-seconds", "0"), "time_budget must be a number of seconds"),
     (("pack", "--heuristic", "paper_min"), "belongs to algorithm='published'"),
+    (("pack", "--prove-seconds", "5"), "--prove-seconds is the time budget of --prove; add --prove"),
+    (("sweep", "--nodes", "100"), "holds the largest graph (222 nodes, 502 edges), so no cell could be packed: "
+                                  "raise --nodes to at least 222"),
+    (("sweep", "--min-efficiency", "95"), "--min-efficiency is a fraction above 0 and at most 1"),
 ])
 def test_values_that_do_not_apply_or_fit_are_refused_with_the_limit(molhiv_file, args, message):
     command, *options = args
