@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING, Any, Iterator, TextIO
 import pandas as pd
 
 from packing import load_size_table, save_histogram, sweep
-from packing.batching import check_out
-from packing.cli import add_sweep_arguments, report_sweep, sweep_request
+from packing.cli import add_sweep_arguments, check_out, report_sweep, sweep_request
 
 from .aflow import DEFAULT_K
 from .api import load_histogram
@@ -89,14 +88,8 @@ def _check_histogram_args(args: argparse.Namespace) -> None:
     if given:
         owner = "--input" if args.name else "a data set NAME"
         raise ValueError(f"{', '.join(given)} only {'applies' if len(given) == 1 else 'apply'} to {owner}.")
-    _check_suffix(args.out, "--out", _TABLE_OUT)
-    _check_suffix(args.shard_report, "--shard-report", (".csv",))
-
-
-def _check_suffix(path: str | None, flag: str, suffixes: tuple[str, ...]) -> None:
-    """Refuse an output file of another type before any work is done."""
-    if path is not None and not path.endswith(suffixes):
-        raise ValueError(f"{flag} must end with {' or '.join(suffixes)}.")
+    check_out(args.out, _TABLE_OUT)
+    check_out(args.shard_report, (".csv",), "--shard-report")
 
 
 def _progress_printer(stream: TextIO, what: str):
@@ -216,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "sweep":
             _cluster_sweep(args)
         else:
-            _check_suffix(args.out, "--out", _TABLE_OUT)
+            check_out(args.out, _TABLE_OUT)
             hist, info = load_pyg_dataset(args.path) if args.pyg else \
                 load_user_file(args.path, hydrogens=args.hydrogens, k=args.k)
             _report(hist, info, args.out)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from packing import load_config
+from packing.cli import check_out
 
 from .pdf import report_pdf
 from .report import build_report
@@ -46,8 +47,13 @@ def read_sweep(path: str) -> pd.DataFrame:
        max_nodes  max_edges  packs  feasible
     0         64        128     10      True
     """
+    if not Path(path).is_file():
+        raise ValueError(f"No sweep file at {path}" + (" (it is a folder)" if Path(path).is_dir() else "") +
+                         "; write one with python -m packing sweep ... --out sweep.csv.")
     try:
         frame = pd.read_csv(path)
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a sweep table: it is not a text (CSV) file.") from None
     except ValueError as error:  # pandas' parser errors
         raise ValueError(f"{path} is not a sweep table: {str(error).strip()}") from None
     missing = [column for column in SWEEP_COLUMNS if column not in frame.columns]
@@ -73,8 +79,7 @@ def run(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     out = Path(args.out)
     try:
-        if out.suffix not in (".html", ".pdf"):
-            raise ValueError(f"--out must end in .html or .pdf, got {out.name!r}.")
+        check_out(out, (".html", ".pdf"))
         config, plan = load_config(Path(args.config))
         sweep = read_sweep(args.sweep) if args.sweep else None
         page = build_report(config, plan, sweep, file_name=Path(args.config).name)

@@ -14,8 +14,8 @@ from typing import Callable, NamedTuple
 import pandas as pd
 
 from .api import as_limits, pack
-from .batching import (DEFAULT_BUCKETS, add_packs_per_batch, batching_section, check_out, compare_batching,
-                       default_requests, packs_per_batch)
+from .batching import (DEFAULT_BUCKETS, add_packs_per_batch, batching_section, compare_batching, default_requests,
+                       packs_per_batch)
 from .bounds import lower_bounds
 from .column_generation import DEFAULT_TIME_BUDGET, MAX_TIME_BUDGET
 from .export import export_config, save_config
@@ -41,6 +41,40 @@ HISTOGRAM_HELP = (
     "size table (.csv, .tsv or .parquet, .gz allowed) with columns num_nodes,num_edges,count "
     "(or num_nodes,num_edges with one row per graph)"
 )
+
+
+def check_out(path: str | Path | None, suffixes: tuple[str, ...] = (".csv", ".json"), flag: str = "--out") -> None:
+    """Check an output file before any work is done: it ends in one of ``suffixes`` and its
+    folder exists (the command lines of every package use this).
+
+    Args:
+        path: the file asked for, or None when none was.
+        suffixes: the file types the command writes.
+        flag: the option that named the file, for the message.
+
+    Raises:
+        ValueError: another file type, a folder, or a folder that does not exist.
+
+    >>> check_out("table.csv"), check_out(None)
+    (None, None)
+    >>> check_out("table.txt")
+    Traceback (most recent call last):
+    ...
+    ValueError: --out must end in .csv or .json, got 'table.txt'.
+    >>> check_out("no/such/folder/report.html", (".html", ".pdf"))
+    Traceback (most recent call last):
+    ...
+    ValueError: --out no/such/folder/report.html: the folder no/such/folder does not exist; create it or choose another.
+    """
+    if path is None:
+        return
+    path = Path(path)
+    if path.suffix not in suffixes:
+        raise ValueError(f"{flag} must end in {' or '.join(suffixes)}, got {path.name!r}.")
+    if path.is_dir():
+        raise ValueError(f"{flag} {path} is a folder; give a file name in it, e.g. {path / ('out' + suffixes[0])}.")
+    if not path.parent.is_dir():
+        raise ValueError(f"{flag} {path}: the folder {path.parent} does not exist; create it or choose another.")
 
 
 def _int_list(text: str) -> list[int]:

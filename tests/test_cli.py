@@ -63,6 +63,8 @@ def test_bad_input_gives_a_message_not_a_traceback(tmp_path, molhiv_file):
     assert bad_grid.returncode == 2 and "not a list" in bad_grid.stderr
     empty_range = cli("sweep", str(molhiv_file), "--nodes", "300:200:10")
     assert empty_range.returncode == 2 and "The range is empty: start 300 is above stop 200" in empty_range.stderr
+    nowhere = cli("pack", str(molhiv_file), "--out", str(tmp_path / "no" / "plan.json"))
+    assert nowhere.returncode == 2 and "does not exist; create it or choose another" in nowhere.stderr
     folder = cli("stats", str(tmp_path))
     assert folder.returncode == 2 and "it is a folder" in folder.stderr and "Traceback" not in folder.stderr
 

@@ -282,7 +282,7 @@ def test_cli_with_an_unreachable_scheduler_fails_clearly_within_10_seconds(tmp_p
     (["--input", "x/*.csv", "--split", "train"], "--split only applies to a data set NAME"),
     (["qm9", "--column", "smiles", "--scheduler", "tcp://h:1"], "--column, --scheduler only apply to --input"),
     (["--input", "x/*.csv", "--hydrogens"], "hydrogens applies to SMILES"),
-    (["--input", "x/*.csv", "--shard-report", "r.txt"], "--shard-report must end with .csv"),
+    (["--input", "x/*.csv", "--shard-report", "r.txt"], "--shard-report must end in .csv, got 'r.txt'"),
 ])
 def test_cli_refuses_bad_arguments_before_starting_a_cluster(args, message, tmp_path, capsys):
     assert main(["histogram", *args, "--out", str(tmp_path / "h.csv")]) == 2

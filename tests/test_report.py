@@ -241,17 +241,23 @@ def test_cli_errors_are_one_line_and_exit_2(saved, tmp_path):
     config = json.loads(saved[0].read_text())
     config["metrics"]["packs"] += 1
     bad.write_text(json.dumps(config))
+    bad.with_suffix(".png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
     maybe = tmp_path / "maybe.csv"
     pd.read_csv(saved[1]).assign(feasible="maybe").to_csv(maybe, index=False)
     for args, words in (((str(bad),), "metrics.packs"), ((str(tmp_path / "missing.json"),), "missing.json"),
                         ((str(saved[0]), "--sweep", str(saved[0])), "not a sweep table"),
-                        ((str(saved[0]), "--sweep", str(maybe)), "column feasible holds values of the wrong type")):
+                        ((str(saved[0]), "--sweep", str(maybe)), "column feasible holds values of the wrong type"),
+                        ((str(saved[0]), "--sweep", str(tmp_path / "none.csv")), "No sweep file at"),
+                        ((str(saved[0]), "--sweep", str(tmp_path)), "(it is a folder); write one with"),
+                        ((str(saved[0]), "--sweep", str(bad.with_suffix(".png"))), "not a text (CSV) file")):
         result = run_cli("report", *args, "--out", str(tmp_path / "r.html"))
         assert result.returncode == 2 and result.stderr.startswith("error: ") and words in result.stderr, result.stderr
         assert "Traceback" not in result.stderr
     assert not (tmp_path / "r.html").exists()
     result = run_cli("report", str(saved[0]), "--out", str(tmp_path / "r.txt"))
     assert result.returncode == 2 and result.stderr == "error: --out must end in .html or .pdf, got 'r.txt'.\n"
+    result = run_cli("report", str(saved[0]), "--out", str(tmp_path / "no" / "r.html"))
+    assert result.returncode == 2 and "the folder " + str(tmp_path / "no") + " does not exist" in result.stderr
 
 
 def test_export_page_report_has_every_section_and_the_pages_numbers(monkeypatch):

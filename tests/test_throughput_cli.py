@@ -69,6 +69,9 @@ def test_errors_end_with_a_message_and_status_2(tmp_path, capsys):
         (("estimate", str(config), "--calibration", str(shipped_calibrations()[0]), "--batch-size", "4",
           "--out", str(tmp_path / "x.txt")), "--out must end in .csv or .json"),
         (("check", str(broken)), "not a calibration file"),
+        (("check", str(shipped_calibrations()[0]), "--out", str(tmp_path / "check.txt")), "--out must end in .json"),
+        (("estimate", str(config), "--calibration", str(shipped_calibrations()[0]), "--batch-size", "4",
+          "--out", str(tmp_path / "no" / "x.csv")), "the folder " + str(tmp_path / "no") + " does not exist"),
     ]
     for args, message in cases:
         assert run(list(args)) == 2, args

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from packing import config_histogram, load_config
-from packing.batching import add_packs_per_batch, check_out, packs_per_batch
+from packing.batching import add_packs_per_batch, packs_per_batch
+from packing.cli import check_out
 
 from .calibration import MODES, calibrate, load_calibration
 from .check import calibration_for_this_machine, check_calibration
@@ -120,6 +121,7 @@ def _calibrate(args: argparse.Namespace) -> None:
 
 
 def _check(args: argparse.Namespace) -> None:
+    check_out(args.out, (".json",))
     if args.calibration is None:
         found = calibration_for_this_machine(_progress, args.seconds)
         check, text = found.check, found.reason

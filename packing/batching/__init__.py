@@ -22,7 +22,7 @@ The modules inside, one job each:
 True
 """
 from .buckets import MAX_SHAPES, BucketFit, fit_bucket_shapes
-from .cli_options import add_packs_per_batch, check_out, packs_per_batch
+from .cli_options import add_packs_per_batch, packs_per_batch
 from .padding import constant_shape, target_from_sample
 from .report import (
     STRATEGIES,
@@ -63,7 +63,6 @@ __all__ = [
     "add_packs_per_batch",
     "batching_section",
     "check_batching_section",
-    "check_out",
     "compare_batching",
     "comparison_table",
     "constant_shape",

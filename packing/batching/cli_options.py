@@ -1,33 +1,11 @@
 """Command-line options shared by the two commands that compare batching strategies,
-``python -m packing batching`` and ``python -m throughput estimate``: ``--packs-per-batch``
-and the ``--out`` table file."""
+``python -m packing batching`` and ``python -m throughput estimate``: ``--packs-per-batch``."""
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ..plan import PackingPlan
 from .simulate import packs_matching_batch_size
-
-
-def check_out(path: Path | None) -> None:
-    """Check an output file before any work is done: a table is written as .csv or .json.
-
-    Args:
-        path: the ``--out`` file, or None when none was asked for.
-
-    Raises:
-        ValueError: the file ends in neither .csv nor .json.
-
-    >>> check_out(Path("table.csv")), check_out(None)
-    (None, None)
-    >>> check_out(Path("table.txt"))
-    Traceback (most recent call last):
-    ...
-    ValueError: --out must end in .csv or .json, got 'table.txt'.
-    """
-    if path is not None and path.suffix not in (".csv", ".json"):
-        raise ValueError(f"--out must end in .csv or .json, got {path.name!r}.")
 
 
 def _packs_value(text: str) -> int | None:
