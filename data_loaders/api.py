@@ -17,7 +17,7 @@ from .ogb_loader import load_ogb_family
 from .paths import shared_data_root
 from .profiles import bundled_histogram
 from .qm9 import qm9_sizes
-from .registry import DatasetSpec, check_split, effective_options, get_spec, resolve_options
+from .registry import DatasetSpec, check_options_apply, check_split, effective_options, get_spec, resolve_options
 from .smiles import Progress
 
 
@@ -92,7 +92,8 @@ def load_histogram(
         ``warning``.
 
     Raises:
-        ValueError: an unknown data set, split or option, or an option value out of range.
+        ValueError: an unknown data set, split or option, an option value out of range, or an
+            option given where it does not apply (QM9's k for bond graphs).
         DatasetUnavailableError: the data is not on disk and cannot (or may not) be downloaded.
 
     >>> hist, info = load_histogram("ogbg-molhiv", split="train")
@@ -107,6 +108,7 @@ def load_histogram(
         split = spec.splits[0]
     check_split(spec, split)
     resolved = resolve_options(spec, options)
+    check_options_apply(spec, options, resolved)
     effective = effective_options(spec, resolved)
     found = bundled_histogram(name, split, effective) if use_bundled else None
     warning = None

@@ -105,8 +105,8 @@ pack(SizeHistogram.from_sizes(*data_loaders.graph_sizes(dataset)), ...).
         raise ValueError(
             f"The plan was not made for this dataset: size ({nodes} nodes, {edges} edges) has "
             f"{in_plan.get((nodes, edges), 0):,} graphs in the plan but {in_data.get((nodes, edges), 0):,} in the "
-            f"dataset ({len(differing):,} {'size differs' if len(differing) == 1 else 'sizes differ'}; the plan packs {planned.num_graphs:,} graphs, the dataset "
-            f"has {hist.num_graphs:,}). Make the plan from this dataset's sizes: "
+            f"dataset ({len(differing):,} {'size differs' if len(differing) == 1 else 'sizes differ'}; the plan "
+            f"packs {planned.num_graphs:,} graphs, the dataset has {hist.num_graphs:,}). Make the plan from this dataset's sizes: "
             "pack(SizeHistogram.from_sizes(*data_loaders.graph_sizes(dataset)), ...).")
     if plan.method.unlimited is None:
         plan.limits.check_fits(hist)

@@ -225,6 +225,23 @@ def resolve_options(spec: DatasetSpec, options: dict[str, Any]) -> dict[str, Any
     return resolved
 
 
+def check_options_apply(spec: DatasetSpec, given: dict[str, Any], resolved: dict[str, Any]) -> None:
+    """``ValueError`` for an option ``given`` that would not change the histogram
+    with the ``resolved`` values (e.g. QM9's ``k`` for bond graphs): it would be ignored.
+
+    >>> check_options_apply(get_spec("qm9"), {"k": 12}, {"graph": "bonds", "cutoff": 5.0, "k": 12})
+    Traceback (most recent call last):
+    ...
+    ValueError: Option k applies only when graph is knn (here graph is bonds): add graph=knn, or leave k out.
+    """
+    for name in given:
+        option = spec.option(name)
+        if not option.applies(resolved):
+            other, allowed = option.applies_when
+            raise ValueError(f"Option {name} applies only when {other} is {' or '.join(map(str, allowed))} (here "
+                             f"{other} is {resolved[other]}): add {other}={allowed[0]}, or leave {name} out.")
+
+
 def effective_options(spec: DatasetSpec, resolved: dict[str, Any]) -> dict[str, Any]:
     """The options that change the histogram (QM9's cutoff only matters for radius graphs).
 

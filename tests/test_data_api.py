@@ -154,7 +154,7 @@ def test_command_line_reports_unwritable_output(isolated_roots, tmp_path: Path) 
     sizes.write_text("num_nodes,num_edges\n3,4\n")
     run = _cli("file", str(sizes), "--out", str(tmp_path / "missing_dir" / "o.csv"), env=env)
     assert run.returncode == 2 and "Traceback" not in run.stderr
-    assert run.stderr.startswith("error: ") and "missing_dir" in run.stderr and "output folder exists" in run.stderr
+    assert run.stderr.startswith("error: ") and "missing_dir does not exist; create it" in run.stderr
     assert not (tmp_path / "missing_dir").exists()
 
 

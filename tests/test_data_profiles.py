@@ -1,6 +1,7 @@
 """The shipped profiles equal what data_loaders/make_profiles.py computes from the sources."""
 from __future__ import annotations
 
+import pytest
 from data_helpers import SHARED, needs_shared
 from data_loaders import load_histogram
 from data_loaders.make_profiles import QM9_BUNDLED, aflow_profiles, ogb_profiles, qm9_profiles
@@ -33,8 +34,10 @@ def test_qm9_radius_profile_equals_computation_through_the_loader_and_cache(isol
     shipped = load_size_table(PROFILES_DIR / "qm9__all__cutoff=5.0__graph=radius.csv")
     hist, info = load_histogram("qm9", graph="radius", use_bundled=False)
     assert info["source"] == "computed from coordinates" and hist == shipped
-    cached, info = load_histogram("qm9", graph="radius", cutoff=5, k=99, use_bundled=False)
-    assert info["source"] == "cache" and cached == shipped  # k is irrelevant to radius graphs
+    cached, info = load_histogram("qm9", graph="radius", cutoff=5, use_bundled=False)
+    assert info["source"] == "cache" and cached == shipped
+    with pytest.raises(ValueError, match="Option k applies only when graph is knn"):  # it would be ignored
+        load_histogram("qm9", graph="radius", k=99, use_bundled=False)
 
 
 def test_every_shipped_file_is_produced_by_the_script_and_documented() -> None:
