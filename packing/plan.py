@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .bounds import Bounds
+from .greedy import most_graphs_per_pack
 from .histogram import SizeHistogram, exact_dot
 from .limits import MAX_LIMIT, PackLimits
 from .method import PackMethod
@@ -265,6 +266,20 @@ class PackingPlan:
         if self.tight_limits[1] > self.limits.max_edges:
             broken["max_edges"] = self.tight_limits[1]
         return broken
+
+    @cached_property
+    def graphs_that_fit(self) -> int:
+        """The most graphs of the plan's histogram that one pack within its node and edge
+        capacity can hold (the smallest graphs first): a graph limit at or above this never
+        binds, so it packs the same packs, and pads fewer graph slots where it is lower.
+
+        >>> plan = PackingPlan([(((3, 4, 2),), 1)], PackLimits(7, 100, 256), PackMethod())
+        >>> plan.graphs_that_fit  # two graphs of 3 nodes fill 6 of the 7 node slots
+        2
+        """
+        hist = self.histogram
+        return most_graphs_per_pack(hist.num_nodes, hist.num_edges, hist.counts, self.node_capacity,
+                                    self.edge_capacity)
 
     def graphs_per_pack(self) -> dict[int, int]:
         """How many packs hold k graphs, for each k that occurs."""

@@ -14,7 +14,7 @@ import figures.throughput as throughput_figures
 from packing.batching import run_length_words
 from pages import cache, state
 from pages.header import page_header
-from pages.packing_row import packing_row
+from pages.packing_row import offer_fitting_limits, packing_row
 from pages.run_controls import run_controls
 from pages.widgets import mirrored_choice, run_page, show_error
 from throughput import ROWS, Calibration, CalibrationCheck, MachineCalibration, calibrate, load_calibration
@@ -257,6 +257,7 @@ def main() -> None:
                "90th-percentile error on held-out shapes, as a factor (t / (1 + e) to t x (1 + e)). In compile mode "
                "every new padded shape of a device is one torch.compile compilation at the measured cost (its first "
                "at a fresh process's cost), paid once per run.")
+    offer_fitting_limits(row, "tp_fitting_limits")
     st.caption(f"**Calibration check:** {check_words}")
     st.subheader("Calibration")
     describe(cal)

@@ -91,7 +91,7 @@ def test_packing_row_follows_limits_chosen_on_the_packing_page_and_the_target_bu
     assert (rows.loc["packing", "max_padded_nodes"], rows.loc["packing", "max_padded_edges"]) == (120 * packs + 1,
                                                                                                   240 * packs)
     assert rows.loc["packing", "mean_graphs_per_batch"] == pytest.approx(packs * plan.packing_factor, rel=0.02)
-    assert any(f"{packs} packs per step (about 32 graphs, the batch size" in c.value and
+    assert any(f"{packs} packs per step (chosen to carry about 32 graphs, the batch size" in c.value and
                "limits 120 nodes, 240 edges, 256 graphs from your input on the Packing page" in c.value
                for c in app.caption)
     button = next(b for b in app.button if b.label.startswith("Use the dynamic target as pack limits"))
@@ -184,3 +184,18 @@ def test_the_bucket_tab_says_what_the_shapes_minimise_and_the_curve_keeps_it(app
     cost = [100 / n + 100 / e for n, e in zip(nodes, edges)]
     assert all(later <= earlier + 1e-9 for earlier, later in zip(cost, cost[1:]))
     assert any(b < a for a, b in zip(nodes, nodes[1:]))  # the node share alone dips (QM9: K = 4)
+
+
+def test_a_graph_limit_no_pack_can_fill_is_offered_lower_with_the_same_packs(app):
+    open_batching(app)  # QM9 bonds, data defaults 29 nodes, 56 edges, 256 graphs: packs hold at most 7 graphs
+    before = app.dataframe[0].value.set_index("strategy").loc["packing"]
+    button = next(b for b in app.button if b.label.startswith("Use Max graphs 7 (the same packs"))
+    button.click().run()
+    assert not app.exception
+    assert chosen(app).limits == PackLimits(29, 56, 7)
+    after = app.dataframe[0].value.set_index("strategy").loc["packing"]
+    assert after["batches"] == before["batches"] and after["node_efficiency"] == before["node_efficiency"]
+    packs = round(32 / pack(data_loaders.load_histogram("qm9")[0], PackLimits(29, 56, 7)).packing_factor)
+    assert (before["max_padded_graphs"], after["max_padded_graphs"]) == (256 * packs + 1, 7 * packs + 1)
+    assert not any(b.label.startswith("Use Max graphs") for b in app.button)  # nothing left to lower
+    assert any("Max graphs lowered to what a pack can hold" in c.value for c in app.caption)

@@ -140,3 +140,19 @@ def test_exact_fill_alone_packs_every_graph_once(case, stop_when_full, budget):
     hist, limits = case
     strategies = exact_fill_pack(hist.num_nodes, hist.num_edges, hist.counts, limits, budget, stop_when_full)
     assert_valid(plan_from_strategies(hist, strategies, limits, PackMethod()), hist)
+
+
+@PROPERTY_SETTINGS
+@given(histogram_and_limits(), st.sampled_from(sorted(HEURISTICS)), st.sampled_from([*TUPLE_ALGORITHMS, "published"]))
+def test_a_graph_limit_of_graphs_that_fit_packs_the_same_packs(case, heuristic, algorithm):
+    """No pack holds more than ``graphs_that_fit`` graphs, so a graph limit at or above it
+    never binds: lowering it to that (as the Batching page suggests, to pad fewer graph
+    slots) changes no pack."""
+    hist, limits = case
+    method = PackMethod(algorithm, heuristic)
+    plan = pack(hist, limits, method)
+    fit = plan.graphs_that_fit
+    assert plan.pack_graphs.max() <= fit
+    if limits.max_graphs >= fit:
+        lowered = pack(hist, PackLimits(limits.max_nodes, limits.max_edges, fit), method)
+        assert lowered.packs == plan.packs
