@@ -91,7 +91,9 @@ class DatasetSpec:
     ``option_specs`` describes each option (label, default, range, when it applies);
     ``bundled`` says a size profile ships with the project (opens instantly offline) and
     ``download_size`` is the size of the download that a non-bundled data set needs
-    (``None`` when nothing is downloaded).
+    (``None`` when nothing is downloaded). ``task`` is what its graphs are labelled with,
+    for the training snippet: ``binary`` (0/1 labels, several tasks with missing ones as
+    NaN), ``regression``, ``multiclass`` (one class of many) or ``sequence`` (tokens).
 
     >>> spec = get_spec("qm9")
     >>> spec.options["graph"], spec.choices["graph"]
@@ -106,6 +108,7 @@ class DatasetSpec:
     bundled: bool = False
     download_size: str | None = None
     family: str = "ogb"
+    task: str = "binary"
 
     @property
     def options(self) -> dict[str, Any]:
@@ -140,35 +143,35 @@ _SPECS: tuple[DatasetSpec, ...] = (
     DatasetSpec(
         "ogbg-code2", "ogbg-code2 (452,741 Python method ASTs)",
         "OGB graph property prediction: abstract syntax trees of Python methods.",
-        OGB_SPLITS, download_size="about 0.9 GB",
+        OGB_SPLITS, download_size="about 0.9 GB", task="sequence",
     ),
     DatasetSpec(
         "ogbg-ppa", "ogbg-ppa (158,100 protein association graphs)",
         "OGB graph property prediction: protein association neighbourhoods of 1,581 species.",
-        OGB_SPLITS, download_size="about 1.4 GB",
+        OGB_SPLITS, download_size="about 1.4 GB", task="multiclass",
     ),
     DatasetSpec(
         "pcqm4mv2", "PCQM4Mv2 (3.7M molecules, OGB-LSC)",
         "OGB-LSC molecules from SMILES (ogb converts 3.7M SMILES with RDKit after download: slow).",
         ("train", "valid", "test-dev", "test-challenge", "all"),
-        download_size="about 60 MB", family="pcqm4mv2",
+        download_size="about 60 MB", family="pcqm4mv2", task="regression",
     ),
     DatasetSpec(
         "qm9", "QM9 (130,831 small molecules with 3D coordinates)",
         "QM9 from the qm9pack package (offline): bonds, fully connected, radius or k-NN graphs.",
         ("all",),
-        option_specs=_QM9_OPTIONS, bundled=True, family="qm9",
+        option_specs=_QM9_OPTIONS, bundled=True, family="qm9", task="regression",
     ),
     DatasetSpec(
         "qm9-pyg", "QM9 via PyG download (chemical bonds with hydrogens)",
         "torch_geometric.datasets.QM9, downloaded and processed by PyG.",
-        ("all",), download_size="about 90 MB", family="qm9-pyg",
+        ("all",), download_size="about 90 MB", family="qm9-pyg", task="regression",
     ),
     DatasetSpec(
         "aflow", "AFLOW ICSD crystals (13,841 crystals, k-NN graphs)",
         "Two AFLOW ICSD API pulls; atoms from the compound formula, k nearest neighbours per atom.",
         ("all", "test_aflow_data", "classification_data"),
-        option_specs=_AFLOW_OPTIONS, bundled=True, family="aflow",
+        option_specs=_AFLOW_OPTIONS, bundled=True, family="aflow", task="regression",
     ),
 )
 

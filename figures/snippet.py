@@ -1,11 +1,17 @@
 """The PyG training snippet for an exported configuration: the Export page shows it and the
-README runs it (``tests/test_packed_models.py``), so both are this one text."""
+README runs it (``tests/test_packed_models.py``), so both are this one text.
+
+The head and the loss follow the dataset's prediction task (``data_loaders`` registry's
+``DatasetSpec.task``): 0/1 labels (the OGB molecule sets, several tasks with missing labels
+as NaN), regression targets (QM9, PCQM4Mv2, AFLOW), one class of many (ogbg-ppa), or a
+token sequence (ogbg-code2, whose decoder and loss are the user's).
+"""
 from __future__ import annotations
 
 #: The line where the user puts their own dataset on the Export page (only they have it).
 DATASET_LINE = "dataset = ...  # the PyG dataset (or view) of the graphs this file packs, {what}"
 
-_TEMPLATE = '''import torch
+_HEADER = '''import torch
 import torch.nn.functional as F
 from torch_geometric.nn import GIN, global_add_pool
 
@@ -15,33 +21,57 @@ from data_loaders import PackedLoader
 loader = PackedLoader.from_config(dataset, "{config_file}", shuffle=True, seed=0)  # verified on load
 print(len(loader), "steps of", loader.shape)
 
-gin, head = GIN(dataset.num_node_features, 64, 3), torch.nn.Linear(64, 1)
-optimizer = torch.optim.Adam([*gin.parameters(), *head.parameters()], lr=1e-3)
+'''
+
+_LOOP = '''optimizer = torch.optim.Adam([*gin.parameters(), *head.parameters()], lr=1e-3)
 for epoch in range(2):
     loader.set_epoch(epoch)  # deal the graphs into the packs anew
     for batch in loader:  # one shape for the whole run: padding masked out
         nodes = gin(batch.x.float(), batch.edge_index)
-        logits = head(global_add_pool(nodes, batch.batch, size=batch.num_graphs)).squeeze(-1)
-        per_graph = F.binary_cross_entropy_with_logits(logits, batch.y.squeeze(-1).float(), reduction="none")
-        loss = per_graph.where(batch.graph_mask, 0).sum() / batch.graph_mask.sum().clamp(min=1)
+        out = head(global_add_pool(nodes, batch.batch, size=batch.num_graphs))  # a row per graph slot
+{loss}
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
     print(f"epoch {{epoch}}: loss {{loss.item():.3f}}")
 '''
 
+_PER_LABEL = '''        y = batch.y.view(batch.num_graphs, -1).float()
+        known = batch.graph_mask[:, None] & ~y.isnan()  # real graphs' labels (OGB marks missing ones NaN)
+        # {other}
+        per_label = {function}(out, y.nan_to_num(), reduction="none")
+        loss = per_label.where(known, 0).sum() / known.sum().clamp(min=1)'''
+
+#: Per task: the head's outputs and the loss lines of the loop.
+_TASKS = {
+    "binary": ("dataset[0].y.numel()", _PER_LABEL.format(
+        function="F.binary_cross_entropy_with_logits", other="0/1 labels (for regression targets: F.mse_loss)")),
+    "regression": ("dataset[0].y.numel()", _PER_LABEL.format(
+        function="F.mse_loss", other="regression targets (for 0/1 labels: F.binary_cross_entropy_with_logits)")),
+    "multiclass": ("dataset.num_classes", '''        per_graph = F.cross_entropy(out, batch.y.view(-1).long(), reduction="none")  # one class per graph
+        loss = per_graph.where(batch.graph_mask, 0).sum() / batch.graph_mask.sum().clamp(min=1)'''),
+    "sequence": ("64", '''        loss = ...  # the token sequence each graph predicts: your decoder's loss over batch.graph_mask's rows'''),
+}
+TASKS = tuple(_TASKS)
+
 
 def training_snippet(config_file: str, dataset: str | None = None, what: str = "e.g. "
-                     "PygGraphPropPredDataset(name)[split_idx['train']]") -> str:
+                     "PygGraphPropPredDataset(name)[split_idx['train']]", task: str = "binary") -> str:
     """A PyG training loop over ``PackedLoader.from_config(dataset, config_file)`` with the
-    masked loss and ``set_epoch``; ``dataset`` is the code that makes ``dataset`` (default:
-    ``DATASET_LINE``, for the user to complete with their dataset, naming ``what`` it holds).
+    masked loss of ``task`` (one of ``TASKS``) and ``set_epoch``; ``dataset`` is the code
+    that makes ``dataset`` (default: ``DATASET_LINE``, for the user to complete with their
+    dataset, naming ``what`` it holds).
 
-    >>> text = training_snippet("qm9-29n-56e-256g.json", what="qm9 (all)")
-    >>> 'PackedLoader.from_config(dataset, "qm9-29n-56e-256g.json"' in text, "loader.set_epoch(epoch)" in text
+    >>> text = training_snippet("qm9-29n-56e-256g.json", what="qm9 (all)", task="regression")
+    >>> 'PackedLoader.from_config(dataset, "qm9-29n-56e-256g.json"' in text, "F.mse_loss(out" in text
     (True, True)
     >>> text.splitlines()[6]
     'dataset = ...  # the PyG dataset (or view) of the graphs this file packs, qm9 (all)'
     """
+    if task not in _TASKS:
+        raise ValueError(f"task must be one of {', '.join(TASKS)}, got {task!r}.")
+    outputs, loss = _TASKS[task]
     code = dataset if dataset is not None else DATASET_LINE.format(what=what)
-    return _TEMPLATE.format(dataset=code.strip("\n"), config_file=config_file)
+    model = f"gin, head = GIN(dataset.num_node_features, 64, 3), torch.nn.Linear(64, {outputs})\n"
+    return (_HEADER.format(dataset=code.strip("\n"), config_file=config_file) + model
+            + _LOOP.format(loss=loss))

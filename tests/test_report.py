@@ -308,6 +308,7 @@ def test_export_page_report_has_every_section_and_the_pages_numbers(monkeypatch)
     (code,) = [c.value for c in app.code if "PackedLoader.from_config" in c.value]
     assert f'PackedLoader.from_config(dataset, "{stem}.json"' in code and "loader.set_epoch(epoch)" in code
     assert "graph_mask" in code
+    assert config["dataset"]["name"] == "qm9" and "F.mse_loss(out, y.nan_to_num()" in code  # QM9's targets regress
 
 
 def test_report_opens_in_chromium(browser, cli_report):
