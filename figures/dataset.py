@@ -144,8 +144,8 @@ def histogram_figure(
         ``(figure, grid)``: the grid tells what is shown (cell widths, hidden graphs).
 
     >>> fig, grid = histogram_figure(SizeHistogram.from_sizes([2, 3, 3], [2, 4, 6]))
-    >>> fig.data[0].type, grid.total_graphs
-    ('heatmap', 3)
+    >>> fig.data[0].type, grid.total_graphs, fig.layout.yaxis.range  # edges 2 to 6 in steps of 2: cells 1 to 7
+    ('heatmap', 3, (1.0, 7.0))
     """
     grid = size_grid(hist, min_count)
     share = np.round(grid.counts / hist.num_graphs * 100, 5)  # the hover shows 3 decimals; keeps files small
@@ -158,6 +158,7 @@ def histogram_figure(
     if log_color:
         ticks = log_ticks(float(np.nanmin(grid.counts)), float(np.nanmax(grid.counts)))
         colorbar.update(tickvals=np.log10(ticks).tolist(), ticktext=[f"{t:,}" for t in ticks], title="graphs (log)")
+    node_counts, edge_counts = grid.node_width // grid.node_step, grid.edge_width // grid.edge_step  # per cell
     centre = lambda start, width, step: start + (width - step) / 2  # noqa: E731 - cells drawn around their centre
     fig = go.Figure(
         go.Heatmap(
@@ -173,12 +174,14 @@ def histogram_figure(
     )
     fig.update_layout(
         title=title or "Graphs per (nodes, edges) size tuple",
-        xaxis_title="nodes per graph" + (f" (cells of {grid.node_width})" if grid.node_width > grid.node_step else ""),
-        yaxis_title="edges per graph (directed" + (f"; cells of {grid.edge_width}" if grid.edge_width > grid.edge_step
-                                                   else "")
-                    + (f"; edge counts step by {grid.edge_step})" if grid.edge_step > 1 else ")"),
+        xaxis_title="nodes per graph" + (f" ({node_counts} counts per cell)" if node_counts > 1 else ""),
+        yaxis_title="edges per graph (directed" + (f", in steps of {grid.edge_step}" if grid.edge_step > 1 else "")
+                    + (f"; {edge_counts} counts per cell)" if edge_counts > 1 else ")"),
         height=height, **_LAYOUT,
     )
+    # whole cells at the ends too (autorange may cut the last row or column in half)
+    fig.update_xaxes(range=[grid.nodes[0] - grid.node_step / 2, grid.nodes[-1] + grid.node_width - grid.node_step / 2])
+    fig.update_yaxes(range=[grid.edges[0] - grid.edge_step / 2, grid.edges[-1] + grid.edge_width - grid.edge_step / 2])
     return fig, grid
 
 

@@ -96,9 +96,8 @@ def histogram_section(hist, title: str) -> None:
     else:
         st.caption("All size tuples are shown.")
     if grid.node_width > grid.node_step or grid.edge_width > grid.edge_step:
-        st.caption(f"Sizes are binned for display: {grid.node_width // grid.node_step} node count(s) x "
-                   f"{grid.edge_width // grid.edge_step} edge count(s) per cell (edge counts step by "
-                   f"{grid.edge_step}).")
+        st.caption(f"Sizes are binned for display: each cell holds {grid.node_width // grid.node_step} node "
+                   f"count(s) x {grid.edge_width // grid.edge_step} edge count(s), as the axis titles say.")
     left, right = st.columns(2)
     with left:
         st.plotly_chart(figures.marginal_figure(hist, "nodes"), key="ds_nodes")

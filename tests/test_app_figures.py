@@ -87,7 +87,7 @@ def test_bins_follow_the_step_of_the_edge_counts_so_no_row_is_empty_by_construct
         occupied = np.flatnonzero(np.isfinite(grid.counts).any(axis=1))
         assert np.all(np.diff(occupied) == 1)  # every row between the first and the last holds graphs
     fig, grid = figures.histogram_figure(SizeHistogram.from_sizes(nodes, edges))
-    assert "edge counts step by 2" in fig.layout.yaxis.title.text and not fig.layout.annotations
+    assert "in steps of 2" in fig.layout.yaxis.title.text and not fig.layout.annotations
 
 
 def test_graphs_whose_edges_follow_from_their_nodes_are_shown_along_one_axis():

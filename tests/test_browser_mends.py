@@ -39,7 +39,7 @@ def test_the_datasets_page_marks_downloads_and_draws_each_graph_kind_honestly(se
     heatmap = page.locator(".js-plotly-plot").first
     heatmap.wait_for()
     assert heatmap.locator(".heatmaplayer").count() == 1
-    assert "edge counts step by 2" in heatmap.inner_text()  # cells two edge counts tall: no striped rows
+    assert "in steps of 2" in heatmap.inner_text()  # cells whole edge counts tall: no striped rows
     compare = page.get_by_test_id("stMultiSelect").filter(has_text="Compare with")
     compare.scroll_into_view_if_needed()
     compare.click()
