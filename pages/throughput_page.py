@@ -18,7 +18,7 @@ from pages.packing_row import offer_fitting_limits, packing_row
 from pages.run_controls import run_controls
 from pages.widgets import mirrored_choice, run_page, show_error
 from throughput import ROWS, Calibration, CalibrationCheck, MachineCalibration, calibrate, load_calibration
-from throughput.report import one_off_notes
+from throughput.report import extrapolation_note, one_off_notes
 from throughput.shapes import default_shapes
 
 #: Plain session key owned by no widget: the estimate shown last (its calibration, baseline
@@ -130,8 +130,7 @@ def check_of(key: str, cal: Calibration, this: MachineCalibration) -> tuple[Cali
         return None, f"Not checked on this machine: {error}"
     if check.within_band:
         return check, check.describe()
-    return check, (f"{check.describe()} This calibration does not hold on this machine: its numbers are those of "
-                   f"{cal.device_name} as measured on {cal.created[:10]}, not this machine's.")
+    return check, f"{check.describe()} This calibration does not hold on this machine."
 
 
 def describe(cal: Calibration) -> None:
@@ -238,16 +237,16 @@ def main() -> None:
     st.session_state[SETTINGS] = {"calibration": cal, "baseline": baseline, "check": check,
                                   "check_words": check_words}
     own = key == THIS_MACHINE or key.startswith(SESSION + "measured now")
-    if not own and (check is None or not check.within_band):
+    foreign = not own and (check is None or not check.within_band)
+    if foreign:
         st.warning(f"**These are the numbers of {cal.device_name}** (measured {cal.created[:10]}), not of this "
                    f"machine. {check_words}", icon=":material/warning:")
     st.plotly_chart(throughput_figures.epoch_figure(table), key="tp_epoch_chart")
     for note in one_off_notes(table, throughput_figures.label):
         st.info(note, icon=":material/timer:")
-    if table["extrapolated"].any():
-        st.warning("Some padded shapes are larger than any the calibration timed, so their time is extrapolated; "
-                   "calibrate with larger shapes (python -m throughput calibrate --max-nodes ... --max-edges ...).",
-                   icon=":material/warning:")
+    extrapolated = extrapolation_note(table, throughput_figures.label)
+    if extrapolated:
+        st.warning(extrapolated, icon=":material/warning:")
     shown = table.assign(strategy=[throughput_figures.label(s) for s in table["strategy"]],
                          steps_per_epoch=table["steps_per_epoch"].round(),  # localized: whole numbers, 1,234
                          graphs_per_second=table["graphs_per_second"].round())
@@ -258,7 +257,8 @@ def main() -> None:
                "every new padded shape of a device is one torch.compile compilation at the measured cost (its first "
                "at a fresh process's cost), paid once per run.")
     offer_fitting_limits(row, "tp_fitting_limits")
-    st.caption(f"**Calibration check:** {check_words}")
+    if not foreign:  # the warning above said it
+        st.caption(f"**Calibration check:** {check_words}")
     st.subheader("Calibration")
     describe(cal)
     gpus = sorted({c.device_name for c in options.values() if c.device_info.get("type") == "cuda"})

@@ -13,6 +13,7 @@ from packing.export import export_config, load_config
 from throughput import ROWS, Calibration, estimate, load_calibration, shipped_calibrations, throughput_section
 from throughput.estimate import price_batches, pyg_dataloader_batches
 from throughput.records import ShapeTiming
+from throughput.report import extrapolation_note
 from throughput.shapes import default_shapes
 
 GRID = default_shapes(12, max_nodes=4096, max_edges=16384, max_graphs=256)
@@ -248,8 +249,16 @@ def test_speedup_is_against_the_chosen_baseline():
 def test_shapes_past_the_calibration_are_marked_extrapolated():
     table = estimate(HIST, 4, synthetic(1e-3, 1e-5)).set_index("strategy")
     assert not table["extrapolated"].any()
+    assert extrapolation_note(table.reset_index()) == ""
     huge = SizeHistogram.from_counts([5000], [9000], [4])
-    assert estimate(huge, 2, synthetic(1e-3, 1e-5))["extrapolated"].all()
+    cal = synthetic(1e-3, 1e-5)
+    table = estimate(huge, 2, cal)
+    assert table["extrapolated"].all()
+    note = extrapolation_note(table)
+    largest = [int(table[f"max_padded_{side}"].max()) for side in ("nodes", "edges", "graphs")]
+    assert f"larger than any the calibration timed ({cal.shape_range[0]:,} nodes" in note
+    assert f"--max-nodes {max(largest[0], cal.shape_range[0])} --max-edges {max(largest[1], cal.shape_range[1])}" in note
+    assert f"packing ({int(table.set_index('strategy').loc['packing', 'max_padded_nodes']):,} nodes" in note
 
 
 def test_molhiv_with_the_shipped_calibration_favours_less_padding(molhiv):

@@ -169,7 +169,7 @@ class Calibration:
         the fit and its held-out error (JSON-safe)."""
         return {"label": self.label, "device": dict(self.device_info), "versions": dict(self.versions),
                 "model": dict(self.model_info), "mode": self.mode, "created": self.created,
-                "shapes_timed": len(self.timings), "fit": {"form": self.fit.form, "model": self.fit.describe(),
+                "shapes_timed": len(self.timings), "shape_range": list(self.shape_range), "fit": {"form": self.fit.form, "model": self.fit.describe(),
                                                            "held_out": dict(self.fit.held_out)},
                 "compile": None if self.compile is None else dict(self.compile), "source": self.source}
 
