@@ -152,6 +152,9 @@ def main() -> None:
         if batching is not None else " Open the Batching page to include its comparison in the file.") + (
         f" It includes the throughput estimates of the Throughput page ({priced['calibration'].label})."
         if priced is not None else " Open the Throughput page to include time-per-epoch estimates."))
+    if priced is not None and priced.get("foreign"):
+        st.warning(f"The file's throughput estimates are those of {priced['calibration'].device_name}, not of this "
+                   f"machine: {priced['check_words']}", icon=":material/warning:")
     left, middle, right = st.columns(3)
     left.download_button("Download configuration (JSON)", config_json(config), file_name=f"{stem}.json",
                          mime="application/json", type="primary", key="ex_json", on_click="ignore", icon=":material/download:")

@@ -40,7 +40,9 @@ GPU_HOWTO = (
 _SECONDS = {"format": "%.3g"}
 COLUMNS = {
     "strategy": st.column_config.TextColumn("Strategy", width="medium"),
-    "steps_per_epoch": st.column_config.NumberColumn("Steps per epoch", format="localized"),
+    "steps_per_epoch": st.column_config.NumberColumn("Steps per epoch", format="localized",
+                                                     help="optimizer steps per pass over the data, to one decimal "
+                                                          "as in the report: a batch can span two epochs"),
     "step_ms": st.column_config.NumberColumn("Step (ms)", format="%.2f", help="mean model step, compilations aside"),
     "steady_epoch_s": st.column_config.NumberColumn("Steady epoch (s)", help="every shape compiled", **_SECONDS),
     "first_epoch_s": st.column_config.NumberColumn("First epoch (s)", help="with its compilations", **_SECONDS),
@@ -234,10 +236,10 @@ def main() -> None:
     row = packing_row(hist, run)
     table = cache.throughput_table(hist, cal, run, baseline, row.request)
     check, check_words = check_of(key, cal, this)
-    st.session_state[SETTINGS] = {"calibration": cal, "baseline": baseline, "check": check,
-                                  "check_words": check_words}
     own = key == THIS_MACHINE or key.startswith(SESSION + "measured now")
     foreign = not own and (check is None or not check.within_band)
+    st.session_state[SETTINGS] = {"calibration": cal, "baseline": baseline, "check": check,
+                                  "check_words": check_words, "foreign": foreign}
     if foreign:
         st.warning(f"**These are the numbers of {cal.device_name}** (measured {cal.created[:10]}), not of this "
                    f"machine. {check_words}", icon=":material/warning:")
@@ -248,7 +250,7 @@ def main() -> None:
     if extrapolated:
         st.warning(extrapolated, icon=":material/warning:")
     shown = table.assign(strategy=[throughput_figures.label(s) for s in table["strategy"]],
-                         steps_per_epoch=table["steps_per_epoch"].round(),  # localized: whole numbers, 1,234
+                         steps_per_epoch=table["steps_per_epoch"].round(1),  # localized: 1,234.5, as the report
                          graphs_per_second=table["graphs_per_second"].round())
     st.dataframe(shown[list(COLUMNS)], hide_index=True, width="stretch", column_config=COLUMNS)
     st.caption(f"{row.note} Run: {run_length_words(table.attrs['run'])} on "
