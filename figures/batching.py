@@ -75,6 +75,20 @@ def padding_figure(table: pd.DataFrame) -> go.Figure:
     return fig
 
 
+def _merged(curves: dict[str, tuple[np.ndarray, np.ndarray]]) -> list[tuple[list[str], np.ndarray, np.ndarray]]:
+    """The curves once per distinct line: strategies whose (x, y) are equal share one line,
+    named after all of them, so that no line hides under another.
+
+    >>> [names for names, _, _ in _merged({"a": ([1, 2], [3, 4]), "b": ([1, 2], [3, 5]), "c": ([1, 2], [3, 4])})]
+    [['a', 'c'], ['b']]
+    """
+    groups: dict[tuple, list[str]] = {}
+    for strategy, (x, y) in curves.items():
+        key = (tuple(np.asarray(x).tolist()), tuple(np.round(np.asarray(y, dtype=float), 9).tolist()))
+        groups.setdefault(key, []).append(strategy)
+    return [(names, *curves[names[0]]) for names in groups.values()]
+
+
 def shapes_figure(summaries: dict[str, dict[str, Any]]) -> go.Figure:
     """Distinct padded shapes seen by each training step (log x): every new shape is a
     compilation for JAX's jit or torch.compile.
@@ -86,22 +100,27 @@ def shapes_figure(summaries: dict[str, dict[str, Any]]) -> go.Figure:
     >>> from packing import SizeHistogram
     >>> from packing.batching import compare_batching
     >>> table = compare_batching(SizeHistogram.from_counts([3, 8], [4, 14], [20, 4]), batch_size=4)
-    >>> len(shapes_figure(table.attrs["summaries"]).data)  # one line per strategy
-    7
+    >>> [trace.name for trace in shapes_figure(table.attrs["summaries"]).data]  # equal lines drawn once
+    ['static-constant = static-64 = dynamic (jraph) = packing', 'static-2^N = shape buckets', 'PyG DynamicBatchSampler']
     """
-    fig = go.Figure()
+    curves = {}
     for strategy, summary in summaries.items():
         curve = summary["shape_first_steps"]
         steps = np.array(curve["step"]) + 1  # step 0 is the first step: plot from 1 on a log axis
-        counts = list(curve["distinct_shapes"])
+        counts = np.array(curve["distinct_shapes"])
         last = summary["steps"]
         if steps.size and steps[-1] < last:  # hold the count to the end of the run
-            steps, counts = np.append(steps, last), [*counts, counts[-1]]
-        fig.add_scatter(x=steps, y=counts, mode="lines+markers", line_shape="hv", name=label(strategy),
-                        line_color=COLORS.get(strategy), marker=dict(size=4),
-                        hovertemplate=f"{label(strategy)}<br>step %{{x:,}}: %{{y:,}} shapes<extra></extra>")
+            steps, counts = np.append(steps, last), np.append(counts, counts[-1])
+        curves[strategy] = steps, counts
+    fig = go.Figure()
+    for strategies, steps, counts in _merged(curves):
+        name = " = ".join(label(strategy) for strategy in strategies)
+        fig.add_scatter(x=steps, y=counts, mode="lines+markers", line_shape="hv", name=name,
+                        line_color=COLORS.get(strategies[0]), marker=dict(size=4),
+                        hovertemplate=f"{name}<br>step %{{x:,}}: %{{y:,}} shapes<extra></extra>")
     fig.update_layout(title="Distinct padded shapes over training steps (each one a compilation)",
-                      xaxis=dict(title="training step", type="log"), yaxis=dict(title="distinct shapes", type="log"),
+                      xaxis=dict(title="training step", type="log", dtick=1),
+                      yaxis=dict(title="distinct shapes", type="log", dtick=1),
                       height=420, legend=_LEGEND, **_LAYOUT)
     return fig
 
@@ -116,17 +135,24 @@ def graphs_per_batch_figure(summaries: dict[str, dict[str, Any]]) -> go.Figure:
     >>> from packing import SizeHistogram
     >>> from packing.batching import compare_batching
     >>> table = compare_batching(SizeHistogram.from_counts([3, 8], [4, 14], [20, 4]), batch_size=4)
-    >>> len(graphs_per_batch_figure(table.attrs["summaries"]).data)  # one line per strategy
-    7
+    >>> fig = graphs_per_batch_figure(table.attrs["summaries"])  # all but PyG's sampler hold 3 (B - 1) per batch
+    >>> [(trace.name, trace.x.tolist()) for trace in fig.data][1:]
+    [('PyG DynamicBatchSampler', [10, 11, 12, 13, 14])]
     """
-    fig = go.Figure()
+    curves = {}
     for strategy, summary in summaries.items():
         counts = summary["graphs_per_batch"]
         graphs = np.array([int(k) for k in counts])
         batches = np.array(list(counts.values()), dtype=float)
-        fig.add_scatter(x=graphs, y=100 * batches / batches.sum(), name=label(strategy), mode="lines+markers",
-                        line_color=COLORS.get(strategy),
-                        hovertemplate=f"{label(strategy)}<br>%{{x}} graphs: %{{y:.2f}} % of batches<extra></extra>")
+        every = np.arange(graphs.min(), graphs.max() + 1)
+        share = np.zeros(every.size)
+        share[graphs - every[0]] = 100 * batches / batches.sum()  # counts no batch has are 0 %, not skipped
+        curves[strategy] = every, share
+    fig = go.Figure()
+    for strategies, graphs, share in _merged(curves):
+        name = " = ".join(label(strategy) for strategy in strategies)
+        fig.add_scatter(x=graphs, y=share, name=name, mode="lines+markers", line_color=COLORS.get(strategies[0]),
+                        hovertemplate=f"{name}<br>%{{x}} graphs: %{{y:.2f}} % of batches<extra></extra>")
     fig.update_layout(title="Real graphs per batch", xaxis_title="real graphs in the batch",
                       yaxis_title="share of batches (%)", height=380, legend=_LEGEND, **_LAYOUT)
     return fig

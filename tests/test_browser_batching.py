@@ -68,8 +68,8 @@ def test_batching_page_compares_and_sets_pack_limits(server, browser):
     packs.fill("2")
     packs.press("Enter")
     settle(page)
-    assert main.get_by_text(re.compile(r"2 packs per step \(set on this page: .* 59 nodes, 112 edges, 513 graphs")) \
-        .is_visible()
+    assert main.get_by_text(re.compile(r"2 packs per step \(set on this page\), which carry .* padded to 59 nodes, "
+                                       r"112 edges, 513 graphs")).is_visible()
 
     open_tab(page, "Buckets vs packing")
     page.locator(".js-plotly-plot").first.wait_for()
