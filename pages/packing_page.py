@@ -120,7 +120,7 @@ def controls(hist) -> None:
         st.error(f"**Those limits do not work; the last ones are kept.** {problem}", icon=":material/error:")
     algorithm = method.algorithm
     takes = PackMethod.settings_for(algorithm)
-    columns = st.columns(3)
+    columns = st.columns([3, 2, 2])  # the algorithm names are the longest: room to read them whole
     with columns[0]:
         st.selectbox("Algorithm", CHOICES, **mirrored_choice("pk_algorithm", CHOICES, algorithm),
                      format_func=algorithm_name, on_change=_on_method_change)
@@ -182,7 +182,8 @@ def result_cards(plan) -> None:
     row[1].metric(f"Lower bound ({BOUND_LABELS[plan.bound_name].split(' (')[0]})", f"{plan.lower_bound:,}",
                   help=f"No plan within the limits can use fewer packs. Proved by the {plan.bounds.label}."
                        + (" The limit this baseline breaks is left out." if broken else ""))
-    row[2].metric("Gap to lower bound", f"{plan.gap:.2%}" + (" (optimal)" if plan.gap == 0 else ""),
+    row[2].metric("Gap to lower bound", f"{plan.gap:.2%}", delta="optimal" if plan.gap == 0 else None,
+                  delta_arrow="off",
                   help="packs / lower bound - 1: the plan uses at most this much more than the best possible; "
                        "0 proves it optimal.")
     words = (f"Tight limits actually used: {plan.tight_limits[0]:,} nodes, {plan.tight_limits[1]:,} edges. "
@@ -234,14 +235,16 @@ def main() -> None:
     controls(hist)
     limits, method = state.choice().limits, state.method()
     searching = st.spinner("Trying every heuristic and algorithm...") if method.algorithm == BEST else nullcontext()
+    work = st.container()  # progress of slow work shows in here, so the cards below keep their place meanwhile
     try:
-        if method.algorithm == LP_ROUNDING:  # the LP runs first, with progress; the plan then reuses it
-            state.proved().add((hist.fingerprint(), limits))
-            with progress_shown("Solving the LP relaxation") as progress:
-                lower_bounds(hist, limits, prove=True, time_budget=PROVE_SECONDS,
-                             progress=lambda fraction, message: progress(message, fraction))
-        with searching:
-            plan = with_proof(hist, cache.plan_for(hist, limits, method))
+        with work:
+            if method.algorithm == LP_ROUNDING:  # the LP runs first, with progress; the plan then reuses it
+                state.proved().add((hist.fingerprint(), limits))
+                with progress_shown("Solving the LP relaxation") as progress:
+                    lower_bounds(hist, limits, prove=True, time_budget=PROVE_SECONDS,
+                                 progress=lambda fraction, message: progress(message, fraction))
+            with searching:
+                plan = with_proof(hist, cache.plan_for(hist, limits, method))
     except ValueError as error:
         show_error(error, "These limits do not work")
         st.info("Use **Reset to data defaults** or pick limits on the Limit sweep page.")

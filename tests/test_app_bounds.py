@@ -18,8 +18,9 @@ def app() -> AppTest:
 
 
 def cards(at: AppTest) -> dict[str, str]:
+    """Each metric's label and value, with its delta in brackets ("0.00% (optimal)")."""
     assert not at.exception and not at.error, [e.value for e in [*at.exception, *at.error]]
-    return {metric.label: metric.value for metric in at.metric}
+    return {metric.label: metric.value + (f" ({metric.delta})" if metric.delta else "") for metric in at.metric}
 
 
 def test_qm9_radius_at_its_defaults_is_proven_optimal_by_the_large_items_bound(app):
