@@ -24,7 +24,7 @@ from .smiles import Progress
 def _compute_qm9(options: dict[str, Any], progress: Progress | None) -> tuple[SizeHistogram, str, str]:
     hist = SizeHistogram.from_sizes(*qm9_sizes(**options, progress=progress))
     if options["graph"] == "radius":
-        note = f"QM9 radius graphs (cutoff {options['cutoff']} A) computed from qm9pack's XYZ coordinates."
+        note = f"QM9 radius graphs (cutoff {options['cutoff']} Å) computed from qm9pack's XYZ coordinates."
         return hist, "computed from coordinates", note
     return hist, "local files", f"QM9 {options['graph']} graphs computed from the qm9pack package data."
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Iterator
 from http.client import HTTPException
-from urllib.error import URLError
+from urllib.error import HTTPError, URLError
 
 import numpy as np
 
@@ -86,6 +86,29 @@ def no_prompts() -> Iterator[None]:
             del module.input
 
 
+def _reason(error: BaseException) -> str:
+    """What went wrong, in words: a network failure as what happened (not urllib's repr),
+    anything else as Python names it.
+
+    >>> _reason(URLError(socket.gaierror(-2, "Name or service not known")))
+    "no network: the download server's name could not be looked up (Name or service not known)"
+    >>> _reason(RuntimeError("bad archive"))
+    'RuntimeError: bad archive'
+    """
+    cause = error.reason if isinstance(error, URLError) and not isinstance(error, HTTPError) else error
+    if isinstance(cause, socket.gaierror):
+        return f"no network: the download server's name could not be looked up ({cause.strerror or cause})"
+    if isinstance(cause, (TimeoutError, socket.timeout)):
+        return "no network: the connection timed out"
+    if isinstance(cause, ConnectionError):
+        return f"no network: the connection failed ({cause.strerror or cause})"
+    if isinstance(error, HTTPError):
+        return f"the download server answered HTTP {error.code} ({error.reason})"
+    if isinstance(error, URLError):
+        return f"no network: {cause}"
+    return f"{type(error).__name__}: {error}".strip()
+
+
 def _advice(error: BaseException, folder: Path) -> str:
     """What to do about a failed download: connect (a network error), make room (the disk),
     or try again (anything else, said as it is).
@@ -124,9 +147,8 @@ def staged_download(
     except DatasetUnavailableError:
         raise
     except (Exception, SystemExit) as error:  # ogb raises URLError, RuntimeError or exits
-        reason = f"{type(error).__name__}: {error}".strip()
         raise DatasetUnavailableError(
-            dataset, download_size, reason,
+            dataset, download_size, _reason(error),
             f"place the prepared folder at {final_dir} (set GRAPH_PACKING_DATA to change where)",
             advice=_advice(error, final_dir.parent),
         ) from None

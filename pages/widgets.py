@@ -232,7 +232,8 @@ def selection_summary() -> None:
 def provenance_caption(info: dict) -> None:
     """One caption line saying where the numbers come from."""
     seconds = info.get("seconds")
-    timing = f" in {seconds:.2f} s" if isinstance(seconds, (int, float)) else ""
+    timing = "" if not isinstance(seconds, (int, float)) else \
+        f" in {seconds:.2f} s" if seconds >= 0.005 else ", read at once"
     st.caption(
         f"Source: {info.get('source', 'unknown')}{timing}. {info.get('provenance', '')} "
         f"({info.get('graphs', 0):,} graphs)."

@@ -121,6 +121,7 @@ def test_offline_download_fails_clearly_and_leaves_nothing(name: str, isolated_r
             load_histogram(name, "all")
         message = str(caught.value)
         assert name in message and "about" in message and "Connect to the internet" in message
+        assert "no network" in message and "URLError" not in message  # what happened, not urllib's repr
         assert _tree(data) == []
 
 
