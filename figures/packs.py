@@ -29,38 +29,44 @@ def graphs_per_pack_figure(plan: PackingPlan) -> go.Figure:
     fig.update_layout(
         title="Graphs per pack", xaxis_title="graphs in the pack", yaxis_title="packs", height=340, **_LAYOUT
     )
+    span = max(per_pack) - min(per_pack) + 1
+    fig.update_xaxes(tick0=0, dtick=max(1, int(np.ceil(span / 12))))  # whole numbers of graphs only
     return fig
 
 
 def pack_fill_figure(plan: PackingPlan, buckets: int = 20) -> go.Figure:
     """Distribution of node and edge fill (share of the limit used) over all packs of
-    ``plan``, weighted by repeat counts, in ``buckets`` equal bins from 0 to 100 %.
+    ``plan``, weighted by repeat counts, in ``buckets`` equal bins from the emptiest pack's
+    fill (whole percent, rounded down) to 100 %, so that a plan whose packs are all nearly
+    full still shows how full.
 
     >>> from packing import SizeHistogram, pack
     >>> plan = pack(SizeHistogram.from_sizes([2, 3, 4], [2, 4, 6]), max_nodes=5, max_edges=8)
-    >>> [trace.name for trace in pack_fill_figure(plan, buckets=4).data]
-    ['node fill', 'edge fill']
+    >>> fig = pack_fill_figure(plan, buckets=4)
+    >>> [trace.name for trace in fig.data], fig.layout.xaxis.range  # the emptiest: 6 of 8 edges
+    (['node fill', 'edge fill'], (75.0, 100.0))
     """
-    edges = np.linspace(0.0, 1.0, buckets + 1)
-    centers = (edges[:-1] + edges[1:]) / 2 * 100
-    fig = go.Figure()
     fills = {
-        "node fill": plan.pack_nodes / plan.node_capacity,
-        "edge fill": plan.pack_edges / max(plan.edge_capacity, 1),
+        "node fill": np.clip(plan.pack_nodes / plan.node_capacity, 0, 1),
+        "edge fill": np.clip(plan.pack_edges / max(plan.edge_capacity, 1), 0, 1),
     }
+    low = min(np.floor(100 * min(fill.min() for fill in fills.values())), 99.0)
+    edges = np.linspace(low, 100.0, buckets + 1)
+    half = (100 - low) / buckets / 2
+    fig = go.Figure()
     for name, fill in fills.items():
-        counts, _ = np.histogram(np.clip(fill, 0, 1), bins=edges, weights=plan.pack_counts)
+        counts, _ = np.histogram(100 * fill, bins=edges, weights=plan.pack_counts)
         fig.add_trace(
             go.Bar(
-                x=centers, y=counts, name=name, width=100 / buckets * 0.45,
-                hovertemplate=f"{name} %{{x:.1f}}% ± {50 / buckets:.1f}<br>packs: %{{y:,}}<extra></extra>",
+                x=edges[:-1] + half, y=counts, name=name, width=0.9 * half,
+                hovertemplate=f"{name} %{{x:.1f}}% ± {half:.2g}<br>packs: %{{y:,}}<extra></extra>",
             )
         )
     fig.update_layout(
         title="Pack fill (share of the limit used)", xaxis_title="fill (%)", yaxis_title="packs",
         barmode="group", height=340, legend=dict(orientation="h", y=-0.25), **_LAYOUT,
     )
-    fig.update_xaxes(range=[0, 100])
+    fig.update_xaxes(range=[low, 100.0])
     return fig
 
 

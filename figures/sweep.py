@@ -105,7 +105,21 @@ def sweep_figure(
         title="Harmonic mean of node and edge efficiency per limit pair", xaxis_title="max nodes per pack",
         yaxis_title="max edges per pack", height=560, hovermode="closest", clickmode="event+select",
         hoverdistance=-1,  # the nearest cell centre is the cell under the pointer
-
         **_LAYOUT,
     )
+    fig.update_xaxes(tickvals=_ticks(nodes))  # the swept limits, not round numbers between them
+    fig.update_yaxes(tickvals=_ticks(edges))
     return fig
+
+
+def _ticks(axis: np.ndarray, most: int = 12) -> list[int]:
+    """At most ``most`` of the swept limits, evenly spaced, the first and last included.
+
+    >>> _ticks(np.arange(222, 889, 61)), len(_ticks(np.arange(100)))
+    ([222, 283, 344, 405, 466, 527, 588, 649, 710, 771, 832], 12)
+    """
+    step = -(-len(axis) // most)
+    picked = list(axis[::step])
+    if picked[-1] != axis[-1]:
+        picked[-1] = axis[-1]
+    return [int(value) for value in picked]
