@@ -163,6 +163,8 @@ def test_packs_per_step_count_in_the_work_of_a_run(molhiv):
 def test_settings_that_do_not_apply_and_bad_outputs_are_refused_before_any_work(molhiv_file, tmp_path):
     ignored = cli("batching", str(molhiv_file), "--batch-size", "8", "--packs-per-batch", "5")
     assert ignored.returncode == 2 and "--packs-per-batch applies to packs of chosen limits" in ignored.stderr
+    zero = cli("batching", str(molhiv_file), "--batch-size", "8", "--packs-per-batch", "0")
+    assert zero.returncode == 2 and "expected a whole number of at least 1 or 'match', got '0'" in zero.stderr
     out = tmp_path / "x.txt"
     start = time.perf_counter()
     wrong = cli("batching", str(molhiv_file), "--batch-size", "8", "--steps", "2000000", "--out", str(out))

@@ -56,6 +56,8 @@ SCHEMA_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 _SCHEMA_1_COMPILE = ("first_seconds", "seconds", "p25", "p75", "recompile_limit", "dynamic", "fx_graph_cache")
 MAX_FILE_BYTES = 16 * 2**20
+MAX_THREADS = 4096  # torch CPU threads a calibration may set
+MAX_COLD_RUNS = 20  # fresh processes timing a first compilation
 MODES = ("eager", "compile")
 SHIPPED = Path(__file__).resolve().parent / "calibrations"
 #: Environment variable naming a folder of further calibrations (see :func:`shipped_calibrations`).
@@ -340,8 +342,8 @@ def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str
     plan = TimingPlan(whole_number(warmup, "warmup", 0, 1000), whole_number(repeats, "repeats", 3, 100_000),
                       3, float(budget))
     seed = whole_number(seed, "seed", 0, 2**63 - 1)
-    threads = None if threads is None else whole_number(threads, "threads", 1, 4096)
-    cold_runs = whole_number(cold_runs, "cold_runs", 0, 20)
+    threads = None if threads is None else whole_number(threads, "threads", 1, MAX_THREADS)
+    cold_runs = whole_number(cold_runs, "cold_runs", 0, MAX_COLD_RUNS)
     with torch_threads(threads):
         timer = ShapeTimer(spec, device, mode, plan, seed)
         timings = []

@@ -90,14 +90,31 @@ class CalibrationCheck:
         >>> check = CalibrationCheck("gin on X", {"name": "X"}, (ShapeCheck(BatchShape(8, 16, 1), 0.001, 0.0011),), 0.25,
         ...                          "2026-11-24T20:00:00Z", True)
         >>> check.describe()
-        'Checked on X (2026-11-24 20:00 UTC): measured / predicted 1.10 (1.10 to 1.10 over 1 shapes), within the band of ±25%.'
+        'Checked on X (2026-11-24 20:00 UTC): measured / predicted 1.10 (1.10 to 1.10 over 1 shape), every shape within 0.80 to 1.25 (25 % either way).'
         """
         ratios = [shape.ratio for shape in self.shapes]
-        verdict = "within" if self.within_band else "outside"
         when = self.checked[:16].replace("T", " ")
         return (f"Checked on {self.device.get('name', '?')} ({when} UTC): measured / predicted "
-                f"{self.ratio_median:.2f} ({min(ratios):.2f} to {max(ratios):.2f} over {len(ratios)} shapes), "
-                f"{verdict} the band of ±{self.band:.0%}.")
+                f"{self.ratio_median:.2f} ({min(ratios):.2f} to {max(ratios):.2f} over {len(ratios)} "
+                f"shape{'s' if len(ratios) > 1 else ''}), {self.verdict()}.")
+
+    def verdict(self) -> str:
+        """Whether every shape's ratio is inside the band, or which are not (the first three).
+
+        >>> slow = CalibrationCheck("gin on X", {"name": "X"}, (ShapeCheck(BatchShape(8, 16, 1), 0.001, 0.0014),), 0.25,
+        ...                         "2026-11-24T20:00:00Z", True)
+        >>> slow.verdict()
+        '1 of 1 outside 0.80 to 1.25 (25 % either way): 1.40 at 8 nodes, 16 edges, 1 graph'
+        """
+        low, high = 1 / (1 + self.band), 1 + self.band
+        outside = [shape for shape in self.shapes if not low <= shape.ratio <= high]
+        band = f"{low:.2f} to {high:.2f} ({100 * self.band:.0f} % either way)"
+        if not outside:
+            return f"every shape within {band}"
+        return f"{len(outside)} of {len(self.shapes)} outside {band}: " + ", ".join(
+            f"{shape.ratio:.2f} at {shape.shape.num_nodes:,} nodes, {shape.shape.num_edges:,} edges, "
+            f"{shape.shape.num_graphs:,} graph{'s' if shape.shape.num_graphs != 1 else ''}" for shape in outside[:3]
+        ) + ("..." if len(outside) > 3 else "")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe, for the export's throughput section."""
@@ -265,6 +282,5 @@ def calibration_for_this_machine(progress: Progress | None = None, seconds: floa
                          progress=progress)
     took = time.perf_counter() - started
     why = ("No calibration of this CPU ships with the tool" if check is None else
-           f"The shipped calibration of this CPU failed its check here (measured / predicted "
-           f"{check.ratio_median:.2f}, outside ±{check.band:.0%})")
+           f"The shipped calibration of this CPU failed its check here ({check.verdict()})")
     return MachineCalibration(measured, check, True, f"{why}, so this machine was calibrated now ({took:.0f} s).")

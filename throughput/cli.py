@@ -22,11 +22,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from packing import config_histogram, load_config
+from packing import config_histogram, load_config, whole_number
 from packing.batching import add_packs_per_batch, packs_per_batch
 from packing.cli import check_out
 
-from .calibration import MODES, calibrate, load_calibration
+from .calibration import MAX_COLD_RUNS, MAX_THREADS, MODES, calibrate, load_calibration
 from .check import calibration_for_this_machine, check_calibration
 from .device import check_device
 from .estimate import estimate
@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--max-graphs", type=int, default=DEFAULT_MAX_GRAPHS,
                      help=f"largest graphs per batch timed (default {DEFAULT_MAX_GRAPHS})")
     cal.add_argument("--threads", type=int, help="torch CPU threads while timing (default: torch's)")
-    cal.add_argument("--cold-runs", type=int, default=2,
+    cal.add_argument("--cold-runs", type=int,
                      help="compile mode: fresh processes timing a process's first compilation (default 2)")
     cal.add_argument("--out", type=Path, help="output JSON file or folder (default: the current folder, named "
                                                "<device>__<model>-h<hidden>-l<layers>__<mode>.json)")
@@ -88,18 +88,27 @@ def _progress(done: int, total: int, shape: tuple[int, int, int]) -> None:
               flush=True)
 
 
-#: default_shapes' arguments and the flags that give them
-_SHAPE_FLAGS = {"count": "--shapes", "max_nodes": "--max-nodes", "max_edges": "--max-edges", "max_graphs": "--max-graphs"}
+#: the calibration's settings and the flags that give them
+_FLAGS = {"count": "--shapes", "max_nodes": "--max-nodes", "max_edges": "--max-edges", "max_graphs": "--max-graphs",
+          "hidden": "--hidden", "layers": "--layers", "threads": "--threads", "cold_runs": "--cold-runs"}
 
 
 def _calibrate(args: argparse.Namespace) -> None:
     check_device(args.device)
-    try:
+    if args.cold_runs is not None and args.mode != "compile":
+        raise ValueError("--cold-runs times first compilations: it applies to --mode compile only.")
+    try:  # every setting checked before the timing starts
+        from .models import model_spec  # imports torch: only once a calibration is asked for
+
+        model_spec(args.model, args.hidden, args.layers)
+        if args.threads is not None:
+            whole_number(args.threads, "threads", 1, MAX_THREADS)
+        cold_runs = whole_number(2 if args.cold_runs is None else args.cold_runs, "cold_runs", 0, MAX_COLD_RUNS)
         shapes = default_shapes(args.shapes, max_nodes=args.max_nodes, max_edges=args.max_edges,
                                 max_graphs=args.max_graphs)
     except ValueError as error:  # "count must lie between ..." names the flag instead: "--shapes must ..."
         name, _, rest = str(error).partition(" ")
-        raise ValueError(f"{_SHAPE_FLAGS.get(name, name)} {rest}") from None
+        raise ValueError(f"{_FLAGS.get(name, name)} {rest}") from None
     if args.out is not None and not (args.out.is_dir() or args.out.parent.is_dir()):
         raise ValueError(f"--out {args.out}: the folder {args.out.parent} does not exist; create it or choose "
                          "another (checked before the timing starts).")
@@ -107,7 +116,7 @@ def _calibrate(args: argparse.Namespace) -> None:
           f"{len(shapes)} shapes", file=sys.stderr)
     start = time.perf_counter()
     cal = calibrate(args.model, args.hidden, args.layers, args.device, shapes, args.mode, threads=args.threads,
-                    cold_runs=args.cold_runs, progress=_progress)
+                    cold_runs=cold_runs, progress=_progress)
     path = cal.save(args.out if args.out is not None else Path.cwd())
     held_out = cal.fit.held_out
     lines = [f"{cal.label}: {len(cal.timings)} shapes in {time.perf_counter() - start:.0f} s", cal.fit.describe(),

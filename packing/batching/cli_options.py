@@ -12,9 +12,12 @@ def _packs_value(text: str) -> int | None:
     if text == "match":
         return None
     try:
-        return int(text)
+        packs = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number or 'match', got {text!r}") from None
+        packs = 0
+    if packs < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1 or 'match', got {text!r}")
+    return packs
 
 
 def add_packs_per_batch(parser: argparse.ArgumentParser) -> None:
