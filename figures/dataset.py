@@ -127,7 +127,7 @@ def _range(start: np.ndarray, width: int, step: int) -> np.ndarray:
 
 def histogram_figure(
     hist: SizeHistogram, log_color: bool = True, min_count: int = 1, title: str | None = None,
-    height: int = 480,
+    height: int = 480, compact: bool = False,
 ) -> tuple[go.Figure, SizeGrid]:
     """The 2D (nodes, edges) histogram as a heatmap on a uniform grid; hover shows nodes,
     edges, count and share; the colour bar is labelled whatever the counts span. Graphs whose
@@ -139,6 +139,8 @@ def histogram_figure(
         min_count: hide size tuples with fewer graphs (:func:`size_grid`).
         title: the figure's title; a default names what it shows.
         height: the figure's height in pixels.
+        compact: short axis titles and subtitle, for small panels side by side (the hover
+            still gives each cell's sizes).
 
     Returns:
         ``(figure, grid)``: the grid tells what is shown (cell widths, hidden graphs).
@@ -150,7 +152,7 @@ def histogram_figure(
     grid = size_grid(hist, min_count)
     share = np.round(grid.counts / hist.num_graphs * 100, 5)  # the hover shows 3 decimals; keeps files small
     if grid.follows:
-        return _follows_figure(hist, min_count, log_color, title, height), grid
+        return _follows_figure(hist, min_count, log_color, title, height, compact), grid
     node_labels = np.broadcast_to(_range(grid.nodes, grid.node_width, grid.node_step), grid.counts.shape)
     edge_labels = np.broadcast_to(_range(grid.edges, grid.edge_width, grid.edge_step)[:, None], grid.counts.shape)
     z = np.log10(grid.counts) if log_color else grid.counts
@@ -174,8 +176,10 @@ def histogram_figure(
     )
     fig.update_layout(
         title=title or "Graphs per (nodes, edges) size tuple",
-        xaxis_title="nodes per graph" + (f" ({node_counts} counts per cell)" if node_counts > 1 else ""),
-        yaxis_title="edges per graph (directed" + (f", in steps of {grid.edge_step}" if grid.edge_step > 1 else "")
+        xaxis_title="nodes per graph" + (f" ({node_counts} counts per cell)" if node_counts > 1 and not compact
+                                         else ""),
+        yaxis_title="edges per graph" if compact else "edges per graph (directed" + (
+            f", in steps of {grid.edge_step}" if grid.edge_step > 1 else "")
                     + (f"; {edge_counts} counts per cell)" if edge_counts > 1 else ")"),
         height=height, **_LAYOUT,
     )
@@ -186,7 +190,7 @@ def histogram_figure(
 
 
 def _follows_figure(hist: SizeHistogram, min_count: int, log_scale: bool, title: str | None, height: int,
-                    ) -> go.Figure:
+                    compact: bool) -> go.Figure:
     """Graphs per node count as bars, for graphs whose edges follow from their nodes (the 2D
     histogram would be a thin curve); the hover names each bar's edge count."""
     shown = _kept(hist, min_count)
@@ -197,11 +201,15 @@ def _follows_figure(hist: SizeHistogram, min_count: int, log_scale: bool, title:
         hovertemplate="nodes: %{x}<br>edges: %{customdata[0]:,}<br>graphs: %{y:,}<br>share: %{customdata[1]:.3f}%"
                       "<extra></extra>"))
     fig.update_layout(
-        title=(title or "Graphs per (nodes, edges) size tuple") + "<br><sup>every node count has one edge count "
-              "(edges follow from nodes), so one axis shows the histogram; hover a bar for its edges</sup>",
+        title=(title or "Graphs per (nodes, edges) size tuple") + (
+            "<br><sup>edges follow from nodes: hover a bar for its edges</sup>" if compact else
+            "<br><sup>every node count has one edge count (edges follow from nodes), so one axis shows the "
+            "histogram; hover a bar for its edges</sup>"),
         xaxis_title="nodes per graph", yaxis=dict(title="graphs" + (" (log)" if log_scale else ""),
                                                    type="log" if log_scale else "linear"),
         height=height, **_LAYOUT)
+    if log_scale:
+        fig.update_yaxes(dtick=1)  # decades only: no "2, 5" between them
     return fig
 
 

@@ -140,7 +140,7 @@ def compare_section(selection: state.Selection, hist) -> None:
         names = list(hists)[index::3]
         with column:
             for name in names:
-                fig, _ = figures.histogram_figure(hists[name], title=name, height=360)
+                fig, _ = figures.histogram_figure(hists[name], title=name, height=360, compact=True)
                 st.plotly_chart(fig, key=f"cmp_heat_{name}")
 
 
