@@ -155,7 +155,8 @@ def main() -> None:
     if priced is not None and priced.get("foreign"):
         st.warning(f"The file's throughput estimates are those of {priced['calibration'].device_name}, not of this "
                    f"machine: {priced['check_words']}", icon=":material/warning:")
-    left, middle, right = st.columns(3)
+    browser = cache.png_browser()
+    left, middle, right, last = st.columns(4)  # one row: configuration, strategies, report (HTML, PDF)
     left.download_button("Download configuration (JSON)", config_json(config), file_name=f"{stem}.json",
                          mime="application/json", type="primary", key="ex_json", on_click="ignore", icon=":material/download:")
     middle.download_button("Download strategies (CSV)", lambda: plan.to_frame().to_csv(index=False),
@@ -171,9 +172,8 @@ def main() -> None:
                                "the packs, the sweep heatmap, the batching comparison and throughput estimate when "
                                "run, and the configuration itself. Command line: `python -m figures report "
                                "config.json --out report.html`.")
-    browser = cache.png_browser()
     if browser is not None:
-        right.download_button("Download report (PDF)", lambda: report_pdf(report()),
+        last.download_button("Download report (PDF)", lambda: report_pdf(report()),
                               file_name=f"{stem}-report.pdf", mime="application/pdf", key="ex_report_pdf",
                               on_click="ignore", icon=":material/picture_as_pdf:",
                               help="The same report printed by Chromium (A4 landscape, a few seconds).")
@@ -194,7 +194,8 @@ def main() -> None:
     st.caption(f"Save the configuration as {stem}.json next to your script; the loader verifies it and checks "
                "that it packs exactly your dataset's graphs.")
     task = "regression" if selection.is_upload else get_spec(selection.name).task  # an upload's labels are unknown
-    st.code(training_snippet(f"{stem}.json", what=f"here {selection.label}", task=task), language="python")
+    st.code(training_snippet(f"{stem}.json", what=f"here {selection.label}", task=task), language="python",
+            wrap_lines=True)
     load_section(plan)
 
 
