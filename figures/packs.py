@@ -110,6 +110,9 @@ COMPARE_LABELS = {
     "node_efficiency": "Node efficiency", "edge_efficiency": "Edge efficiency", "harmonic_mean": "Harmonic mean",
     "packing_factor": "Graphs per pack", "bound": "Bound",
 }
+#: The baselines' rows of a comparison table, in words (their ids kept: the API's names).
+BASELINE_WORDS = {"none": "none (one graph per pack)", "node_only": "node_only (1D by nodes: edges ignored)",
+                  "edge_only": "edge_only (1D by edges: nodes ignored)"}
 #: Column labels of the published algorithm's table in the paper's convention.
 PUBLISHED_LABELS = {
     "method": "Heuristic", "packs": "Packs", "tight_nodes": "Tight max nodes", "tight_edges": "Tight max edges",
@@ -143,18 +146,20 @@ def best_cells(frame: pd.DataFrame) -> pd.DataFrame:
 
 def highlight_best(frame: pd.DataFrame) -> "pd.io.formats.style.Styler":
     """Style a comparison table (Table 2 layout): the cells of :func:`best_cells` in bold on
-    green, percentages as percentages, and "no" where a plan breaks a limit.
+    green, percentages as percentages, "no" where a plan breaks a limit and the baselines
+    in words (``BASELINE_WORDS``).
 
     >>> table = pd.DataFrame({"method": ["sum / best_fit", "edge_only"], "keeps_limits": [True, False],
     ...                       "packs": [4, 1]})
     >>> styler = highlight_best(table)
-    >>> styler.data["keeps_limits"].tolist(), "font-weight: bold" in styler.to_html()
-    (['yes', 'no: breaks one'], True)
+    >>> styler.data["keeps_limits"].tolist(), styler.data["method"][1], "font-weight: bold" in styler.to_html()
+    (['yes', 'no: breaks one'], 'edge_only (1D by edges: nodes ignored)', True)
     """
     best = best_cells(frame)
     marks = pd.DataFrame(np.where(best, "font-weight: bold; background-color: #c7e9c0", ""),
                          index=best.index, columns=best.columns)
     percent = {c: "{:.2%}" for c in ("node_efficiency", "edge_efficiency", "harmonic_mean", "gap")}
-    shown = frame.assign(keeps_limits=frame["keeps_limits"].map({True: "yes", False: "no: breaks one"}))
+    shown = frame.assign(keeps_limits=frame["keeps_limits"].map({True: "yes", False: "no: breaks one"}),
+                         method=frame["method"].replace(BASELINE_WORDS))
     return shown.style.apply(lambda _: marks, axis=None).format(
         {**percent, "packing_factor": "{:.2f}", "packs": "{:,}", "lower_bound": "{:,}"})

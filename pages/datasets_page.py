@@ -8,7 +8,7 @@ import figures
 from pages import cache, state
 from pages.cluster_section import cluster_section
 from pages.header import page_header
-from pages.widgets import load_selection, progress_shown, provenance_caption, run_page, selection_of
+from pages.widgets import dataset_label, load_selection, progress_shown, provenance_caption, run_page, selection_of
 
 UPLOAD_KEY = "upload_file"
 UPLOAD_READ = "upload_read"  # the upload (file id and reading options) read last
@@ -109,13 +109,11 @@ def compare_section(selection: state.Selection, hist) -> None:
     """Statistics, marginals and heatmaps of two or more datasets side by side."""
     st.subheader("Compare datasets")
     specs = [s for s in cache.dataset_specs() if s.name != selection.name]
-    labels = {s.name: s.name if s.bundled else f"{s.name} (download)" for s in specs}
-    labels |= {name: name.replace(state.UPLOAD_PREFIX, "uploaded: ") for name in state.uploads()
-               if name != selection.name}
+    names = [s.name for s in specs] + [name for name in state.uploads() if name != selection.name]
     chosen = st.multiselect(
-        "Compare with (each with the split and options last chosen for it, else its defaults)", list(labels),
-        key="ds_compare", format_func=labels.get,
-        help="Datasets marked (download) are fetched on first use and cannot be opened offline.",
+        "Compare with (each with the split and options last chosen for it, else its defaults)", names,
+        key="ds_compare", format_func=dataset_label,
+        help="Datasets marked (needs download) are fetched on first use and cannot be opened offline.",
     )
     if not chosen:
         st.caption("Pick one or more datasets to see them next to the current one.")

@@ -75,8 +75,9 @@ def run_page(main: Callable[[], None]) -> None:
                  "page; if it persists, report it with the steps that led here.", icon=":material/bug_report:")
 
 
-def _dataset_label(name: str) -> str:
-    """The dataset's short name (its title is the caption below: a title did not fit the sidebar)."""
+def dataset_label(name: str) -> str:
+    """The dataset's short name, marked when it needs a download (the sidebar's title is the
+    caption below it: a title did not fit)."""
     if name.startswith(state.UPLOAD_PREFIX):
         return f"Uploaded: {name[len(state.UPLOAD_PREFIX):]}"
     spec = cache.spec_for(name)
@@ -123,7 +124,7 @@ def dataset_sidebar() -> state.Selection:
     with st.sidebar:
         st.subheader("Dataset")
         st.selectbox("Dataset", names, **mirrored_choice(state.DATASET_WIDGET, names, name),
-                     format_func=_dataset_label, on_change=_on_dataset_change, label_visibility="collapsed")
+                     format_func=dataset_label, on_change=_on_dataset_change, label_visibility="collapsed")
         spec = cache.spec_for(name)
         if spec is None:
             return state.upload_selection(name)
