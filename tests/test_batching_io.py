@@ -74,7 +74,7 @@ def test_cli_packs_per_batch_match_the_batch_size_by_default(tmp_path, molhiv_fi
     assert packing["max_padded_nodes"] == 222 * packs + 1 and packing["node_efficiency"] == pytest.approx(
         plan.node_efficiency, rel=0.01)
     bad = cli("batching", str(molhiv_file), "--batch-size", "32", "--packs-per-batch", "many")
-    assert bad.returncode == 2 and "expected a whole number or 'match'" in bad.stderr
+    assert bad.returncode == 2 and "expected a whole number of at least 1 or 'match'" in bad.stderr
 
 
 def test_cli_packing_defaults_hold_the_largest_graph(tmp_path, molhiv_file, molhiv):
