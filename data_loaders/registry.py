@@ -203,6 +203,18 @@ def get_spec(name: str) -> DatasetSpec:
         ) from None
 
 
+def task_of(name: str) -> str:
+    """What the graphs of data set ``name`` are labelled with (``DatasetSpec.task``), for the
+    training snippet; ``regression`` for a name the registry does not hold (an upload,
+    whose labels only its owner knows: the snippet's comment names the 0/1 loss too).
+
+    >>> task_of("ogbg-molpcba"), task_of("qm9"), task_of("upload:sizes.csv")
+    ('binary', 'regression', 'regression')
+    """
+    spec = _BY_NAME.get(name)
+    return "regression" if spec is None else spec.task
+
+
 def check_split(spec: DatasetSpec, split: str) -> str:
     """Return ``split`` if ``spec`` has it, else raise a ``ValueError`` naming the splits.
 

@@ -19,6 +19,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
+from data_loaders.registry import task_of
 from packing import PackingPlan, config_histogram, config_json
 from packing.batching import describe_settings, run_length_words
 
@@ -222,13 +223,14 @@ def _throughput_section(section: dict[str, Any], figure: str) -> str:
 
 def _config_section(config: dict[str, Any], file_name: str) -> str:
     text = config_json(config)
+    snippet = training_snippet(file_name, task=task_of(str(config.get("dataset", {}).get("name", ""))))
     return (f"<p>The configuration this report shows, schema version {config['schema_version']} "
             f"(<code>packing.export.load_config</code> verifies it; "
             f"<code>PackedLoader.from_config(dataset, \"{html.escape(file_name)}\")</code> trains with it). "
             f"<a id='download-config' download='{html.escape(file_name)}' href='#'>Download {html.escape(file_name)}</a>"
             f"</p><details><summary>Configuration JSON ({len(text):,} characters)</summary>"
             f"<pre id='config-json'>{html.escape(text)}</pre></details>"
-            f"<h3>Train with it</h3><pre class='snippet'>{html.escape(training_snippet(file_name))}</pre>"
+            f"<h3>Train with it</h3><pre class='snippet'>{html.escape(snippet)}</pre>"
             "<script>document.getElementById('download-config').addEventListener('click', function (event) {"
             "  var text = document.getElementById('config-json').textContent;"
             "  this.href = URL.createObjectURL(new Blob([text], {type: 'application/json'})); });</script>")

@@ -269,17 +269,20 @@ class PackingPlan:
 
     @cached_property
     def graphs_that_fit(self) -> int:
-        """The most graphs of the plan's histogram that one pack within its node and edge
-        capacity can hold (the smallest graphs first): a graph limit at or above this never
-        binds, so it packs the same packs, and pads fewer graph slots where it is lower.
+        """The most graphs of the plan's histogram that one pack within its limits can hold
+        (the smallest graphs first; a 1D baseline's ignored side left out): a graph limit at
+        or above this never binds. The greedy algorithms (ours and the published one) and the
+        1D baselines then pack the same packs with it; exact fill, balanced fill and the LP
+        read the graph limit too, so their plans may change.
 
         >>> plan = PackingPlan([(((3, 4, 2),), 1)], PackLimits(7, 100, 256), PackMethod())
         >>> plan.graphs_that_fit  # two graphs of 3 nodes fill 6 of the 7 node slots
         2
         """
         hist = self.histogram
-        return most_graphs_per_pack(hist.num_nodes, hist.num_edges, hist.counts, self.node_capacity,
-                                    self.edge_capacity)
+        max_nodes = MAX_LIMIT if self.method.unlimited == NODES else self.limits.max_nodes
+        max_edges = MAX_LIMIT if self.method.unlimited == EDGES else self.limits.max_edges
+        return most_graphs_per_pack(hist.num_nodes, hist.num_edges, hist.counts, max_nodes, max_edges)
 
     def graphs_per_pack(self) -> dict[int, int]:
         """How many packs hold k graphs, for each k that occurs."""

@@ -7,7 +7,7 @@ from typing import Callable
 import pandas as pd
 import streamlit as st
 
-from data_loaders.registry import check_split, get_spec, resolve_options
+from data_loaders.registry import check_split, resolve_options, task_of
 from packing import SCHEMA_VERSION, PackingPlan, SizeHistogram, config_histogram, config_json, export_config, load_config
 from packing.batching import batching_section
 from throughput import throughput_section
@@ -193,9 +193,8 @@ def main() -> None:
     st.subheader("Train with it")
     st.caption(f"Save the configuration as {stem}.json next to your script; the loader verifies it and checks "
                "that it packs exactly your dataset's graphs.")
-    task = "regression" if selection.is_upload else get_spec(selection.name).task  # an upload's labels are unknown
-    st.code(training_snippet(f"{stem}.json", what=f"here {selection.label}", task=task), language="python",
-            wrap_lines=True)
+    st.code(training_snippet(f"{stem}.json", what=f"here {selection.label}", task=task_of(selection.name)),
+            language="python", wrap_lines=True)
     load_section(plan)
 
 

@@ -48,20 +48,20 @@ def packing_row(hist: SizeHistogram, run: dict) -> PackingRow:
             f"{packs:,} pack{'s' if packs > 1 else ''} per step ({how}), which carry "
             f"{packs * plan.packing_factor:,.1f} graphs on average, padded to {BatchShape.for_plan(plan, packs)} "
             "(one padding node and graph included).")
-    fit, limit = plan.graphs_that_fit, chosen.limits.max_graphs
-    if limit < 2 * fit:
-        return PackingRow(chosen.limits, method, packs, note)
-    return PackingRow(chosen.limits, method, packs, note + _graph_slots_hint(plan, packs),
-                      PackLimits(chosen.limits.max_nodes, chosen.limits.max_edges, fit))
+    fitting = PackLimits(chosen.limits.max_nodes, chosen.limits.max_edges, plan.graphs_that_fit)
+    if chosen.limits.max_graphs < 2 * fitting.max_graphs or cache.plan_for(hist, fitting, method).packs != plan.packs:
+        return PackingRow(chosen.limits, method, packs, note)  # nothing to gain, or other packs (exact fill, LP)
+    return PackingRow(chosen.limits, method, packs, note + _graph_slots_hint(plan, packs), fitting)
 
 
 def _graph_slots_hint(plan: PackingPlan, packs: int) -> str:
     """The sentence for a graph limit that pads many more graph slots than any pack can
-    fill (e.g. the paper's 256 graphs with packs the size of one large molecule)."""
+    fill (e.g. the paper's 256 graphs with packs the size of one large molecule), once the
+    lower limit was seen to pack the same packs."""
     fit, limit = plan.graphs_that_fit, plan.limits.max_graphs
-    return (f" Every pack is padded to {limit:,} graph slots, but no pack within {plan.node_capacity:,} nodes and "
-            f"{plan.edge_capacity:,} edges holds more than {fit:,} graphs of this dataset: Max graphs {fit:,} packs "
-            f"the same packs into {packs * fit + 1:,} graph slots per step instead of {packs * limit + 1:,}.")
+    return (f" Every pack is padded to {limit:,} graph slots, but no pack within {plan.limits.max_nodes:,} nodes "
+            f"and {plan.limits.max_edges:,} edges holds more than {fit:,} graphs of this dataset: Max graphs {fit:,} "
+            f"packs the same packs into {packs * fit + 1:,} graph slots per step instead of {packs * limit + 1:,}.")
 
 
 def offer_fitting_limits(row: PackingRow, key: str) -> None:

@@ -23,6 +23,7 @@ from browser_helpers import ROOT, screenshot
 from data_loaders import load_histogram
 import figures.report
 import figures.snippet
+from data_loaders.registry import task_of
 import figures.titles
 from figures.report import build_report, report_figures
 from figures.titles import subject
@@ -122,6 +123,8 @@ def check_report(page: str, config: dict, plan, with_sweep: bool) -> dict[str, s
         assert f"<td>{row['run_s']:.3g}</td>" in found["throughput"]
     assert embedded_config(page) == config
     assert "loader.set_epoch(epoch)" in found["configuration"]  # the training snippet for this file
+    loss = "F.binary_cross_entropy_with_logits(out" if task_of(data["name"]) == "binary" else "F.mse_loss(out"
+    assert loss in found["configuration"]  # the dataset's task, as the Export page shows it
     return found
 
 
