@@ -18,6 +18,7 @@ import errno
 import importlib
 import shutil
 import socket
+import ssl
 import sys
 import tempfile
 import threading
@@ -92,20 +93,24 @@ def _reason(error: BaseException) -> str:
 
     >>> _reason(URLError(socket.gaierror(-2, "Name or service not known")))
     "no network: the download server's name could not be looked up (Name or service not known)"
+    >>> _reason(HTTPError("https://x", 404, "Not Found", None, None))
+    'the download server answered HTTP 404 (Not Found)'
     >>> _reason(RuntimeError("bad archive"))
     'RuntimeError: bad archive'
     """
-    cause = error.reason if isinstance(error, URLError) and not isinstance(error, HTTPError) else error
+    if isinstance(error, HTTPError):
+        return f"the download server answered HTTP {error.code} ({error.reason})"
+    cause = error.reason if isinstance(error, URLError) else error
     if isinstance(cause, socket.gaierror):
         return f"no network: the download server's name could not be looked up ({cause.strerror or cause})"
     if isinstance(cause, (TimeoutError, socket.timeout)):
         return "no network: the connection timed out"
-    if isinstance(cause, ConnectionError):
+    if isinstance(cause, ssl.SSLError):
+        return f"no secure connection to the download server ({cause})"
+    if isinstance(cause, OSError) and isinstance(error, (URLError, ConnectionError)):
         return f"no network: the connection failed ({cause.strerror or cause})"
-    if isinstance(error, HTTPError):
-        return f"the download server answered HTTP {error.code} ({error.reason})"
     if isinstance(error, URLError):
-        return f"no network: {cause}"
+        return f"the download failed ({cause})"
     return f"{type(error).__name__}: {error}".strip()
 
 
@@ -116,6 +121,8 @@ def _advice(error: BaseException, folder: Path) -> str:
     >>> _advice(OSError(28, "No space left on device"), Path("/data"))
     'Free disk space in /data or set GRAPH_PACKING_DATA to a folder with room, and try again'
     """
+    if isinstance(error, HTTPError):
+        return "Try again later (the server answered, so this machine is online)"
     if isinstance(error, (URLError, ConnectionError, TimeoutError, socket.gaierror, socket.timeout, HTTPException)):
         return "Connect to the internet and try again"
     if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):

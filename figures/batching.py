@@ -118,9 +118,10 @@ def shapes_figure(summaries: dict[str, dict[str, Any]]) -> go.Figure:
         fig.add_scatter(x=steps, y=counts, mode="lines+markers", line_shape="hv", name=name,
                         line_color=COLORS.get(strategies[0]), marker=dict(size=4),
                         hovertemplate=f"{name}<br>step %{{x:,}}: %{{y:,}} shapes<extra></extra>")
+    decades = lambda values: {"dtick": 1} if max(map(max, values)) >= 10 else {}  # noqa: E731 - no "2, 5" between
     fig.update_layout(title="Distinct padded shapes over training steps (each one a compilation)",
-                      xaxis=dict(title="training step", type="log", dtick=1),
-                      yaxis=dict(title="distinct shapes", type="log", dtick=1),
+                      xaxis=dict(title="training step", type="log", **decades(steps for steps, _ in curves.values())),
+                      yaxis=dict(title="distinct shapes", type="log", **decades(counts for _, counts in curves.values())),
                       height=420, legend=_LEGEND, **_LAYOUT)
     return fig
 

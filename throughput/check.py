@@ -90,7 +90,7 @@ class CalibrationCheck:
         >>> check = CalibrationCheck("gin on X", {"name": "X"}, (ShapeCheck(BatchShape(8, 16, 1), 0.001, 0.0011),), 0.25,
         ...                          "2026-11-24T20:00:00Z", True)
         >>> check.describe()
-        'Checked on X (2026-11-24 20:00 UTC): measured / predicted 1.10 (1.10 to 1.10 over 1 shape), every shape within 0.80 to 1.25 (25 % either way).'
+        'Checked on X (2026-11-24 20:00 UTC): measured / predicted 1.10 (1.10 to 1.10 over 1 shape), every shape within a factor of 1.25 either way (0.80 to 1.25).'
         """
         ratios = [shape.ratio for shape in self.shapes]
         when = self.checked[:16].replace("T", " ")
@@ -104,15 +104,15 @@ class CalibrationCheck:
         >>> slow = CalibrationCheck("gin on X", {"name": "X"}, (ShapeCheck(BatchShape(8, 16, 1), 0.001, 0.0014),), 0.25,
         ...                         "2026-11-24T20:00:00Z", True)
         >>> slow.verdict()
-        '1 of 1 outside 0.80 to 1.25 (25 % either way): 1.40 at 8 nodes, 16 edges, 1 graph'
+        '1 of 1 outside a factor of 1.25 either way (0.80 to 1.25): 1.400 at 8 nodes, 16 edges, 1 graph'
         """
         low, high = 1 / (1 + self.band), 1 + self.band
         outside = [shape for shape in self.shapes if not low <= shape.ratio <= high]
-        band = f"{low:.2f} to {high:.2f} ({100 * self.band:.0f} % either way)"
+        band = f"a factor of {high:g} either way ({low:.2f} to {high:.2f})"
         if not outside:
             return f"every shape within {band}"
         return f"{len(outside)} of {len(self.shapes)} outside {band}: " + ", ".join(
-            f"{shape.ratio:.2f} at {shape.shape.num_nodes:,} nodes, {shape.shape.num_edges:,} edges, "
+            f"{shape.ratio:.3f} at {shape.shape.num_nodes:,} nodes, {shape.shape.num_edges:,} edges, "
             f"{shape.shape.num_graphs:,} graph{'s' if shape.shape.num_graphs != 1 else ''}" for shape in outside[:3]
         ) + ("..." if len(outside) > 3 else "")
 

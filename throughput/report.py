@@ -132,14 +132,16 @@ def extrapolation_note(table: pd.DataFrame, label: Callable[[str], str] = str) -
     >>> rows = pd.DataFrame({"strategy": ["packing", "dynamic"], "max_padded_nodes": [900, 300],
     ...                      "max_padded_edges": [1800, 600], "max_padded_graphs": [833, 32],
     ...                      "extrapolated": [True, False]})
-    >>> rows.attrs["calibration"] = {"shape_range": [17109, 262144, 399]}
+    >>> rows.attrs["calibration"] = {"shape_range": [17109, 262144, 399], "mode": "eager", "device": {"type": "cpu"},
+    ...                              "model": {"name": "gin", "hidden": 64, "layers": 3}}
     >>> extrapolation_note(rows)
-    'Extrapolated: the padded shapes of packing (833 graphs) are larger than any the calibration timed (17,109 nodes, 262,144 edges, 399 graphs); to measure them, calibrate with python -m throughput calibrate --max-nodes 17109 --max-edges 262144 --max-graphs 833.'
+    'Extrapolated: the padded shapes of packing (833 graphs) are larger than any the calibration timed (17,109 nodes, 262,144 edges, 399 graphs); to measure them, calibrate with python -m throughput calibrate --model gin --hidden 64 --layers 3 --mode eager --device cpu --max-nodes 17109 --max-edges 262144 --max-graphs 833.'
     """
     beyond = table[table["extrapolated"]]
     if beyond.empty:
         return ""
-    timed = table.attrs.get("calibration", {}).get("shape_range")
+    calibration = table.attrs.get("calibration", {})
+    timed = calibration.get("shape_range")
     if timed is None:  # a summary from before shape ranges were recorded
         return ("Extrapolated: a padded shape is larger than any the calibration timed; calibrate with larger "
                 "shapes (--max-nodes/--max-edges/--max-graphs) for a measured number.")
@@ -148,7 +150,10 @@ def extrapolation_note(table: pd.DataFrame, label: Callable[[str], str] = str) -
     parts = [f"{label(row['strategy'])} (" + ", ".join(
         f"{int(row[f'max_padded_{side}']):,} {side}" for side, most in zip(sides, timed)
         if row[f"max_padded_{side}"] > most) + ")" for _, row in beyond.iterrows()]
-    flags = " ".join(f"--max-{side} {max(need, most)}" for side, need, most in zip(sides, largest, timed))
+    model = calibration.get("model", {})
+    setup = (f"--model {model.get('name', 'gin')} --hidden {model.get('hidden', 64)} --layers {model.get('layers', 3)} "
+             f"--mode {calibration.get('mode', 'eager')} --device {calibration.get('device', {}).get('type', 'cpu')}")
+    flags = setup + "".join(f" --max-{side} {max(need, most)}" for side, need, most in zip(sides, largest, timed))
     return (f"Extrapolated: the padded shapes of {' and '.join(parts)} are larger than any the calibration timed "
             f"({timed[0]:,} nodes, {timed[1]:,} edges, {timed[2]:,} graphs); to measure them, calibrate with "
             f"python -m throughput calibrate {flags}.")
