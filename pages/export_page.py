@@ -156,7 +156,7 @@ def main() -> None:
         st.warning(f"The file's throughput estimates are those of {priced['calibration'].device_name}, not of this "
                    f"machine: {priced['check_words']}", icon=":material/warning:")
     browser = cache.png_browser()
-    left, middle, right, last = st.columns(4)  # one row: configuration, strategies, report (HTML, PDF)
+    left, middle, right, last = st.columns([1.4, 1.2, 1.1, 1.1])  # one row: configuration, strategies, report
     left.download_button("Download configuration (JSON)", config_json(config), file_name=f"{stem}.json",
                          mime="application/json", type="primary", key="ex_json", on_click="ignore", icon=":material/download:")
     middle.download_button("Download strategies (CSV)", lambda: plan.to_frame().to_csv(index=False),
