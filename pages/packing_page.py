@@ -196,6 +196,10 @@ def result_cards(plan) -> None:
                            "fuller of nodes and edges.")
         words = ("Limit that closes the packs: " + ", ".join(f"{name} {share:.1%}" for name, share in shares.items())
                  + ". " + words)
+    if plan.limits.max_graphs > plan.graphs_that_fit:
+        words += (f" No pack within these node and edge limits can hold more than {plan.graphs_that_fit:,} graphs of "
+                  f"this dataset, so Max graphs {plan.limits.max_graphs:,} never binds: it only sets the graph slots "
+                  "the packed loader pads every pack to.")
     st.caption(words)
     if plan.requested is not None:
         st.success(f"**{plan.label}**" + ("" if plan.improved else " (exact fill saved no packs here)"),
