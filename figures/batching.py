@@ -103,25 +103,22 @@ def shapes_figure(summaries: dict[str, dict[str, Any]]) -> go.Figure:
     >>> [trace.name for trace in shapes_figure(table.attrs["summaries"]).data]  # equal lines drawn once
     ['static-constant = static-64 = dynamic (jraph) = packing', 'static-2^N = shape buckets', 'PyG DynamicBatchSampler']
     """
-    curves = {}
-    for strategy, summary in summaries.items():
-        curve = summary["shape_first_steps"]
-        steps = np.array(curve["step"]) + 1  # step 0 is the first step: plot from 1 on a log axis
-        counts = np.array(curve["distinct_shapes"])
-        last = summary["steps"]
+    curves = {strategy: (np.array(summary["shape_first_steps"]["step"]) + 1,  # from step 1 on a log axis
+                         np.array(summary["shape_first_steps"]["distinct_shapes"])) for strategy, summary in
+              summaries.items()}
+    fig = go.Figure()
+    for strategies, steps, counts in _merged(curves):  # equal when new shapes came at the same steps
+        last = max(summaries[strategy]["steps"] for strategy in strategies)
         if steps.size and steps[-1] < last:  # hold the count to the end of the run
             steps, counts = np.append(steps, last), np.append(counts, counts[-1])
-        curves[strategy] = steps, counts
-    fig = go.Figure()
-    for strategies, steps, counts in _merged(curves):
         name = " = ".join(label(strategy) for strategy in strategies)
         fig.add_scatter(x=steps, y=counts, mode="lines+markers", line_shape="hv", name=name,
                         line_color=COLORS.get(strategies[0]), marker=dict(size=4),
                         hovertemplate=f"{name}<br>step %{{x:,}}: %{{y:,}} shapes<extra></extra>")
-    decades = lambda values: {"dtick": 1} if max(map(max, values)) >= 10 else {}  # noqa: E731 - no "2, 5" between
+    most_shapes = max(int(counts.max()) for _, counts in curves.values() if counts.size)
     fig.update_layout(title="Distinct padded shapes over training steps (each one a compilation)",
-                      xaxis=dict(title="training step", type="log", **decades(steps for steps, _ in curves.values())),
-                      yaxis=dict(title="distinct shapes", type="log", **decades(counts for _, counts in curves.values())),
+                      xaxis=dict(title="training step", type="log", dtick=1),  # decades: no "2, 5" between
+                      yaxis=dict(title="distinct shapes", type="log", **({"dtick": 1} if most_shapes >= 10 else {})),
                       height=420, legend=_LEGEND, **_LAYOUT)
     return fig
 

@@ -201,10 +201,10 @@ def _follows_figure(hist: SizeHistogram, min_count: int, log_scale: bool, title:
         hovertemplate="nodes: %{x}<br>edges: %{customdata[0]:,}<br>graphs: %{y:,}<br>share: %{customdata[1]:.3f}%"
                       "<extra></extra>"))
     fig.update_layout(
-        title=(title or "Graphs per (nodes, edges) size tuple") + (
-            "<br><sup>edges follow from nodes: hover a bar for its edges</sup>" if compact else
-            "<br><sup>every node count has one edge count (edges follow from nodes), so one axis shows the "
-            "histogram; hover a bar for its edges</sup>"),
+        title=dict(text=title or "Graphs per (nodes, edges) size tuple", subtitle=dict(
+            text="edges follow from nodes: hover a bar for its edges" if compact else
+            "every node count has one edge count (edges follow from nodes), so one axis shows the histogram; hover "
+            "a bar for its edges", font=dict(size=12))),
         xaxis_title="nodes per graph", yaxis=dict(title="graphs" + (" (log)" if log_scale else ""),
                                                    type="log" if log_scale else "linear"),
         height=height, **_LAYOUT)

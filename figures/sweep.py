@@ -112,11 +112,11 @@ def sweep_figure(
     return fig
 
 
-def _ticks(axis: np.ndarray, most: int = 12) -> list[int]:
+def _ticks(axis: np.ndarray, most: int = 16) -> list[int]:
     """At most ``most`` of the swept limits, evenly spaced, the first and last included.
 
     >>> _ticks(np.arange(222, 889, 61)), len(_ticks(np.arange(100)))
-    ([222, 283, 344, 405, 466, 527, 588, 649, 710, 771, 832], 12)
+    ([222, 283, 344, 405, 466, 527, 588, 649, 710, 771, 832], 15)
     """
     step = -(-len(axis) // most)
     picked = list(axis[::step])

@@ -68,8 +68,8 @@ def epoch_figure(table: pd.DataFrame) -> go.Figure:
     ...                             load_calibration(shipped_calibrations()[0])))
     >>> len(fig.data), fig.layout.annotations[1].text, fig.data[0].y[-1]
     (2, 'Whole run: 1 epoch, compilations once', 'PyG DataLoader (no padding)')
-    >>> fig.layout.title.text.split("<br>")[1]
-    '<sup>After each bar: the time and the speed-up over PyG DataLoader (no padding) (hatched)</sup>'
+    >>> fig.layout.title.subtitle.text
+    'After each bar: the time and the speed-up over PyG DataLoader (no padding) (hatched)'
     """
     run = table.attrs.get("run", {})
     fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.12, subplot_titles=(
@@ -86,10 +86,10 @@ def epoch_figure(table: pd.DataFrame) -> go.Figure:
         fig.update_xaxes(title_text="seconds", range=[0, 1.55 * float(table[high].max())], row=1, col=col)
     calibration = table.attrs.get("calibration", {})
     baseline = table.attrs.get("baseline")
-    against = f"<br><sup>After each bar: the time and the speed-up over {label(baseline)} (hatched)</sup>" \
-        if baseline else ""
+    against = f"After each bar: the time and the speed-up over {label(baseline)} (hatched)" if baseline else ""
     fig.update_layout(
-        title=dict(text=f"Calibration: {calibration.get('label', '?')}{against}", font=dict(size=14)),
+        title=dict(text=f"Calibration: {calibration.get('label', '?')}", font=dict(size=16),
+                   subtitle=dict(text=against, font=dict(size=13))),
         yaxis=dict(autorange="reversed"), height=200 + 50 * len(table), showlegend=False,
         **{**LAYOUT, "margin": {**LAYOUT["margin"], "t": 90}})
     return fig

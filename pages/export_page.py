@@ -154,7 +154,7 @@ def main() -> None:
         if priced is not None else " Open the Throughput page to include time-per-epoch estimates."))
     if priced is not None and priced.get("foreign"):
         st.warning(f"The file's throughput estimates are those of {priced['calibration'].device_name}, not of this "
-                   f"machine: {priced['check_words']}", icon=":material/warning:")
+                   f"machine. {priced['check_words']}", icon=":material/warning:")
     browser = cache.png_browser()
     left, middle, right, last = st.columns([1.4, 1.2, 1.1, 1.1])  # one row: configuration, strategies, report
     left.download_button("Download configuration (JSON)", config_json(config), file_name=f"{stem}.json",

@@ -98,7 +98,7 @@ def test_graphs_whose_edges_follow_from_their_nodes_are_shown_along_one_axis():
     assert grid.follows and bars.type == "bar" and list(bars.x) == list(range(3, 30))
     assert list(bars.y) == list(range(3, 30)) and "edges: %{customdata[0]" in bars.hovertemplate
     assert np.asarray(bars.customdata)[:, 0].tolist() == [n * (n - 1) for n in range(3, 30)]
-    assert "edges follow from nodes" in fig.layout.title.text
+    assert "edges follow from nodes" in fig.layout.title.subtitle.text
     bonds = SizeHistogram.from_sizes([3, 3, 4, 5], [4, 6, 6, 8])  # two edge counts for 3 nodes: a real 2D histogram
     assert figures.histogram_figure(bonds)[0].data[0].type == "heatmap"
 

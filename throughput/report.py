@@ -150,6 +150,9 @@ def extrapolation_note(table: pd.DataFrame, label: Callable[[str], str] = str) -
     parts = [f"{label(row['strategy'])} (" + ", ".join(
         f"{int(row[f'max_padded_{side}']):,} {side}" for side, most in zip(sides, timed)
         if row[f"max_padded_{side}"] > most) + ")" for _, row in beyond.iterrows()]
+    if len(parts) > 3:  # one clause, not a list of every strategy
+        parts = [f"{len(parts)} strategies (up to " + ", ".join(
+            f"{need:,} {side}" for side, need, most in zip(sides, largest, timed) if need > most) + ")"]
     model = calibration.get("model", {})
     setup = (f"--model {model.get('name', 'gin')} --hidden {model.get('hidden', 64)} --layers {model.get('layers', 3)} "
              f"--mode {calibration.get('mode', 'eager')} --device {calibration.get('device', {}).get('type', 'cpu')}")
