@@ -53,15 +53,16 @@ def overview() -> None:
         "buckets) with packing: padding, batches per epoch and distinct shapes (compilations).\n"
         "5. **Throughput**: time per epoch and graphs per second of every strategy, priced by a "
         "calibration of a real PyG model on a named device (shipped, uploaded, or measured here).\n"
-        "6. **Export**: download the configuration as JSON (with the plan), the strategies as CSV and "
-        "the figures as PNG or interactive HTML."
+        "6. **Export**: download the configuration as JSON (with the plan), the strategies as CSV, "
+        "the figures as PNG or interactive HTML and a one-file report (HTML or PDF) to present; copy "
+        "the PyG training loop that reads the configuration."
     )
     columns = st.columns(6)
     for column, page, text in zip(
         columns, (DATASETS, PACKING, SWEEP, BATCHING, THROUGHPUT, EXPORT),
         ("Sizes, histogram, marginals, comparison, upload", "Limits, efficiencies, Table 2 comparison",
          "Harmonic-mean heatmap, smallest good limits", "Static, dynamic, buckets vs packing",
-         "Time per epoch on a calibrated device", "JSON, CSV, PNG and HTML"),
+         "Time per epoch on a calibrated device", "Configuration, report, training code"),
     ):
         with column:
             st.page_link(page, label=f"**{page.title}**", icon=page.icon)
@@ -74,12 +75,12 @@ def overview() -> None:
         return
     rows = [
         {
-            "dataset": spec.name,
-            "what": spec.title,
-            "available": "bundled, opens offline" if spec.bundled else "needs download",
-            "download": "not needed" if spec.bundled else (spec.download_size or "none"),
-            "splits": ", ".join(spec.splits),
-            "options": ", ".join(f"{k}={v}" for k, v in spec.options.items()) or "none",
+            "Dataset": spec.name,
+            "What": spec.title,
+            "Available": "bundled, opens offline" if spec.bundled else "needs download",
+            "Download": "not needed" if spec.bundled else (spec.download_size or "none"),
+            "Splits": ", ".join(spec.splits),
+            "Options (defaults)": ", ".join(f"{k}={v}" for k, v in spec.options.items()) or "none",
         }
         for spec in specs
     ]

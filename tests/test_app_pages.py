@@ -52,8 +52,9 @@ def test_overview_lists_workflow_datasets_and_pages(app):
     for step in ("Datasets", "Packing", "Limit sweep", "Export"):
         assert step in text
     table = app.table[0].value
-    assert {"qm9", "ogbg-molhiv", "ogbg-molpcba", "ogbg-code2"} <= set(table["dataset"])
-    available = dict(zip(table["dataset"], table["available"]))
+    assert {"qm9", "ogbg-molhiv", "ogbg-molpcba", "ogbg-code2"} <= set(table["Dataset"])
+    available = dict(zip(table["Dataset"], table["Available"]))
+    assert "report (HTML or PDF)" in text and "training loop" in text  # what Export gives
     assert available["qm9"] == "bundled, opens offline"
     assert available["ogbg-code2"] == "needs download"
 
