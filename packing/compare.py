@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .api import as_limits, best_plan, count_tuple_packs, pack
-from .bounds import lower_bounds
+from .bounds import Bounds, lower_bounds
 from .histogram import SizeHistogram
 from .limits import PackLimits
 from .method import BASELINES, NONE, PackMethod, candidate_methods, published_methods, tuple_methods
@@ -34,7 +34,8 @@ def row_label(method: PackMethod) -> str:
     return f"{heuristic} / {method.algorithm}"
 
 
-def compare(hist: SizeHistogram, limits: PackLimits | None = None, one_dim: str = "lpfhp") -> pd.DataFrame:
+def compare(hist: SizeHistogram, limits: PackLimits | None = None, one_dim: str = "lpfhp",
+            bounds: Bounds | None = None) -> pd.DataFrame:
     """One row per heuristic x tuple algorithm, then the published algorithm with each of
     its heuristics (``algorithm == "published"``, the paper's rows first), the best of all
     (named after its winner), then the baselines none, node-only and edge-only (1D
@@ -44,21 +45,25 @@ def compare(hist: SizeHistogram, limits: PackLimits | None = None, one_dim: str 
     numbers are not comparable with the rows that keep every limit. Efficiencies are
     measured against ``limits`` (default: the largest graph, 256 graphs per pack); for
     the paper's convention (against the largest sums used) see
-    :func:`packing.published_table`. ``lower_bound`` is the best of the volume and
-    large-items bounds, ``bound`` names it.
+    :func:`packing.published_table`. ``lower_bound`` is the best of ``bounds`` (default: the
+    volume and large-items bounds; pass ``lower_bounds(hist, limits, prove=True)`` to measure
+    against the LP bound too), ``bound`` names it.
 
     Returns:
         One row per method with the columns ``COMPARE_COLUMNS``.
 
     Raises:
-        ValueError: for limits a graph does not fit.
+        ValueError: for limits a graph does not fit, or ``bounds`` of other graphs or limits.
 
     >>> table = compare(SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2]), PackLimits(5, 6, 4))
     >>> table.loc[table["method"] == "none", "packs"].item(), table["method"].iloc[25]
     (4, 'best of all: best fit, product heuristic')
     """
     limits = as_limits(hist, limits)
-    bounds = lower_bounds(hist, limits)
+    if bounds is None:
+        bounds = lower_bounds(hist, limits)
+    elif (bounds.fingerprint, bounds.limits, bounds.unlimited) != (hist.fingerprint(), limits, None):
+        raise ValueError("bounds must be lower_bounds(hist, limits) of this histogram and these limits.")
     rows, counted = [], {}
     for method in tuple_methods() + published_methods():
         counted[method] = count_tuple_packs(hist, limits, method)
@@ -68,7 +73,9 @@ def compare(hist: SizeHistogram, limits: PackLimits | None = None, one_dim: str 
     rows.append(_row(best.label, best.requested_method, best.summary()))
     for baseline in BASELINES:
         method = PackMethod(baseline, one_dim=one_dim if baseline != NONE else None)
-        rows.append(_row(baseline, method, pack(hist, limits, method).summary()))
+        plan = pack(hist, limits, method)
+        plan = plan.with_bounds(bounds) if plan.method.unlimited is None else plan  # "none" keeps every limit
+        rows.append(_row(baseline, method, plan.summary()))
     return pd.DataFrame(rows, columns=COMPARE_COLUMNS)
 
 

@@ -294,7 +294,7 @@ def comparison_table(hist, limits: PackLimits, one_dim: str, dataset: str) -> No
     """Every heuristic x algorithm, the published algorithm, best of all and the three
     baselines (Table 2 layout), the best plan that keeps the limits highlighted, every row
     shown; then the published algorithm in the paper's own convention."""
-    table = cache.compare_table(hist, limits, one_dim)
+    table = cache.compare_table(hist, limits, one_dim, (hist.fingerprint(), limits) in state.proved())
     shown = [name for name in table.columns if name not in ("heuristic", "algorithm")]  # both are in "method"
     st.dataframe(figures.highlight_best(table), hide_index=True, width="stretch", height="content",
                  column_config={**figures.COMPARE_LABELS, "method": st.column_config.TextColumn(

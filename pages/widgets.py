@@ -12,6 +12,7 @@ from data_loaders.registry import effective_options
 from packing import ALGORITHMS, SizeHistogram, lower_bounds
 
 from . import cache, state
+from .cache import PROVE_SECONDS
 
 def entered_text(key: str) -> str | None:
     """What the text box ``key`` holds, stripped; None when it is empty."""
@@ -23,9 +24,6 @@ def algorithm_name(algorithm: str) -> str:
     """The engine's short name of an algorithm, for a list of choices."""
     return ALGORITHMS[algorithm].name
 
-
-#: Seconds the LP bound may take when the user asks to prove a bound.
-PROVE_SECONDS = 60
 
 #: The largest node / edge weight the weight boxes take (the heuristics need only their ratio).
 MAX_WEIGHT = 1e6

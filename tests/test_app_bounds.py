@@ -42,6 +42,11 @@ def test_proving_closes_the_gap_on_molhiv(app):
     after = cards(app)
     assert after["Lower bound (LP bound)"] == "3,744" and after["Gap to lower bound"] == "0.00% (optimal)"
     assert any(c.value.startswith("LP bound: 3,744 packs after") for c in app.caption)
+    app.session_state["pk_view"] = "All methods (Table 2)"
+    app.run()  # every row measured against the proven bound, as the cards are
+    table = app.dataframe[0].value
+    kept = table[table["keeps_limits"] == "yes"]
+    assert (kept["lower_bound"] == 3744).all() and (kept["bound"] == "lp").all()
     app.switch_page("pages/export_page.py").run()  # the export carries the proof
     assert not app.exception and not app.error
     assert "gap 0.00%" in " ".join(m.value for m in app.markdown)
