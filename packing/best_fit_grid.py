@@ -27,7 +27,8 @@ from typing import Sequence
 
 import numpy as np
 
-from .greedy import bin_order, most_graphs_by_volume
+from .greedy import bin_order
+from .histogram import most_graphs_by_volume
 from .heuristics import Heuristic
 from .limits import PackLimits
 

@@ -33,6 +33,7 @@ from typing import Iterator
 import numpy as np
 
 from .heuristics import Heuristic
+from .histogram import most_graphs_by_volume
 from .limits import PackLimits
 from .packs import Strategy, merge
 
@@ -367,26 +368,6 @@ def _copies_that_fit(nodes: int, edges: int, room_nodes: int, room_edges: int, r
     by_nodes = room_nodes // nodes if nodes else room_graphs
     by_edges = room_edges // edges if edges else room_graphs
     return min(by_nodes, by_edges, room_graphs)
-
-
-def most_graphs_by_volume(sizes: np.ndarray, counts: np.ndarray, limits: np.ndarray) -> np.ndarray:
-    """For each limit, the most graphs whose sizes fit into it together: the smallest first.
-
-    >>> most_graphs_by_volume(np.array([3, 1]), np.array([2, 2]), np.array([1, 5, 100])).tolist()
-    [1, 3, 4]
-    """
-    order = np.argsort(sizes, kind="stable")
-    size, count = sizes[order].astype(np.int64), counts[order].astype(np.int64)
-    volume = np.concatenate([[0], np.cumsum(size * count)])
-    graphs = np.concatenate([[0], np.cumsum(count)])
-    whole = np.searchsorted(volume, limits, side="right") - 1  # bins that fit entirely
-    most = graphs[whole].copy()
-    partial = whole < size.size
-    if partial.any():
-        at = whole[partial]
-        step = np.maximum(size[at], 1)  # a size of 0 never stops a prefix, so it is never partial
-        most[partial] += (limits[partial] - volume[at]) // step
-    return most
 
 
 def most_graphs_per_pack(nodes, edges, counts, max_nodes: int, max_edges: int) -> int:

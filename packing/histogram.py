@@ -141,6 +141,26 @@ def _count_pairs(nodes: np.ndarray, edges: np.ndarray, weights: np.ndarray | Non
     return pair_nodes.astype(np.int64), pair_edges.astype(np.int64), summed.astype(np.int64)
 
 
+def most_graphs_by_volume(sizes: np.ndarray, counts: np.ndarray, limits: np.ndarray) -> np.ndarray:
+    """For each limit, the most graphs whose sizes fit into it together: the smallest first.
+
+    >>> most_graphs_by_volume(np.array([3, 1]), np.array([2, 2]), np.array([1, 5, 100])).tolist()
+    [1, 3, 4]
+    """
+    order = np.argsort(sizes, kind="stable")
+    size, count = sizes[order].astype(np.int64), counts[order].astype(np.int64)
+    volume = np.concatenate([[0], np.cumsum(size * count)])
+    graphs = np.concatenate([[0], np.cumsum(count)])
+    whole = np.searchsorted(volume, limits, side="right") - 1  # bins that fit entirely
+    most = graphs[whole].copy()
+    partial = whole < size.size
+    if partial.any():
+        at = whole[partial]
+        step = np.maximum(size[at], 1)  # a size of 0 never stops a prefix, so it is never partial
+        most[partial] += (limits[partial] - volume[at]) // step
+    return most
+
+
 @dataclass(frozen=True, eq=False)
 class SizeHistogram:
     """Counts of graphs per distinct (num_nodes, num_edges) size tuple.
@@ -345,6 +365,17 @@ class SizeHistogram:
         return rows
 
     # ----------------------------------------------------------------- I/O
+    def graphs_that_fit(self, max_nodes: int, max_edges: int) -> int:
+        """The most of these graphs that one pack of ``max_nodes`` nodes and ``max_edges``
+        edges can hold (the smallest first, on each side): a graph limit at or above it
+        never binds.
+
+        >>> SizeHistogram.from_counts([3, 1], [2, 2], [2, 2]).graphs_that_fit(5, 100)
+        3
+        """
+        return int(min(most_graphs_by_volume(self.num_nodes, self.counts, np.array([max_nodes]))[0],
+                       most_graphs_by_volume(self.num_edges, self.counts, np.array([max_edges]))[0]))
+
     def to_frame(self) -> pd.DataFrame:
         """The histogram as a frame with columns ``num_nodes, num_edges, count``."""
         return pd.DataFrame(

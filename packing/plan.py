@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 
 from .bounds import Bounds
-from .greedy import most_graphs_per_pack
 from .histogram import SizeHistogram, exact_dot
 from .limits import MAX_LIMIT, PackLimits
 from .method import PackMethod
@@ -279,10 +278,9 @@ class PackingPlan:
         >>> plan.graphs_that_fit  # two graphs of 3 nodes fill 6 of the 7 node slots
         2
         """
-        hist = self.histogram
         max_nodes = MAX_LIMIT if self.method.unlimited == NODES else self.limits.max_nodes
         max_edges = MAX_LIMIT if self.method.unlimited == EDGES else self.limits.max_edges
-        return most_graphs_per_pack(hist.num_nodes, hist.num_edges, hist.counts, max_nodes, max_edges)
+        return self.histogram.graphs_that_fit(max_nodes, max_edges)
 
     def graphs_per_pack(self) -> dict[int, int]:
         """How many packs hold k graphs, for each k that occurs."""

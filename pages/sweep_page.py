@@ -110,8 +110,8 @@ def _use_limits(limits: PackLimits, params: dict, source: str) -> None:
     state.set_method(sweep_method(params))
 
 
-def results(frame, params: dict) -> None:
-    """Heatmap (clickable), best cell, finder and download of a finished sweep."""
+def results(frame, params: dict, hist) -> None:
+    """Heatmap (clickable), best cell, finder and download of a finished sweep of ``hist``."""
     feasible = frame[frame["feasible"].astype(bool)]
     if feasible.empty:
         st.warning("No limit pair in these ranges fits the largest graph; start the ranges at or above "
@@ -132,6 +132,12 @@ def results(frame, params: dict) -> None:
         + (f"; {infeasible} empty cells are below the largest graph." if infeasible else ".")
         + " Click a cell to choose its limits (red frame)."
     )
+    most = hist.graphs_that_fit(int(frame["max_nodes"].max()), int(frame["max_edges"].max()))
+    if params["max_graphs"] < most:
+        st.info(f"Max graphs {params['max_graphs']:,} binds where packs could hold more: within the largest limits "
+                f"swept a pack can hold up to {most:,} graphs, so larger cells pack fewer graphs than their node and "
+                f"edge limits allow. With Max graphs {most:,} or more, only nodes and edges decide.",
+                icon=":material/info:")
     if chosen and chosen.source.startswith("the sweep"):
         limits = chosen.limits
         st.success(f"Chosen: max nodes {limits.max_nodes:,}, max edges {limits.max_edges:,}, "
@@ -189,7 +195,7 @@ def main() -> None:
         st.info("Set the ranges (defaults: from the largest graph up to four times it) and press **Run sweep**.")
         return
     frame = run(hist, params)
-    results(frame, params)
+    results(frame, params, hist)
 
 
 run_page(main)
