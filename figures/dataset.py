@@ -207,7 +207,7 @@ def _follows_figure(hist: SizeHistogram, min_count: int, log_scale: bool, title:
             "a bar for its edges", font=dict(size=12))),
         xaxis_title="nodes per graph", yaxis=dict(title="graphs" + (" (log)" if log_scale else ""),
                                                    type="log" if log_scale else "linear"),
-        height=height, **_LAYOUT)
+        height=height, **{**_LAYOUT, "margin": {**_LAYOUT["margin"], "t": 90}})  # room for the subtitle
     if log_scale:
         fig.update_yaxes(dtick=1)  # decades only: no "2, 5" between them
     return fig

@@ -91,5 +91,5 @@ def epoch_figure(table: pd.DataFrame) -> go.Figure:
         title=dict(text=f"Calibration: {calibration.get('label', '?')}", font=dict(size=16),
                    subtitle=dict(text=against, font=dict(size=13))),
         yaxis=dict(autorange="reversed"), height=200 + 50 * len(table), showlegend=False,
-        **{**LAYOUT, "margin": {**LAYOUT["margin"], "t": 90}})
+        **{**LAYOUT, "margin": {**LAYOUT["margin"], "t": 120}})
     return fig
