@@ -120,9 +120,16 @@ def _advice(error: BaseException, folder: Path) -> str:
 
     >>> _advice(OSError(28, "No space left on device"), Path("/data"))
     'Free disk space in /data or set GRAPH_PACKING_DATA to a folder with room, and try again'
+    >>> _advice(URLError(ssl.SSLCertVerificationError(1, "certificate verify failed")), Path("/data"))
+    "Check this machine's certificates and proxy settings, and try again"
     """
     if isinstance(error, HTTPError):
         return "Try again later (the server answered, so this machine is online)"
+    cause = error.reason if isinstance(error, URLError) else error
+    if isinstance(cause, ssl.SSLError):
+        return "Check this machine's certificates and proxy settings, and try again"
+    if isinstance(error, URLError) and not isinstance(cause, OSError):  # e.g. an address urllib cannot open
+        return "Try again (this failure is not a missing network connection)"
     if isinstance(error, (URLError, ConnectionError, TimeoutError, socket.gaierror, socket.timeout, HTTPException)):
         return "Connect to the internet and try again"
     if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):

@@ -107,18 +107,21 @@ def shapes_figure(summaries: dict[str, dict[str, Any]]) -> go.Figure:
                          np.array(summary["shape_first_steps"]["distinct_shapes"])) for strategy, summary in
               summaries.items()}
     fig = go.Figure()
-    for strategies, steps, counts in _merged(curves):  # equal when new shapes came at the same steps
-        last = max(summaries[strategy]["steps"] for strategy in strategies)
-        if steps.size and steps[-1] < last:  # hold the count to the end of the run
-            steps, counts = np.append(steps, last), np.append(counts, counts[-1])
+    for strategies, steps, counts in _merged(curves):  # one line where new shapes came at the same steps
+        ends = sorted({summaries[strategy]["steps"] for strategy in strategies})
+        if steps.size and steps[-1] < ends[-1]:  # hold the count to the end of the (longest) run
+            steps, counts = np.append(steps, ends[-1]), np.append(counts, counts[-1])
         name = " = ".join(label(strategy) for strategy in strategies)
+        runs = f"<br>their runs end at steps {ends[0]:,} to {ends[-1]:,}" if len(ends) > 1 else ""
         fig.add_scatter(x=steps, y=counts, mode="lines+markers", line_shape="hv", name=name,
                         line_color=COLORS.get(strategies[0]), marker=dict(size=4),
-                        hovertemplate=f"{name}<br>step %{{x:,}}: %{{y:,}} shapes<extra></extra>")
-    most_shapes = max(int(counts.max()) for _, counts in curves.values() if counts.size)
+                        hovertemplate=f"{name}<br>step %{{x:,}}: %{{y:,}} shapes{runs}<extra></extra>")
+    decades = lambda largest: {"dtick": 1} if largest >= 10 else {}  # noqa: E731 - no "2, 5" between decades
     fig.update_layout(title="Distinct padded shapes over training steps (each one a compilation)",
-                      xaxis=dict(title="training step", type="log", dtick=1),  # decades: no "2, 5" between
-                      yaxis=dict(title="distinct shapes", type="log", **({"dtick": 1} if most_shapes >= 10 else {})),
+                      xaxis=dict(title="training step", type="log",
+                                 **decades(max((s["steps"] for s in summaries.values()), default=0))),
+                      yaxis=dict(title="distinct shapes", type="log",
+                                 **decades(max((int(c.max()) for _, c in curves.values() if c.size), default=0))),
                       height=420, legend=_LEGEND, **_LAYOUT)
     return fig
 

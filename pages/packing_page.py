@@ -198,8 +198,9 @@ def result_cards(plan) -> None:
                  + ". " + words)
     if plan.limits.max_graphs > plan.graphs_that_fit:
         words += (f" No pack within these node and edge limits can hold more than {plan.graphs_that_fit:,} graphs of "
-                  f"this dataset, so Max graphs {plan.limits.max_graphs:,} never binds: it only sets the graph slots "
-                  "the packed loader pads every pack to.")
+                  f"this dataset, so Max graphs {plan.limits.max_graphs:,} never binds here: the packed loader pads "
+                  f"every pack to {plan.limits.max_graphs + 1:,} graph slots, of which at most "
+                  f"{plan.graphs_that_fit + 1:,} can be used.")
     st.caption(words)
     if plan.requested is not None:
         st.success(f"**{plan.label}**" + ("" if plan.improved else " (exact fill saved no packs here)"),

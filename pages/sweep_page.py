@@ -132,12 +132,15 @@ def results(frame, params: dict, hist) -> None:
         + (f"; {infeasible} empty cells are below the largest graph." if infeasible else ".")
         + " Click a cell to choose its limits (red frame)."
     )
-    most = hist.graphs_that_fit(int(frame["max_nodes"].max()), int(frame["max_edges"].max()))
-    if params["max_graphs"] < most:
-        st.info(f"Max graphs {params['max_graphs']:,} binds where packs could hold more: within the largest limits "
-                f"swept a pack can hold up to {most:,} graphs, so larger cells pack fewer graphs than their node and "
-                f"edge limits allow. With Max graphs {most:,} or more, only nodes and edges decide.",
-                icon=":material/info:")
+    largest = frame.loc[(frame["max_nodes"] * frame["max_edges"]).idxmax()]  # the largest cell
+    n, e = int(largest["max_nodes"]), int(largest["max_edges"])
+    most = hist.graphs_that_fit(n, e)
+    if params["max_graphs"] < most:  # it may bind in the larger cells: the largest one tells
+        free = cache.plan_for(hist, PackLimits(n, e, most), sweep_method(params)).num_packs
+        if free != int(largest["packs"]):
+            st.info(f"Max graphs {params['max_graphs']:,} binds in the larger cells: at {n:,} nodes and {e:,} edges "
+                    f"it packs {int(largest['packs']):,} packs, {free:,} with Max graphs {most:,} (where only nodes "
+                    "and edges decide).", icon=":material/info:")
     if chosen and chosen.source.startswith("the sweep"):
         limits = chosen.limits
         st.success(f"Chosen: max nodes {limits.max_nodes:,}, max edges {limits.max_edges:,}, "

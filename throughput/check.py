@@ -108,7 +108,7 @@ class CalibrationCheck:
         """
         low, high = 1 / (1 + self.band), 1 + self.band
         outside = [shape for shape in self.shapes if not low <= shape.ratio <= high]
-        band = f"a factor of {high:g} either way ({low:.2f} to {high:.2f})"
+        band = f"a factor of {high:.2f} either way ({low:.2f} to {high:.2f})"
         if not outside:
             return f"every shape within {band}"
         return f"{len(outside)} of {len(self.shapes)} outside {band}: " + ", ".join(

@@ -132,10 +132,11 @@ def extrapolation_note(table: pd.DataFrame, label: Callable[[str], str] = str) -
     >>> rows = pd.DataFrame({"strategy": ["packing", "dynamic"], "max_padded_nodes": [900, 300],
     ...                      "max_padded_edges": [1800, 600], "max_padded_graphs": [833, 32],
     ...                      "extrapolated": [True, False]})
-    >>> rows.attrs["calibration"] = {"shape_range": [17109, 262144, 399], "mode": "eager", "device": {"type": "cpu"},
+    >>> rows.attrs["calibration"] = {"shape_range": [17109, 262144, 399], "mode": "eager",
+    ...                              "device": {"device": "cpu", "type": "cpu", "threads": 1},
     ...                              "model": {"name": "gin", "hidden": 64, "layers": 3}}
     >>> extrapolation_note(rows)
-    'Extrapolated: the padded shapes of packing (833 graphs) are larger than any the calibration timed (17,109 nodes, 262,144 edges, 399 graphs); to measure them, calibrate with python -m throughput calibrate --model gin --hidden 64 --layers 3 --mode eager --device cpu --max-nodes 17109 --max-edges 262144 --max-graphs 833.'
+    'Extrapolated: the padded shapes of packing (833 graphs) are larger than any the calibration timed (17,109 nodes, 262,144 edges, 399 graphs); to measure them, calibrate with python -m throughput calibrate --model gin --hidden 64 --layers 3 --mode eager --device cpu --threads 1 --max-nodes 17109 --max-edges 262144 --max-graphs 833.'
     """
     beyond = table[table["extrapolated"]]
     if beyond.empty:
@@ -153,10 +154,12 @@ def extrapolation_note(table: pd.DataFrame, label: Callable[[str], str] = str) -
     if len(parts) > 3:  # one clause, not a list of every strategy
         parts = [f"{len(parts)} strategies (up to " + ", ".join(
             f"{need:,} {side}" for side, need, most in zip(sides, largest, timed) if need > most) + ")"]
-    model = calibration.get("model", {})
-    setup = (f"--model {model.get('name', 'gin')} --hidden {model.get('hidden', 64)} --layers {model.get('layers', 3)} "
-             f"--mode {calibration.get('mode', 'eager')} --device {calibration.get('device', {}).get('type', 'cpu')}")
-    flags = setup + "".join(f" --max-{side} {max(need, most)}" for side, need, most in zip(sides, largest, timed))
+    model, device = calibration.get("model", {}), calibration.get("device", {})
+    known = {"--model": model.get("name"), "--hidden": model.get("hidden"), "--layers": model.get("layers"),
+             "--mode": calibration.get("mode"), "--device": device.get("device"),
+             "--threads": device.get("threads") if device.get("type") == "cpu" else None}  # as the calibration ran
+    flags = " ".join(f"{flag} {value}" for flag, value in known.items() if value is not None)
+    flags += "".join(f" --max-{side} {max(need, most)}" for side, need, most in zip(sides, largest, timed))
     return (f"Extrapolated: the padded shapes of {' and '.join(parts)} are larger than any the calibration timed "
             f"({timed[0]:,} nodes, {timed[1]:,} edges, {timed[2]:,} graphs); to measure them, calibrate with "
             f"python -m throughput calibrate {flags}.")
