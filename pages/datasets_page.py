@@ -12,13 +12,15 @@ from pages.widgets import dataset_label, load_selection, progress_shown, provena
 
 UPLOAD_KEY = "upload_file"
 UPLOAD_READ = "upload_read"  # the upload (file id and reading options) read last
+#: The AFLOW reader's k option (range and default), which an uploaded AFLOW file takes too.
+AFLOW_K = data_loaders.get_spec("aflow").option("k")
 UPLOAD_TYPES = ["csv", "tsv", "parquet", "pq", "smi", "smiles", "txt", "json", "gz"]
 
 
 def _read_upload(uploaded) -> None:
     """Read an uploaded file into a histogram (progress shown) and make it the current dataset."""
     hydrogens = bool(st.session_state.get("up_hydrogens", False))
-    k = int(st.session_state.get("up_k", data_loaders.get_spec("aflow").option("k").default))
+    k = int(st.session_state.get("up_k", AFLOW_K.default))
     try:
         with progress_shown(f"Reading {uploaded.name}") as progress:
             hist, info = data_loaders.load_user_file(uploaded, filename=uploaded.name, hydrogens=hydrogens, k=k,
@@ -47,9 +49,8 @@ def upload_section() -> None:
     )
     left, right = st.columns(2)
     hydrogens = left.checkbox("SMILES: count hydrogen atoms as nodes", key="up_hydrogens")
-    k_option = data_loaders.get_spec("aflow").option("k")
-    k = right.number_input("AFLOW: neighbours per atom (k)", min_value=k_option.low, max_value=k_option.high,
-                           value=k_option.default, step=1, key="up_k")
+    k = right.number_input("AFLOW: neighbours per atom (k)", min_value=AFLOW_K.low, max_value=AFLOW_K.high,
+                           value=AFLOW_K.default, step=1, key="up_k")
     st.caption("Saved PyG datasets (pickles) are never accepted from an upload: export their sizes to CSV "
                "first, e.g. np.diff(dataset.slices['x']) and np.diff(dataset.slices['edge_index']).")
     if uploaded is None:

@@ -67,7 +67,7 @@ def _graph_slots_hint(plan: PackingPlan, packs: int) -> str:
 def offer_fitting_limits(row: PackingRow, key: str) -> None:
     """A button that lowers the graph limit to what the packs can hold, when the note
     suggests it (the same packs, fewer padded graph slots; every page uses the new limits)."""
-    if row.fitting_limits is None or row.limits is None:
+    if row.fitting_limits is None:
         return
     st.button(f"Use Max graphs {row.fitting_limits.max_graphs:,} (the same packs, fewer padded graph slots)",
               on_click=state.set_limits, key=key,
