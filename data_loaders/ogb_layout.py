@@ -40,7 +40,6 @@ OGB_LAYOUTS: dict[str, OgbLayout] = {
 
 RAW_NODES = Path("raw") / "num-node-list.csv.gz"
 RAW_EDGES = Path("raw") / "num-edge-list.csv.gz"
-PROCESSED = Path("processed") / "geometric_data_processed.pt"
 
 
 def _read_column(path: Path) -> np.ndarray:

@@ -54,7 +54,7 @@ def exact_in_lockstep(num_graphs: int, limits: Sequence[PackLimits]) -> bool:
 
 def graphs_can_bind(nodes: np.ndarray, edges: np.ndarray, counts: np.ndarray, limits: Sequence[PackLimits]) -> np.ndarray:
     """Per limit pair, whether a pack could ever hold more graphs than the graph limit
-    (:func:`packing.greedy.most_graphs_per_pack` for many limits).
+    (:func:`packing.histogram.most_graphs_per_pack` for many limits).
 
     >>> graphs_can_bind(np.array([1]), np.array([1]), np.array([9]), [PackLimits(4, 4, 2), PackLimits(4, 4, 8)]).tolist()
     [True, False]

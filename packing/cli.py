@@ -210,8 +210,7 @@ def _pack(args: argparse.Namespace, hist: SizeHistogram) -> None:
     if args.prove:
         if not plan.method.keeps_limits:
             raise ValueError(f"--prove bounds plans that keep every limit; {plan.method.label} breaks one.")
-        budget = DEFAULT_TIME_BUDGET if args.prove_seconds is None else args.prove_seconds
-        plan = plan.with_bounds(lower_bounds(hist, limits, prove=True, time_budget=budget,
+        plan = plan.with_bounds(lower_bounds(hist, limits, prove=True, time_budget=args.prove_seconds,
                                              progress=_progress_on_stderr(), plan=plan))
     if args.out is None:
         print(json.dumps(plan.summary(), indent=1))
@@ -294,7 +293,8 @@ def _add_batching(commands) -> None:
                               "of Algorithm 1, its nodes less the padding node, so packs get the same padded shape "
                               "as dynamic batches)")
     compare.add_argument("--max-edges", type=int, help="packing row: edges per pack (default: the dynamic target)")
-    compare.add_argument("--max-graphs", type=int, help="packing row: graphs per pack (default: the batch size less the padding graph, B - 1)")
+    compare.add_argument("--max-graphs", type=int,
+                         help="packing row: graphs per pack (default: the batch size less the padding graph, B - 1)")
     compare.add_argument("--algorithm", default=BEST_FIT, choices=ALL_ALGORITHMS,
                          help="packing row: algorithm (default best_fit)")
     compare.add_argument("--heuristic", choices=list(HEURISTICS), help="packing row: heuristic (default product)")

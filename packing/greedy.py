@@ -33,7 +33,7 @@ from typing import Iterator
 import numpy as np
 
 from .heuristics import Heuristic
-from .histogram import most_graphs_by_volume
+from .histogram import most_graphs_per_pack
 from .limits import PackLimits
 from .packs import Strategy, merge
 
@@ -368,17 +368,6 @@ def _copies_that_fit(nodes: int, edges: int, room_nodes: int, room_edges: int, r
     by_nodes = room_nodes // nodes if nodes else room_graphs
     by_edges = room_edges // edges if edges else room_graphs
     return min(by_nodes, by_edges, room_graphs)
-
-
-def most_graphs_per_pack(nodes, edges, counts, max_nodes: int, max_edges: int) -> int:
-    """An upper bound on the graphs any pack can hold: the most of the smallest graphs that
-    fit by nodes, and by edges. When the graph limit is above it, it can never bind.
-
-    >>> most_graphs_per_pack(np.array([3, 1]), np.array([2, 2]), np.array([2, 2]), 5, 100)
-    3
-    """
-    return int(min(most_graphs_by_volume(nodes, counts, np.array([max_nodes]))[0],
-                   most_graphs_by_volume(edges, counts, np.array([max_edges]))[0]))
 
 
 def bin_order(nodes: np.ndarray, edges: np.ndarray, heuristic: Heuristic) -> np.ndarray:

@@ -161,6 +161,17 @@ def most_graphs_by_volume(sizes: np.ndarray, counts: np.ndarray, limits: np.ndar
     return most
 
 
+def most_graphs_per_pack(nodes, edges, counts, max_nodes: int, max_edges: int) -> int:
+    """An upper bound on the graphs any pack can hold: the most of the smallest graphs that
+    fit by nodes, and by edges. When the graph limit is above it, it can never bind.
+
+    >>> most_graphs_per_pack(np.array([3, 1]), np.array([2, 2]), np.array([2, 2]), 5, 100)
+    3
+    """
+    return int(min(most_graphs_by_volume(nodes, counts, np.array([max_nodes]))[0],
+                   most_graphs_by_volume(edges, counts, np.array([max_edges]))[0]))
+
+
 @dataclass(frozen=True, eq=False)
 class SizeHistogram:
     """Counts of graphs per distinct (num_nodes, num_edges) size tuple.
@@ -373,8 +384,7 @@ class SizeHistogram:
         >>> SizeHistogram.from_counts([3, 1], [2, 2], [2, 2]).graphs_that_fit(5, 100)
         3
         """
-        return int(min(most_graphs_by_volume(self.num_nodes, self.counts, np.array([max_nodes]))[0],
-                       most_graphs_by_volume(self.num_edges, self.counts, np.array([max_edges]))[0]))
+        return most_graphs_per_pack(self.num_nodes, self.num_edges, self.counts, max_nodes, max_edges)
 
     def to_frame(self) -> pd.DataFrame:
         """The histogram as a frame with columns ``num_nodes, num_edges, count``."""

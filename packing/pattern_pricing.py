@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .greedy import most_graphs_per_pack
+from .histogram import most_graphs_per_pack
 from .histogram import SizeHistogram
 from .limits import PackLimits
 

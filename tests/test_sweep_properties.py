@@ -20,7 +20,8 @@ from packing import (
     sweep,
 )
 from packing.best_fit_grid import count_best_fit_grid, graphs_can_bind
-from packing.greedy import count_packs, most_graphs_per_pack
+from packing.greedy import count_packs
+from packing.histogram import most_graphs_per_pack
 from packing.method import published_methods
 from packing.sweep import LOCKSTEP_CHUNK
 

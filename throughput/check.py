@@ -26,7 +26,7 @@ import numpy as np
 
 from packing import BatchShape, whole_number
 
-from .calibration import (Calibration, Progress, calibrate, require_calibration, shipped_calibrations,
+from .calibration import (MAX_THREADS, Calibration, Progress, calibrate, require_calibration, shipped_calibrations,
                           usable_calibrations, utc_timestamp)
 from .device import check_device, cpu_description, device_description, same_device, torch_threads
 from .model_names import DEFAULT_IN_CHANNELS
@@ -196,7 +196,7 @@ def check_calibration(calibration: Calibration, device: str | None = None, secon
                       calibration.model_info.get("in_channels", DEFAULT_IN_CHANNELS))
     shapes = check_shapes_of(calibration, seconds)
     plan = TimingPlan(warmup=3, repeats=60, min_repeats=5, budget=seconds / len(shapes))
-    threads = whole_number(calibration.device_info.get("threads", 1), "threads", 1, 4096)
+    threads = whole_number(calibration.device_info.get("threads", 1), "threads", 1, MAX_THREADS)
     with torch_threads(threads if device == "cpu" else None):
         # compile mode: its eager steps are checked (a compiled one costs a compilation per shape)
         timer = ShapeTimer(spec, device, "eager", plan, int(calibration.timing.get("seed", 0)))

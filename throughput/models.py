@@ -29,7 +29,6 @@ from packing import BatchShape, whole_number
 
 from .model_names import DEFAULT_IN_CHANNELS, MODELS
 
-#: Node features of the default input: the nine atom features of OGB's molecules.
 #: Atomic numbers drawn for SchNet's random molecules (H to F).
 _ATOM_TYPES = 10
 
