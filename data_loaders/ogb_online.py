@@ -87,58 +87,49 @@ def no_prompts() -> Iterator[None]:
             del module.input
 
 
-def _reason(error: BaseException) -> str:
-    """What went wrong, in words: a network failure as what happened (not urllib's repr),
-    anything else as Python names it.
+def _diagnosis(error: BaseException, folder: Path) -> tuple[str, str]:
+    """What went wrong in a failed download, in words, and what to do about it: a network
+    failure as what happened (not urllib's repr) with "connect"; a full or read-only disk
+    with where to make room; anything else as Python names it, with "try again".
 
-    >>> _reason(URLError(socket.gaierror(-2, "Name or service not known")))
-    "no network: the download server's name could not be looked up (Name or service not known)"
-    >>> _reason(HTTPError("https://x", 404, "Not Found", None, None))
+    >>> _diagnosis(URLError(socket.gaierror(-2, "Name or service not known")), Path("/data"))
+    ("no network: the download server's name could not be looked up (Name or service not known)", 'Connect to the internet and try again')
+    >>> _diagnosis(HTTPError("https://x", 404, "Not Found", None, None), Path("/data"))[0]
     'the download server answered HTTP 404 (Not Found)'
-    >>> _reason(RuntimeError("bad archive"))
-    'RuntimeError: bad archive'
+    >>> _diagnosis(URLError(ssl.SSLCertVerificationError(1, "certificate verify failed")), Path("/data"))[1]
+    "Check this machine's certificates and proxy settings, and try again"
+    >>> _diagnosis(OSError(28, "No space left on device"), Path("/data"))
+    ('OSError: [Errno 28] No space left on device', 'Free disk space in /data or set GRAPH_PACKING_DATA to a folder with room, and try again')
+    >>> _diagnosis(RuntimeError("bad archive"), Path("/data"))
+    ('RuntimeError: bad archive', 'Try again (this failure is not a missing network connection)')
     """
+    connect = "Connect to the internet and try again"
+    retry = "Try again (this failure is not a missing network connection)"
     if isinstance(error, HTTPError):
-        return f"the download server answered HTTP {error.code} ({error.reason})"
+        return (f"the download server answered HTTP {error.code} ({error.reason})",
+                "Try again later (the server answered, so this machine is online)")
     cause = error.reason if isinstance(error, URLError) else error
     if isinstance(cause, socket.gaierror):
-        return f"no network: the download server's name could not be looked up ({cause.strerror or cause})"
+        return f"no network: the download server's name could not be looked up ({cause.strerror or cause})", connect
     if isinstance(cause, (TimeoutError, socket.timeout)):
-        return "no network: the connection timed out"
+        return "no network: the connection timed out", connect
     if isinstance(cause, ssl.SSLError):
-        return f"no secure connection to the download server ({cause})"
+        return (f"no secure connection to the download server ({cause})",
+                "Check this machine's certificates and proxy settings, and try again")
     if isinstance(cause, OSError) and isinstance(error, (URLError, ConnectionError)):
-        return f"no network: the connection failed ({cause.strerror or cause})"
-    if isinstance(error, URLError):
-        return f"the download failed ({cause})"
-    return f"{type(error).__name__}: {error}".strip()
-
-
-def _advice(error: BaseException, folder: Path) -> str:
-    """What to do about a failed download: connect (a network error), make room (the disk),
-    or try again (anything else, said as it is).
-
-    >>> _advice(OSError(28, "No space left on device"), Path("/data"))
-    'Free disk space in /data or set GRAPH_PACKING_DATA to a folder with room, and try again'
-    >>> _advice(URLError(ssl.SSLCertVerificationError(1, "certificate verify failed")), Path("/data"))
-    "Check this machine's certificates and proxy settings, and try again"
-    """
-    if isinstance(error, HTTPError):
-        return "Try again later (the server answered, so this machine is online)"
-    cause = error.reason if isinstance(error, URLError) else error
-    if isinstance(cause, ssl.SSLError):
-        return "Check this machine's certificates and proxy settings, and try again"
-    if isinstance(error, URLError) and not isinstance(cause, OSError):  # e.g. an address urllib cannot open
-        return "Try again (this failure is not a missing network connection)"
-    if isinstance(error, (URLError, ConnectionError, TimeoutError, socket.gaierror, socket.timeout, HTTPException)):
-        return "Connect to the internet and try again"
+        return f"no network: the connection failed ({cause.strerror or cause})", connect
+    if isinstance(error, URLError):  # e.g. an address urllib cannot open
+        return f"the download failed ({cause})", retry
+    named = f"{type(error).__name__}: {error}".strip()
+    if isinstance(error, HTTPException):
+        return named, connect
     if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
-        return f"Free disk space in {folder} or set GRAPH_PACKING_DATA to a folder with room, and try again"
+        return named, f"Free disk space in {folder} or set GRAPH_PACKING_DATA to a folder with room, and try again"
     if isinstance(error, OSError) and error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        return f"Set GRAPH_PACKING_DATA to a folder you can write ({folder} is not writable), and try again"
+        return named, f"Set GRAPH_PACKING_DATA to a folder you can write ({folder} is not writable), and try again"
     if isinstance(error, ImportError):
-        return "Install the pinned requirements (bash run.sh test sets them up) and try again"
-    return "Try again (this failure is not a missing network connection)"
+        return named, "Install the pinned requirements (bash run.sh test sets them up) and try again"
+    return named, retry
 
 
 def staged_download(
@@ -161,10 +152,11 @@ def staged_download(
     except DatasetUnavailableError:
         raise
     except (Exception, SystemExit) as error:  # ogb raises URLError, RuntimeError or exits
+        reason, advice = _diagnosis(error, final_dir.parent)
         raise DatasetUnavailableError(
-            dataset, download_size, _reason(error),
+            dataset, download_size, reason,
             f"place the prepared folder at {final_dir} (set GRAPH_PACKING_DATA to change where)",
-            advice=_advice(error, final_dir.parent),
+            advice=advice,
         ) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
