@@ -1,4 +1,10 @@
-"""The harmonic-mean heatmap of a limit sweep (``packing.sweep`` frame). No Streamlit."""
+"""The harmonic-mean heatmap of a limit sweep (``packing.sweep`` frame). No Streamlit.
+
+Every swept limit is one equal cell, at positions 0, 1, 2, ... of each axis labelled with
+the limit itself: a grid whose last step is short (``--edges 502:2008:167`` ends 2,005,
+2,008) draws its last row as wide as the others instead of a sliver under a smudge of two
+labels. :func:`clicked_limits` turns a position back into the limits.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -8,60 +14,73 @@ import plotly.graph_objects as go
 from .style import LAYOUT as _LAYOUT
 
 SWEEP_TRACE = "limits"  # name of the clickable sweep trace (one point per grid cell)
+GREY = "#d9d9d9"
 
 
-def _cell_bounds(axis: np.ndarray, value: float) -> tuple[float, float]:
-    """The extent of a heatmap cell centred at ``value``: halfway to its neighbours.
+def sweep_axes(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The swept node and edge limits, sorted: the heatmap's columns and rows.
 
-    >>> _cell_bounds(np.array([10, 20, 40]), 20)
-    (15.0, 30.0)
+    >>> [axis.tolist() for axis in sweep_axes(pd.DataFrame({"max_nodes": [20, 10, 20], "max_edges": [8, 8, 9]}))]
+    [[10, 20], [8, 9]]
     """
-    index = int(np.searchsorted(axis, value))
-    left = (axis[index] - axis[index - 1]) / 2 if index > 0 else None
-    right = (axis[index + 1] - axis[index]) / 2 if index + 1 < len(axis) else None
-    left = left if left is not None else (right if right is not None else 0.5)
-    right = right if right is not None else left
-    return float(value - left), float(value + right)
+    return np.sort(frame["max_nodes"].unique()), np.sort(frame["max_edges"].unique())
 
 
-def sweep_figure(
-    frame: pd.DataFrame, floor: float = 0.5, selected: tuple[int, int] | None = None
-) -> go.Figure:
+def clicked_limits(frame: pd.DataFrame, x: float, y: float) -> tuple[int, int]:
+    """The ``(max_nodes, max_edges)`` of the cell at heatmap position ``(x, y)``.
+
+    >>> clicked_limits(pd.DataFrame({"max_nodes": [10, 20], "max_edges": [8, 9]}), 1, 0.0)
+    (20, 8)
+    """
+    nodes, edges = sweep_axes(frame)
+    return int(nodes[int(round(float(x)))]), int(edges[int(round(float(y)))])
+
+
+def sweep_figure(frame: pd.DataFrame, floor: float = 0.5, selected: tuple[int, int] | None = None,
+                 clickable: bool = True) -> go.Figure:
     """The harmonic-mean heatmap of a limit sweep.
 
-    Infeasible cells (below the largest graph) stay empty and the best cell gets a star. An
-    invisible square marker per cell (trace ``SWEEP_TRACE``, customdata = [max_nodes,
-    max_edges]) carries the hover text and makes each cell clickable.
+    Infeasible cells (below the largest graph) stay empty, cells below ``floor`` are grey
+    (the legend says so) and the best cell gets a star. An invisible square marker per cell
+    (trace ``SWEEP_TRACE``, customdata = [max_nodes, max_edges, ...]) carries the hover
+    text and makes each cell clickable.
 
     Args:
         frame: the sweep, one row per limit pair, as ``packing.sweep`` returns it.
         floor: cells whose harmonic mean is below it are drawn grey.
         selected: the ``(max_nodes, max_edges)`` cell to frame in red; None for none.
+        clickable: whether the hover invites a click (the Sweep page) or not (the report).
 
     >>> from packing import SizeHistogram, sweep
     >>> frame = sweep(SizeHistogram.from_sizes([2, 3, 5], [2, 4, 8]), [5, 10], [8, 16], workers=1)
     >>> [trace.name for trace in sweep_figure(frame, selected=(5, 8)).data][1:]
     ['limits', 'best']
     """
-    nodes = np.sort(frame["max_nodes"].unique())
-    edges = np.sort(frame["max_edges"].unique())
+    nodes, edges = sweep_axes(frame)
+    column = {int(value): index for index, value in enumerate(nodes)}
+    row = {int(value): index for index, value in enumerate(edges)}
     table = frame.set_index(["max_edges", "max_nodes"])
     hm = table["harmonic_mean"].unstack("max_nodes").reindex(index=edges, columns=nodes).to_numpy(float)
     good = np.where(hm >= floor, hm * 100, np.nan)
     low = np.where(hm < floor, 1.0, np.nan)
+    x, y = np.arange(len(nodes)), np.arange(len(edges))
     fig = go.Figure()
     fig.add_trace(
         go.Heatmap(
-            x=nodes, y=edges, z=good, zmin=floor * 100, zmax=100, colorscale="Viridis",
-            colorbar=dict(title="harmonic<br>mean (%)"), hoverinfo="skip", hoverongaps=False,
+            x=x, y=y, z=good, zmin=floor * 100, zmax=100, colorscale="Viridis",
+            colorbar=dict(title=dict(text="harmonic mean (%)", side="right")), hoverinfo="skip", hoverongaps=False,
         )
     )
     if np.isfinite(low).any():
         fig.add_trace(
             go.Heatmap(
-                x=nodes, y=edges, z=low, colorscale=[[0, "#d9d9d9"], [1, "#d9d9d9"]], showscale=False,
+                x=x, y=y, z=low, colorscale=[[0, GREY], [1, GREY]], showscale=False,
                 hoverinfo="skip", hoverongaps=False, name=f"below {floor:.0%}",
             )
+        )
+        fig.add_trace(  # the grey cells' legend entry (a heatmap has none)
+            go.Scatter(x=[None], y=[None], mode="markers", name=f"harmonic mean below {floor:.0%}",
+                       marker=dict(symbol="square", size=12, color=GREY), showlegend=True, hoverinfo="skip")
         )
     feasible = frame[frame["feasible"].astype(bool)]
     custom = np.stack(
@@ -75,15 +94,17 @@ def sweep_figure(
     cell = min(46, max(8, 520 // max(len(nodes), len(edges), 1)))
     fig.add_trace(
         go.Scatter(
-            x=feasible["max_nodes"], y=feasible["max_edges"], mode="markers", name=SWEEP_TRACE,
+            x=[column[int(n)] for n in feasible["max_nodes"]], y=[row[int(e)] for e in feasible["max_edges"]],
+            mode="markers", name=SWEEP_TRACE,
             marker=dict(symbol="square", size=cell, color="rgba(0,0,0,0)", opacity=0.01),
             selected=dict(marker=dict(opacity=0.01)), unselected=dict(marker=dict(opacity=0.01)),
             customdata=custom, showlegend=False,
             hovertemplate=(
-                "max nodes %{customdata[0]:.0f}, max edges %{customdata[1]:.0f}<br>"
+                "max nodes %{customdata[0]:,.0f}, max edges %{customdata[1]:,.0f}<br>"
                 "harmonic mean %{customdata[2]:.2f}%<br>node efficiency %{customdata[3]:.2f}%<br>"
                 "edge efficiency %{customdata[4]:.2f}%<br>packs %{customdata[5]:,.0f} "
-                "(lower bound %{customdata[6]:,.0f}, gap %{customdata[7]:.2f}%)<extra>click to select</extra>"
+                "(lower bound %{customdata[6]:,.0f}, gap %{customdata[7]:.2f}%)"
+                + ("<extra>click to select</extra>" if clickable else "<extra></extra>")
             ),
         )
     )
@@ -91,35 +112,40 @@ def sweep_figure(
         best = feasible.loc[feasible["harmonic_mean"].idxmax()]
         fig.add_trace(
             go.Scatter(
-                x=[best["max_nodes"]], y=[best["max_edges"]], mode="markers+text", name="best",
-                marker=dict(symbol="star", size=16, color="white", line=dict(color="black", width=1.5)),
+                x=[column[int(best["max_nodes"])]], y=[row[int(best["max_edges"])]], mode="markers+text",
+                name="best", marker=dict(symbol="star", size=16, color="white", line=dict(color="black", width=1.5)),
                 text=["best"], textposition="top center", textfont=dict(color="black"),
                 hoverinfo="skip", showlegend=False,
             )
         )
-    if selected is not None and selected[0] in nodes and selected[1] in edges:
-        x0, x1 = _cell_bounds(nodes, selected[0])
-        y0, y1 = _cell_bounds(edges, selected[1])
-        fig.add_shape(type="rect", x0=x0, x1=x1, y0=y0, y1=y1, line=dict(color="red", width=3), name="selected")
+    if selected is not None and selected[0] in column and selected[1] in row:
+        x0, y0 = column[selected[0]], row[selected[1]]
+        fig.add_shape(type="rect", x0=x0 - 0.5, x1=x0 + 0.5, y0=y0 - 0.5, y1=y0 + 0.5,
+                      line=dict(color="red", width=3), name="selected")
     fig.update_layout(
         title="Harmonic mean of node and edge efficiency per limit pair", xaxis_title="max nodes per pack",
         yaxis_title="max edges per pack", height=560, hovermode="closest", clickmode="event+select",
         hoverdistance=-1,  # the nearest cell centre is the cell under the pointer
+        legend=dict(orientation="h", x=0, y=1.0, xanchor="left", yanchor="bottom"),
         **_LAYOUT,
     )
-    fig.update_xaxes(tickvals=_ticks(nodes))  # the swept limits, not round numbers between them
-    fig.update_yaxes(tickvals=_ticks(edges))
+    for axis, values, update in ((x, nodes, fig.update_xaxes), (y, edges, fig.update_yaxes)):
+        shown = _ticks(len(values))  # the swept limits, not round numbers between them
+        update(tickvals=[int(axis[i]) for i in shown], ticktext=[f"{int(values[i]):,}" for i in shown],
+               range=[-0.5, len(values) - 0.5], showgrid=False, zeroline=False)
     return fig
 
 
-def _ticks(axis: np.ndarray, most: int = 16) -> list[int]:
-    """At most ``most`` of the swept limits, evenly spaced, the first and last included.
+def _ticks(count: int, most: int = 16) -> list[int]:
+    """The positions of at most ``most`` of ``count`` swept limits, evenly spaced, the first
+    and last included.
 
-    >>> _ticks(np.arange(222, 889, 61)), len(_ticks(np.arange(100)))
-    ([222, 283, 344, 405, 466, 527, 588, 649, 710, 771, 832], 15)
+    >>> _ticks(11), len(_ticks(100))
+    ([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 15)
+    >>> _ticks(20)
+    [0, 2, 4, 6, 8, 10, 12, 14, 16, 19]
     """
-    step = -(-len(axis) // most)
-    picked = list(axis[::step])
-    if picked[-1] != axis[-1]:
-        picked[-1] = axis[-1]
-    return [int(value) for value in picked]
+    step = -(-count // most)
+    picked = list(range(0, count, step))
+    picked[-1] = count - 1
+    return picked

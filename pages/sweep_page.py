@@ -97,8 +97,9 @@ def _on_cell_click() -> None:
         return
     trace = st.session_state.get("sw_trace")
     points = [p for p in event["selection"]["points"] if p.get("curve_number") == trace]
+    frame = st.session_state.get("sw_frame")
     try:
-        max_nodes, max_edges = int(round(float(points[0]["x"]))), int(round(float(points[0]["y"])))
+        max_nodes, max_edges = figures.clicked_limits(frame, points[0]["x"], points[0]["y"])
     except (IndexError, KeyError, TypeError, ValueError):
         return  # a click outside the grid cells selects nothing
     params = sweep["params"]
@@ -122,6 +123,7 @@ def results(frame, params: dict, hist) -> None:
     selected = (chosen.limits.max_nodes, chosen.limits.max_edges) if chosen else None
     fig = figures.sweep_figure(frame, floor=floor, selected=selected)
     st.session_state["sw_trace"] = next(i for i, t in enumerate(fig.data) if t.name == figures.SWEEP_TRACE)
+    st.session_state["sw_frame"] = frame  # the grid the click's position is on
     st.plotly_chart(fig, key=CHART_KEY, on_select=_on_cell_click, selection_mode="points")
     best = feasible.loc[feasible["harmonic_mean"].idxmax()]
     infeasible = len(frame) - len(feasible)

@@ -113,12 +113,25 @@ def test_sweep_figure_marks_best_floor_and_selection():
     assert len(clickable.x) == int(frame["feasible"].sum())  # infeasible cells are not clickable
     best = frame.loc[frame["harmonic_mean"].idxmax()]
     star = fig.data[names.index("best")]
-    assert (star.x[0], star.y[0]) == (best["max_nodes"], best["max_edges"])
+    assert figures.clicked_limits(frame, star.x[0], star.y[0]) == (best["max_nodes"], best["max_edges"])
+    assert [figures.clicked_limits(frame, x, y) for x, y in zip(clickable.x, clickable.y)] == \
+        [tuple(row) for row in np.asarray(clickable.customdata)[:, :2].astype(int).tolist()]
     shade = [t for t in fig.data if t.name == "below 90%"]
     low = frame["feasible"].astype(bool) & (frame["harmonic_mean"] < 0.9)
     assert (np.isfinite(np.asarray(shade[0].z, float)).sum() if shade else 0) == low.sum()
     (frame_shape,) = fig.layout.shapes
-    assert (frame_shape.x0, frame_shape.x1, frame_shape.y0, frame_shape.y1) == (6.5, 9.0, 10.0, 14.0)
+    assert (frame_shape.x0, frame_shape.x1, frame_shape.y0, frame_shape.y1) == (1.5, 2.5, 1.5, 2.5)  # cell (8, 12)
+    assert list(fig.layout.xaxis.ticktext) == ["4", "5", "8", "10"]
+    assert ("harmonic mean below 90%" in names) == bool(low.any())  # the grey cells' legend entry
+
+
+def test_sweep_figure_draws_a_short_last_step_as_a_whole_cell():
+    hist = SizeHistogram.from_sizes([2, 3], [2, 4])
+    frame = sweep(hist, [4, 8], [502, 2005, 2008, 12_000], workers=1)
+    fig = figures.sweep_figure(frame, clickable=False)
+    heat = fig.data[0]
+    assert list(heat.y) == [0, 1, 2, 3] and list(fig.layout.yaxis.ticktext) == ["502", "2,005", "2,008", "12,000"]
+    assert "click" not in fig.data[[t.name for t in fig.data].index(figures.SWEEP_TRACE)].hovertemplate
 
 
 def test_plan_figures_add_up():

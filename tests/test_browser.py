@@ -24,7 +24,7 @@ def click_cell(page, index: int) -> tuple[int, int]:
             const box = gd.getBoundingClientRect();
             return {x: box.left + layout._size.l + layout.xaxis.d2p(trace.x[index]),
                     y: box.top + layout._size.t + layout.yaxis.d2p(trace.y[index]),
-                    nodes: trace.x[index], edges: trace.y[index]};
+                    nodes: trace.customdata[index][0], edges: trace.customdata[index][1]};
         }""",
         index,
     )
