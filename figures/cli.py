@@ -31,14 +31,14 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--out", required=True, help="the file to write: report.html, or report.pdf (printed by "
                                                      "Chromium, as PNG export: apt-get install -y chromium or "
                                                      "BROWSER_PATH)")
-    report.add_argument("--sweep", help="a sweep CSV (`python -m packing sweep ... --out sweep.csv`) for the heatmap "
-                                        "with the chosen cell")
+    report.add_argument("--sweep", help="a sweep table (`python -m packing sweep ... --out sweep.csv` or .json) for "
+                                        "the heatmap with the chosen cell")
     return parser
 
 
 def read_sweep(path: str) -> pd.DataFrame:
-    """A sweep frame from the CSV ``python -m packing sweep --out`` writes; ``ValueError``
-    naming the missing columns otherwise.
+    """A sweep frame from the CSV or JSON ``python -m packing sweep --out`` writes;
+    ``ValueError`` naming the missing columns otherwise.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -51,11 +51,12 @@ def read_sweep(path: str) -> pd.DataFrame:
         raise ValueError(f"No sweep file at {path}" + (" (it is a folder)" if Path(path).is_dir() else "") +
                          "; write one with python -m packing sweep ... --out sweep.csv.")
     try:
-        frame = pd.read_csv(path)
+        frame = pd.read_json(path, orient="records") if Path(path).suffix == ".json" else pd.read_csv(path)
     except UnicodeDecodeError:
         raise ValueError(f"{path} is not a sweep table: it is not a text (CSV) file.") from None
     except ValueError as error:  # pandas' parser errors
-        raise ValueError(f"{path} is not a sweep table: {str(error).strip()}") from None
+        kind = "a JSON list of rows" if Path(path).suffix == ".json" else "a CSV table"
+        raise ValueError(f"{path} is not a sweep table ({kind}): {str(error).strip()}") from None
     missing = [column for column in SWEEP_COLUMNS if column not in frame.columns]
     if missing:
         raise ValueError(f"{path} is not a sweep table: it has no column {', '.join(missing)}.")

@@ -7,6 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from packing import PackingPlan, describe_pack
+from packing.sides import EDGES, NODES
 
 from .style import LAYOUT as _LAYOUT
 
@@ -34,39 +35,45 @@ def graphs_per_pack_figure(plan: PackingPlan) -> go.Figure:
     return fig
 
 
-def pack_fill_figure(plan: PackingPlan, buckets: int = 20) -> go.Figure:
+def pack_fill_figure(plan: PackingPlan) -> go.Figure:
     """Distribution of node and edge fill (share of the limit used) over all packs of
-    ``plan``, weighted by repeat counts, in ``buckets`` equal bins from the emptiest pack's
-    fill (whole percent, rounded down) to 100 %, so that a plan whose packs are all nearly
-    full still shows how full.
+    ``plan``, weighted by repeat counts, from the emptiest pack's fill to 100 %. Bins are
+    1 % wide, or one slot of the smaller capacity wide when that is coarser (29 nodes: one
+    bin per node count, 3.4 % each), so no bin falls between two possible fills and shows
+    an empty bar that is not in the data. A 1D baseline's ignored side is measured against
+    its largest sum, which the title says.
 
     >>> from packing import SizeHistogram, pack
     >>> plan = pack(SizeHistogram.from_sizes([2, 3, 4], [2, 4, 6]), max_nodes=5, max_edges=8)
-    >>> fig = pack_fill_figure(plan, buckets=4)
-    >>> [trace.name for trace in fig.data], fig.layout.xaxis.range  # the emptiest: 6 of 8 edges
-    (['node fill', 'edge fill'], (75.0, 100.0))
+    >>> fig = pack_fill_figure(plan)  # one bin per node slot (20 %), the emptiest pack 6 of 8 edges (75 %)
+    >>> [trace.name for trace in fig.data], fig.layout.xaxis.range, list(fig.data[0].x)
+    (['node fill', 'edge fill'], (70.0, 110.0), [80.0, 100.0])
     """
     fills = {
         "node fill": np.clip(plan.pack_nodes / plan.node_capacity, 0, 1),
         "edge fill": np.clip(plan.pack_edges / max(plan.edge_capacity, 1), 0, 1),
     }
-    low = min(np.floor(100 * min(fill.min() for fill in fills.values())), 99.0)
-    edges = np.linspace(low, 100.0, buckets + 1)
-    half = (100 - low) / buckets / 2
+    width = max(1.0, 100 / min(plan.node_capacity, max(plan.edge_capacity, 1)))
+    emptiest = 100 * min(fill.min() for fill in fills.values())
+    centres = np.arange(100.0, emptiest - width / 2, -width)[::-1]  # 100 % is a bin's centre
+    edges = np.append(centres - width / 2, 100.0 + width / 2)
     fig = go.Figure()
     for name, fill in fills.items():
         counts, _ = np.histogram(100 * fill, bins=edges, weights=plan.pack_counts)
         fig.add_trace(
             go.Bar(
-                x=edges[:-1] + half, y=counts, name=name, width=0.9 * half,
-                hovertemplate=f"{name} %{{x:.1f}}% ± {half:.2g}<br>packs: %{{y:,}}<extra></extra>",
+                x=centres.tolist(), y=counts, name=name, width=0.45 * width,
+                hovertemplate=f"{name} %{{x:.1f}}% ± {width / 2:.2g}<br>packs: %{{y:,}}<extra></extra>",
             )
         )
+    ignored = {NODES: f"nodes: share of the largest sum, {plan.node_capacity:,}",
+               EDGES: f"edges: share of the largest sum, {plan.edge_capacity:,}"}.get(plan.method.unlimited)
     fig.update_layout(
-        title="Pack fill (share of the limit used)", xaxis_title="fill (%)", yaxis_title="packs",
-        barmode="group", height=340, legend=dict(orientation="h", y=-0.25), **_LAYOUT,
+        title="Pack fill (share of the limit used" + (f"; {ignored}, which this baseline pads to)" if ignored else ")"),
+        xaxis_title="fill (%)", yaxis_title="packs", barmode="group", height=340,
+        legend=dict(orientation="h", y=-0.25), **_LAYOUT,
     )
-    fig.update_xaxes(range=[low, 100.0])
+    fig.update_xaxes(range=[float(edges[0]), float(edges[-1])])
     return fig
 
 

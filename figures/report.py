@@ -13,6 +13,7 @@ numbers are the file's.
 from __future__ import annotations
 
 import html
+import math
 from typing import Any, Callable
 
 import pandas as pd
@@ -22,13 +23,15 @@ from plotly.offline import get_plotlyjs
 from data_loaders.registry import task_of
 from packing import PackingPlan, config_histogram, config_json
 from packing.batching import describe_settings, run_length_words
+from packing.method import NONE
+from packing.throughput_section import extrapolation_note, one_off_notes
 
 from . import batching, throughput
 from .dataset import histogram_figure, stats_table
 from .packs import graphs_per_pack_figure, pack_fill_figure, strategies_figure
 from .snippet import training_snippet
 from .sweep import sweep_figure
-from .titles import subject, titled
+from .titles import dataset_words, subject, sweep_subject, titled
 
 _STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1150px;
@@ -41,8 +44,12 @@ th:first-child, td:first-child { text-align: left; } th { background: #f4f4f4; }
 nav a { margin-right: 1em; } .row { display: flex; gap: 2em; align-items: flex-start; flex-wrap: wrap; }
 table.facts td { text-align: left; } table.facts td:first-child { color: #555; white-space: nowrap; }
 @page { size: A4 landscape; margin: 12mm; }
-@media print { body { margin: 0; max-width: none; } nav, details, #download-config, .modebar-container { display: none; }
-               .figure, table, h2, h3 { break-inside: avoid; } h2 { break-after: avoid; } }
+.print-only { display: none; }
+@media print { body { margin: 0; max-width: none; }
+               nav, details, #download-config, .modebar-container, .screen-only { display: none; }
+               .print-only { display: inline; }
+               .figure, table, h2, h3 { break-inside: avoid; } h2, h3, section > p { break-after: avoid; }
+               pre { max-height: none; overflow: visible; white-space: pre-wrap; } }
 """
 
 
@@ -75,7 +82,8 @@ def report_figures(config: dict[str, Any], plan: PackingPlan, sweep: pd.DataFram
                    ) -> dict[str, Callable[[], go.Figure]]:
     """Name -> function building each figure of the report, titled with the dataset, split,
     method and limits (the Export page offers the same figures as PNG and HTML). The sweep
-    heatmap comes with ``sweep`` (a :func:`packing.sweep` frame), the batching and
+    heatmap comes with ``sweep`` (a :func:`packing.sweep` frame; titled with the sweep's
+    own method and graph limit), the batching and
     throughput charts with those sections of the configuration.
 
     >>> from packing import PackLimits, SizeHistogram, pack
@@ -87,19 +95,20 @@ def report_figures(config: dict[str, Any], plan: PackingPlan, sweep: pd.DataFram
     """
     line = subject(config["dataset"], plan)
     limits = (plan.limits.max_nodes, plan.limits.max_edges)
-    builders: dict[str, Callable[[], go.Figure]] = {
-        "size-histogram": lambda: histogram_figure(config_histogram(config))[0],
-        "graphs-per-pack": lambda: graphs_per_pack_figure(plan),
-        "pack-fill": lambda: pack_fill_figure(plan),
-        "pack-strategies": lambda: strategies_figure(plan),
+    builders: dict[str, tuple[Callable[[], go.Figure], str]] = {
+        "size-histogram": (lambda: histogram_figure(config_histogram(config))[0], line),
+        "graphs-per-pack": (lambda: graphs_per_pack_figure(plan), line),
+        "pack-fill": (lambda: pack_fill_figure(plan), line),
+        "pack-strategies": (lambda: strategies_figure(plan), line),
     }
-    if sweep is not None:
-        builders["sweep-heatmap"] = lambda: sweep_figure(sweep, selected=limits)
+    if sweep is not None:  # titled with the sweep's own method and graph limit
+        builders["sweep-heatmap"] = (lambda: sweep_figure(sweep, selected=limits, clickable=False),
+                                     sweep_subject(config["dataset"], sweep))
     if "batching" in config:
-        builders["batching-padding"] = lambda: batching.padding_figure(batching_frame(config["batching"]))
+        builders["batching-padding"] = (lambda: batching.padding_figure(batching_frame(config["batching"])), line)
     if "throughput" in config and config["throughput"]["version"] >= 2:  # version 1 lacks the chart's times
-        builders["throughput-epoch"] = lambda: throughput.epoch_figure(throughput_frame(config["throughput"]))
-    return {name: (lambda build=build: titled(build(), line)) for name, build in builders.items()}
+        builders["throughput-epoch"] = (lambda: throughput.epoch_figure(throughput_frame(config["throughput"])), line)
+    return {name: (lambda build=build, words=words: titled(build(), words)) for name, (build, words) in builders.items()}
 
 
 def _table(frame: pd.DataFrame, header: bool = True, classes: str = "") -> str:
@@ -125,13 +134,17 @@ def _proof(plan: PackingPlan) -> str:
     """The LP proof in words, whether it would help, or that none was run."""
     result = plan.bounds.lp_result
     if result is not None:
-        return (f"LP bound proven: at least {result.bound:,} packs (column generation, stopped: "
+        same = "" if plan.bounds.name_of_best == "lp" else f", no more than the {plan.bounds.label} already gave"
+        return (f"LP bound proven: at least {result.bound:,} packs{same} (column generation, stopped: "
                 f"{html.escape(result.stopped)}; the duals in the configuration are its certificate, "
                 "checked again whenever the file is loaded).")
     if plan.method.unlimited is not None:
         return "No LP bound: it bounds plans that keep every limit, and this baseline leaves one out."
     if plan.gap == 0:
         return "The plan meets its lower bound: no plan within these limits needs fewer packs."
+    if plan.method.algorithm == NONE:
+        return ("This baseline puts every graph in a pack of its own: its gap is the padding it leaves, which a "
+                "tighter bound would not close.")
     return ("No LP bound was proven (the volume and large-items bounds are instant; run \"Prove a tighter "
             "lower bound\" on the Packing page or <code>pack --prove</code> for the LP bound).")
 
@@ -153,7 +166,8 @@ def _choice_section(config: dict[str, Any], plan: PackingPlan) -> str:
         ("tight limits (largest sums used)", f"{metrics['tight_limits'][0]:,} nodes, {metrics['tight_limits'][1]:,} edges"),
     ]
     rows += [(f"breaks the {name} limit", f"largest sum {value:,}") for name, value in plan.broken_limits().items()]
-    return _pairs(rows) + f"<p class='note'>{_proof(plan)}</p>"
+    slots = f" {plan.unused_graph_slots}" if plan.unused_graph_slots else ""
+    return _pairs(rows) + f"<p class='note'>{_proof(plan)}{slots}</p>"
 
 
 def _sweep_words(sweep: pd.DataFrame, plan: PackingPlan) -> str:
@@ -165,9 +179,18 @@ def _sweep_words(sweep: pd.DataFrame, plan: PackingPlan) -> str:
     if not cell.any():
         return (f"The chosen limits ({limits.max_nodes:,} nodes, {limits.max_edges:,} edges) are not a cell of this "
                 "sweep, so none is framed.")
+    differences = []
     if graphs and graphs != {limits.max_graphs}:
-        return (f"The cell of the chosen limits is framed in red, but the sweep packed "
-                f"{' or '.join(f'{g:,}' for g in sorted(graphs))} graphs per pack, the plan {limits.max_graphs:,}.")
+        differences.append(f"{' or '.join(f'{g:,}' for g in sorted(graphs))} graphs per pack where the plan has "
+                           f"{limits.max_graphs:,}")
+    method = sweep["method"].iloc[0] if "method" in sweep else None
+    if method is None:
+        differences.append("a method the sweep table does not record")
+    elif method != plan.label:
+        differences.append(f"{method} where the plan used {plan.label}")
+    if differences:
+        return ("The cell of the chosen limits is framed in red, but the sweep packed with "
+                + " and ".join(differences) + ", so its cell may differ from the plan.")
     return "The chosen limits are framed in red."
 
 
@@ -190,9 +213,21 @@ def _batching_section(section: dict[str, Any], figure: str) -> str:
             + _table(shown) + figure)
 
 
+def three_digits(value: float) -> str:
+    """A time or speed-up to three significant digits, trailing zeros kept, so a column
+    reads alike (thousands grouped from 1,000).
+
+    >>> [three_digits(value) for value in (1234.5, 117.4, 17, 0.56, 0.0)]
+    ['1,234', '117', '17.0', '0.560', '0.00']
+    """
+    if value == 0 or abs(value) >= 100:
+        return f"{value:,.0f}" if value else "0.00"
+    return f"{value:.{max(0, 2 - math.floor(math.log10(abs(value))))}f}"
+
+
 def _throughput_section(section: dict[str, Any], figure: str) -> str:
     frame = throughput_frame(section)
-    calibration = section["calibration"]
+    calibration, run = section["calibration"], section["run"]
     fit = calibration.get("fit", {})
     held_out = fit.get("held_out", {})
     facts = _pairs([
@@ -201,9 +236,10 @@ def _throughput_section(section: dict[str, Any], figure: str) -> str:
         ("cost model", fit.get("model", "?")),
         ("held-out error (median, 90th percentile)",
          f"{held_out.get('median', float('nan')):.1%}, {held_out.get('p90', float('nan')):.1%}"),
-        ("run", run_length_words(section["run"]) + f", batch size {section['run'].get('batch_size', '?')}"),
+        ("run", f"{run_length_words(run)} on {run.get('devices', 1):,} device(s), batch size "
+                f"{run.get('batch_size', '?')}"),
         ("speed-up against", throughput.label(section["baseline"])),
-        ("check on the exporting machine", section.get("check_note") or "not checked"),
+        ("check on the machine that exported it", section.get("check_note") or "not checked"),
     ])
     if section["version"] < 2:
         return facts + ("<p class='note'>This estimate was written by an earlier version (throughput section "
@@ -212,22 +248,27 @@ def _throughput_section(section: dict[str, Any], figure: str) -> str:
     shown = pd.DataFrame({
         "strategy": [throughput.label(s) for s in frame["strategy"]],
         "steps per epoch": frame["steps_per_epoch"].map("{:,.1f}".format),
-        "step (ms)": frame["step_ms"].map("{:.2f}".format),
-        "steady epoch (s)": frame["steady_epoch_s"].map("{:.3g}".format),
-        "whole run (s)": frame["run_s"].map("{:.3g}".format),
+        "step (ms)": frame["step_ms"].map(three_digits),
+        "steady epoch (s)": frame["steady_epoch_s"].map(three_digits),
+        "whole run (s)": frame["run_s"].map(three_digits),
         "speed-up, steady": frame["speedup_steady"].map("{:.2f}x".format),
         "speed-up, run": frame["speedup_run"].map("{:.2f}x".format),
+        "extrapolated": frame["extrapolated"].map({True: "yes", False: ""}),
     })
-    return facts + _table(shown) + figure
+    notes = [*one_off_notes(frame, throughput.label), extrapolation_note(frame, throughput.label)]
+    return facts + _table(shown) + "".join(f"<p class='note'>{html.escape(note)}</p>" for note in notes if note) \
+        + figure
 
 
 def _config_section(config: dict[str, Any], file_name: str) -> str:
     text = config_json(config)
-    snippet = training_snippet(file_name, task=task_of(str(config.get("dataset", {}).get("name", ""))))
+    snippet = training_snippet(file_name, what=f"here {dataset_words(config['dataset'])}",
+                               task=task_of(str(config["dataset"]["name"])))
     return (f"<p>The configuration this report shows, schema version {config['schema_version']} "
             f"(<code>packing.export.load_config</code> verifies it; "
             f"<code>PackedLoader.from_config(dataset, \"{html.escape(file_name)}\")</code> trains with it). "
             f"<a id='download-config' download='{html.escape(file_name)}' href='#'>Download {html.escape(file_name)}</a>"
+            f"<span class='print-only'>Its JSON is in the HTML version of this report.</span>"
             f"</p><details><summary>Configuration JSON ({len(text):,} characters)</summary>"
             f"<pre id='config-json'>{html.escape(text)}</pre></details>"
             f"<h3>Train with it</h3><pre class='snippet'>{html.escape(snippet)}</pre>"
@@ -287,6 +328,6 @@ def build_report(config: dict[str, Any], plan: PackingPlan, sweep: pd.DataFrame 
         f"<script type=\"text/javascript\">{get_plotlyjs()}</script></head><body>"
         f"<h1>Packing report</h1><p><b>{html.escape(line)}</b></p>"
         f"<p class='note'>Made by {html.escape(str(tool.get('name', '?')))} {html.escape(str(tool.get('version', '')))}"
-        f" from a configuration created {html.escape(str(config.get('created', '?')))}. Plots are interactive "
-        f"(hover, zoom) and work offline.</p>{note}<nav>{nav}</nav>{body}</body></html>"
+        f" from a configuration created {html.escape(str(config.get('created', '?')))}.<span class='screen-only'> "
+        f"Plots are interactive (hover, zoom) and work offline.</span></p>{note}<nav>{nav}</nav>{body}</body></html>"
     )

@@ -41,6 +41,7 @@ HISTOGRAM_HELP = (
     "size table (.csv, .tsv or .parquet, .gz allowed) with columns num_nodes,num_edges,count "
     "(or num_nodes,num_edges with one row per graph)"
 )
+WHOLE_TABLE = "whole table"  # the split of a configuration made from a size table (pack --out .json)
 
 
 def check_out(path: str | Path | None, suffixes: tuple[str, ...] = (".csv", ".json"), flag: str = "--out") -> None:
@@ -147,6 +148,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="write the full plan: .json (the configuration the dashboard exports, schema in "
                           "packing/export.py) or .csv (one row per distinct pack); without it a summary is "
                           "printed as JSON")
+    one.add_argument("--dataset", help="with --out .json: the dataset the size table holds, as the configuration, "
+                                       "its report and its training snippet name it (a registered name such as "
+                                       "ogbg-molhiv picks the snippet's loss; default: the table's file name)")
+    one.add_argument("--split", help=f"with --out .json: the split the size table holds (default: {WHOLE_TABLE})")
 
     grid = commands.add_parser("sweep", help="pack for every (max nodes, max edges) pair of a grid")
     add_sweep_arguments(grid)
@@ -204,6 +209,11 @@ def _progress_on_stderr() -> Callable[[float, str], None]:
 def _pack(args: argparse.Namespace, hist: SizeHistogram) -> None:
     if args.prove_seconds is not None and not args.prove:
         raise ValueError("--prove-seconds is the time budget of --prove; add --prove, or leave it out.")
+    named = [flag for flag, value in (("--dataset", args.dataset), ("--split", args.split)) if value is not None]
+    if named and (args.out is None or args.out.suffix != ".json"):
+        raise ValueError(f"{' and '.join(named)} name{'s' if len(named) == 1 else ''} the dataset of a .json "
+                         "configuration; add --out plan.json, "
+                         "or leave them out.")
     limits = as_limits(hist, max_nodes=args.max_nodes, max_edges=args.max_edges, max_graphs=args.max_graphs)
     plan = pack(hist, limits, _method(args))
     plan.check(hist)
@@ -215,8 +225,8 @@ def _pack(args: argparse.Namespace, hist: SizeHistogram) -> None:
     if args.out is None:
         print(json.dumps(plan.summary(), indent=1))
     elif args.out.suffix == ".json":
-        info = {"dataset": args.histogram.stem, "split": "all", "source": "user file",
-                "provenance": f"Size table {args.histogram}."}
+        info = {"dataset": args.dataset or args.histogram.stem, "split": args.split or WHOLE_TABLE,
+                "source": "user file", "provenance": f"Size table {args.histogram}."}
         save_config(export_config(plan, hist, info), args.out)
     else:
         _write_table(plan.to_frame(), args.out)

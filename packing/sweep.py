@@ -28,7 +28,7 @@ from .metrics import BOUND_COLUMN, metrics_from_packs
 
 SWEEP_COLUMNS = [
     "max_nodes", "max_edges", "max_graphs", "feasible", "packs", "lower_bound", "gap", BOUND_COLUMN,
-    "node_efficiency", "edge_efficiency", "harmonic_mean", "packing_factor",
+    "node_efficiency", "edge_efficiency", "harmonic_mean", "packing_factor", "method",
 ]
 MAX_CELLS = 1_000_000  # limit pairs one sweep may hold
 MAX_AXIS = 100_000  # values one axis of a grid may hold
@@ -131,7 +131,8 @@ def sweep(
     executor: Executor | None = None,
 ) -> pd.DataFrame:
     """Pack with ``method`` (tuple packing; default best fit, product) for every
-    (max_nodes, max_edges) pair; one row per pair, in grid order.
+    (max_nodes, max_edges) pair; one row per pair, in grid order, with ``SWEEP_COLUMNS``
+    (``method`` is the method's label, so a saved table says how it was packed).
 
     Pairs below the largest graph are kept with ``feasible=False`` and empty metrics.
     ``workers`` processes share the grid (default: up to 4 cores for large grids);
@@ -171,7 +172,7 @@ def sweep(
                 rows.extend(result)
                 if progress:
                     progress(len(rows), len(cells))
-    return pd.DataFrame(rows, columns=SWEEP_COLUMNS)
+    return pd.DataFrame(rows).assign(method=method.label).reindex(columns=SWEEP_COLUMNS)
 
 
 def smallest_limits(frame: pd.DataFrame, min_efficiency: float) -> pd.Series | None:

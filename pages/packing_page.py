@@ -196,11 +196,8 @@ def result_cards(plan) -> None:
                            "fuller of nodes and edges.")
         words = ("Limit that closes the packs: " + ", ".join(f"{name} {share:.1%}" for name, share in shares.items())
                  + ". " + words)
-    if plan.limits.max_graphs > plan.graphs_that_fit:
-        words += (f" No pack within these node and edge limits can hold more than {plan.graphs_that_fit:,} graphs of "
-                  f"this dataset, so Max graphs {plan.limits.max_graphs:,} never binds here: the packed loader pads "
-                  f"every pack to {plan.limits.max_graphs + 1:,} graph slots, of which at most "
-                  f"{plan.graphs_that_fit + 1:,} can be used.")
+    if plan.unused_graph_slots:
+        words += " " + plan.unused_graph_slots
     st.caption(words)
     if plan.requested is not None:
         st.success(f"**{plan.label}**" + ("" if plan.improved else " (exact fill saved no packs here)"),

@@ -12,13 +12,13 @@ import streamlit as st
 
 import figures.throughput as throughput_figures
 from packing.batching import run_length_words
+from packing.throughput_section import extrapolation_note, one_off_notes
 from pages import cache, state
 from pages.header import page_header
 from pages.packing_row import offer_fitting_limits, packing_row
 from pages.run_controls import run_controls
 from pages.widgets import mirrored_choice, run_page, show_error
 from throughput import ROWS, Calibration, CalibrationCheck, MachineCalibration, calibrate, load_calibration
-from throughput.report import extrapolation_note, one_off_notes
 from throughput.shapes import default_shapes
 
 #: Plain session key owned by no widget: the estimate shown last (its calibration, baseline

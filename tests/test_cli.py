@@ -37,6 +37,12 @@ def test_pack_writes_a_plan_that_loads_back(tmp_path, molhiv_file, molhiv):
     assert plan.check(molhiv) and plan.num_packs == config["metrics"]["packs"]
     assert (plan.method.heuristic, plan.method.algorithm) == ("sum", "first_fit")
     assert config_histogram(config) == molhiv and config["dataset"]["name"] == "molhiv"
+    assert config["dataset"]["split"] == "whole table"  # a size table says nothing of its split
+    named = tmp_path / "named.json"
+    result = cli("pack", str(molhiv_file), "--dataset", "ogbg-molhiv", "--split", "train", "--out", str(named))
+    assert result.returncode == 0, result.stderr
+    assert {key: load_config(named)[0]["dataset"][key] for key in ("name", "split")} == \
+        {"name": "ogbg-molhiv", "split": "train"}
     csv = tmp_path / "plan.csv"
     assert cli("pack", str(molhiv_file), "--out", str(csv)).returncode == 0
     assert pd.read_csv(csv)["count"].sum() == plan.num_packs or pd.read_csv(csv)["count"].sum() > 0
@@ -51,6 +57,7 @@ def test_sweep_table(tmp_path, molhiv_file):
     assert len(frame) == 6 and set(frame.max_nodes) == {222, 333, 444}
     report = json.loads(result.stdout)
     assert report["best_harmonic_mean"]["harmonic_mean"] == frame["harmonic_mean"].max()
+    assert set(frame["method"]) == {"best fit, product heuristic"}  # the table says how it was packed
 
 
 def test_bad_input_gives_a_message_not_a_traceback(tmp_path, molhiv_file):
@@ -86,6 +93,8 @@ def test_bad_input_gives_a_message_not_a_traceback(tmp_path, molhiv_file):
     (("sweep", "--nodes", "100"), "holds the largest graph (222 nodes, 502 edges), so no cell could be packed: "
                                   "raise --nodes to at least 222"),
     (("sweep", "--min-efficiency", "95"), "--min-efficiency is a fraction above 0 and at most 1"),
+    (("pack", "--dataset", "ogbg-molhiv"), "--dataset names the dataset of a .json configuration; add --out"),
+    (("pack", "--split", "train", "--dataset", "x"), "--dataset and --split name the dataset of a .json"),
 ])
 def test_values_that_do_not_apply_or_fit_are_refused_with_the_limit(molhiv_file, args, message):
     command, *options = args

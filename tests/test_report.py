@@ -22,14 +22,16 @@ from browser_helpers import ROOT, screenshot
 
 from data_loaders import load_histogram
 import figures.report
+import figures.throughput
 import figures.snippet
 from data_loaders.registry import task_of
 import figures.titles
-from figures.report import build_report, report_figures
-from figures.titles import subject
+from figures.report import build_report, report_figures, three_digits, throughput_frame
+from figures.titles import subject, sweep_subject
 from packing import PackLimits, pack, sweep
 from packing.batching import batching_section, compare_batching
 from packing.export import export_config, load_config, save_config
+from packing.throughput_section import extrapolation_note, one_off_notes
 from throughput import estimate, load_calibration, shipped_calibrations, throughput_section
 
 FIGURES = ["size-histogram", "graphs-per-pack", "pack-fill", "pack-strategies", "sweep-heatmap", "batching-padding",
@@ -87,8 +89,10 @@ def embedded_config(page: str) -> dict:
     return json.loads(html.unescape(text))
 
 
-def check_report(page: str, config: dict, plan, with_sweep: bool) -> dict[str, str]:
-    """Every section of a report against its configuration; returns the sections."""
+def check_report(page: str, config: dict, plan, sweep_line: str | None) -> dict[str, str]:
+    """Every section of a report against its configuration (and ``sweep_line``, the subtitle
+    of its sweep heatmap, when it has one); returns the sections."""
+    with_sweep = sweep_line is not None
     found = sections(page)
     expected = ["dataset", "choice", "packs", *(["sweep"] if with_sweep else []), "batching", "throughput",
                 "configuration"]
@@ -100,8 +104,9 @@ def check_report(page: str, config: dict, plan, with_sweep: bool) -> dict[str, s
     charts = figure_chunks(page)
     assert list(charts) == [name for name in FIGURES if with_sweep or name != "sweep-heatmap"]
     line = subject(config["dataset"], plan)
-    for name, chunk in charts.items():
-        assert "Plotly.newPlot" in chunk and line in chunk, name  # titled with dataset, split, method, limits
+    for name, chunk in charts.items():  # titled with dataset, split, method, limits (the sweep's own)
+        assert "Plotly.newPlot" in chunk, name
+        assert (sweep_line if name == "sweep-heatmap" else line) in chunk, name
     data = config["dataset"]
     for text in (data["name"], data["split"], html.escape(data["provenance"]), html.escape(data["source"])):
         assert text in found["dataset"]
@@ -120,7 +125,10 @@ def check_report(page: str, config: dict, plan, with_sweep: bool) -> dict[str, s
     assert html.escape(throughput["check_note"]) in found["throughput"]
     for row in throughput["table"]:
         assert f"<td>{row['speedup_run']:.2f}x</td>" in found["throughput"]
-        assert f"<td>{row['run_s']:.3g}</td>" in found["throughput"]
+        assert f"<td>{three_digits(row['run_s'])}</td>" in found["throughput"]
+    priced = throughput_frame(throughput)
+    for note in [*one_off_notes(priced, figures.throughput.label), extrapolation_note(priced, figures.throughput.label)]:
+        assert html.escape(note) in found["throughput"]  # the Throughput page's notes
     assert embedded_config(page) == config
     assert "loader.set_epoch(epoch)" in found["configuration"]  # the training snippet for this file
     loss = "F.binary_cross_entropy_with_logits(out" if task_of(data["name"]) == "binary" else "F.mse_loss(out"
@@ -137,7 +145,7 @@ def test_doctests(module):
 def test_cli_report_has_every_section_with_the_configurations_numbers(saved, cli_report):
     config, plan = load_config(saved[0])
     page = cli_report.read_text(encoding="utf-8")
-    found = check_report(page, config, plan, with_sweep=True)
+    found = check_report(page, config, plan, sweep_subject(config["dataset"], pd.read_csv(saved[1])))
     assert "No LP bound was proven" in found["choice"]
     assert f"download='{saved[0].name}'" in found["configuration"]
 
@@ -149,8 +157,10 @@ def test_exported_figures_name_what_they_show_and_keep_colour_bars_below_the_tit
     assert list(built) == FIGURES
     line = subject(config["dataset"], plan)
     assert "ogbg-molhiv (train)" in line and "limits 260 nodes, 560 edges, 64 graphs" in line
+    sweep_line = sweep_subject(config["dataset"], frame)
+    assert sweep_line == "ogbg-molhiv (train): sweep with best fit, product heuristic; 64 graphs per pack"
     for name, fig in built.items():
-        assert fig.layout.title.text.endswith(f"<br><sup>{line}</sup>"), name
+        assert fig.layout.title.text.endswith(f"<br><sup>{sweep_line if name == 'sweep-heatmap' else line}</sup>"), name
         assert fig.layout.margin.t >= 100, name  # two title lines fit in the top margin
         for trace in fig.data:
             if trace.type == "heatmap" and trace.showscale is not False:
@@ -177,6 +187,40 @@ def test_report_states_an_lp_proof_and_what_the_configuration_lacks():
     assert "LP bound proven: at least" in sections(page)["choice"]
     assert "Not in this configuration: batching comparison (Batching page), throughput estimate" in page
     assert list(report_figures(config, loaded)) == FIGURES[:4]
+
+
+def test_a_plan_whose_graph_limit_never_binds_and_whose_estimate_is_extrapolated_says_so():
+    """QM9 bonds at their data defaults (29 nodes, 56 edges, 256 graphs): no pack holds more
+    than 7 graphs, yet every pack pads 257 graph slots, so the packing row's shape is far
+    beyond what the shipped CPU calibration timed; the report says both, as the pages do."""
+    hist, info = load_histogram("qm9")
+    plan = pack(hist, PackLimits(29, 56, 256))
+    priced = estimate(hist, 32, load_calibration(shipped_calibrations()[0]), plan, epochs=1)
+    assert priced.set_index("strategy").loc["packing", "extrapolated"]
+    config, loaded = load_config(export_config(plan, hist, info, {"throughput": throughput_section(priced)}))
+    found = {key: html.unescape(text) for key, text in sections(build_report(config, loaded)).items()}
+    assert "can hold more than 7 graphs of this dataset, so Max graphs 256 never binds here: the packed loader " \
+           "pads every pack to 257 graph slots, of which at most 8 can be used" in found["choice"]
+    assert "<td>yes</td>" in found["throughput"]
+    assert "Extrapolated: the padded shapes of packing (" in found["throughput"]
+    assert "python -m throughput calibrate --model gin" in found["throughput"]
+
+
+def test_the_no_packing_baseline_is_not_told_to_prove_a_bound():
+    hist, info = load_histogram("ogbg-molhiv", "train")
+    plan = pack(hist, PackLimits.for_histogram(hist), algorithm="none")
+    config, loaded = load_config(export_config(plan, hist, info))
+    choice = html.unescape(sections(build_report(config, loaded))["choice"])
+    assert "puts every graph in a pack of its own" in choice and "Prove a tighter" not in choice
+
+
+def test_a_json_sweep_table_makes_the_same_heatmap(saved, tmp_path):
+    as_json = tmp_path / "sweep.json"
+    pd.read_csv(saved[1]).to_json(as_json, orient="records")
+    out = tmp_path / "r.html"
+    result = run_cli("report", str(saved[0]), "--sweep", str(as_json), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "sweep with best fit, product heuristic; 64 graphs per pack" in sections(out.read_text())["sweep"]
 
 
 @pytest.mark.parametrize("name, proof", [
@@ -230,13 +274,18 @@ def test_pdf_export_without_a_browser_says_which_was_looked_for(monkeypatch, tmp
 def test_the_sweep_text_says_whether_the_chosen_limits_are_framed(saved):
     config, plan = load_config(saved[0])
     frame = pd.read_csv(saved[1])
-    words = {name: sections(build_report(config, plan, table))["sweep"] for name, table in (
-        ("in", frame), ("out", frame[frame["max_nodes"] != plan.limits.max_nodes]),
-        ("other graphs", frame.assign(max_graphs=256)))}
+    same = frame.assign(method=plan.label)  # the fixture's sweep ran best fit, its plan best of all
+    words = {name: html.unescape(sections(build_report(config, plan, table))["sweep"]) for name, table in (
+        ("in", same), ("out", same[same["max_nodes"] != plan.limits.max_nodes]),
+        ("other graphs", same.assign(max_graphs=256)), ("other method", frame),
+        ("unrecorded", same.drop(columns="method")))}
     assert "The chosen limits are framed in red." in words["in"]
     assert "(260 nodes, 560 edges) are not a cell of this sweep, so none is framed" in words["out"]
     assert "framed in red" not in words["out"]
-    assert "but the sweep packed 256 graphs per pack, the plan 64" in words["other graphs"]
+    assert "but the sweep packed with 256 graphs per pack where the plan has 64, so its cell" in words["other graphs"]
+    assert f"packed with best fit, product heuristic where the plan used {plan.label}" in words["other method"]
+    assert "packed with a method the sweep table does not record" in words["unrecorded"]
+    assert "a method the sweep table does not record" in words["unrecorded"]  # the heatmap's subtitle too
 
 
 def test_cli_errors_are_one_line_and_exit_2(saved, tmp_path):
@@ -294,7 +343,8 @@ def test_export_page_report_has_every_section_and_the_pages_numbers(monkeypatch)
     stem = next(name for name in downloads if name and name.endswith(".json"))[:-len(".json")]
     config, plan = load_config(downloads[f"{stem}.json"])
     page = downloads[f"{stem}-report.html"]()
-    found = check_report(page, config, plan, with_sweep=True)
+    sweep_line = f"qm9 (all, graph=bonds): sweep with best fit, product heuristic; {plan.limits.max_graphs} graphs per pack"
+    found = check_report(page, config, plan, sweep_line)  # the page's default sweep
     summary = next(m.value for m in app.markdown if m.value.startswith("**"))
     for value in (f"{plan.num_packs:,} packs", f"Node efficiency {plan.node_efficiency:.2%}",
                   f"edge efficiency {plan.edge_efficiency:.2%}", f"gap {plan.gap:.2%}"):
@@ -307,7 +357,7 @@ def test_export_page_report_has_every_section_and_the_pages_numbers(monkeypatch)
     assert downloads[f"{stem}-report.pdf"]()[:5] == b"%PDF-"
     exported = {name: downloads[f"{stem}-{name}.html"]() for name in FIGURES}
     line = subject(config["dataset"], plan)
-    assert all(line in text for text in exported.values())
+    assert all((sweep_line if name == "sweep-heatmap" else line) in text for name, text in exported.items())
     (code,) = [c.value for c in app.code if "PackedLoader.from_config" in c.value]
     assert f'PackedLoader.from_config(dataset, "{stem}.json"' in code and "loader.set_epoch(epoch)" in code
     assert "graph_mask" in code

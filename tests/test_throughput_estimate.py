@@ -10,10 +10,10 @@ import pytest
 
 from packing import PackLimits, SizeHistogram, pack
 from packing.export import export_config, load_config
+from packing.throughput_section import extrapolation_note
 from throughput import ROWS, Calibration, estimate, load_calibration, shipped_calibrations, throughput_section
 from throughput.estimate import price_batches, pyg_dataloader_batches
 from throughput.records import ShapeTiming
-from throughput.report import extrapolation_note
 from throughput.shapes import default_shapes
 
 GRID = default_shapes(12, max_nodes=4096, max_edges=16384, max_graphs=256)
@@ -205,7 +205,7 @@ def test_speedups_over_the_steady_epoch_and_the_whole_run():
 
 
 def test_a_run_of_steps_compares_graphs_trained_and_blames_no_compilation_it_does_not_have():
-    from throughput.report import one_off_notes
+    from packing.throughput_section import one_off_notes
 
     table = estimate(HIST, 2, synthetic(1e-3, 1e-5), steps=7).set_index("strategy")
     # rows train other numbers of graphs in 7 steps: the run's speed-up is per graph trained

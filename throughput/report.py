@@ -25,17 +25,16 @@ so). Version 2 added the check and the steady-epoch and whole-run columns.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 
 from packing.batching import json_rows, run_length_words
+from packing.throughput_section import extrapolation_note, one_off_notes
 
 from .check import CalibrationCheck
 
 SECTION_VERSION = 2
-#: Run and steady speed-ups further apart than this share are reported as one-off cost.
-ONE_OFF_SHARE = 0.1
 
 
 def throughput_section(table: pd.DataFrame, check: CalibrationCheck | None = None, check_note: str = "",
@@ -122,68 +121,3 @@ def format_table(table: pd.DataFrame) -> str:
     if note:
         lines.append(f"\n{note}")
     return "\n".join(lines)
-
-
-def extrapolation_note(table: pd.DataFrame, label: Callable[[str], str] = str) -> str:
-    """For the strategies whose largest padded shape is beyond what the calibration timed:
-    which sizes, and the command that times far enough (``label`` names a strategy); ""
-    when none is.
-
-    >>> rows = pd.DataFrame({"strategy": ["packing", "dynamic"], "max_padded_nodes": [900, 300],
-    ...                      "max_padded_edges": [1800, 600], "max_padded_graphs": [833, 32],
-    ...                      "extrapolated": [True, False]})
-    >>> rows.attrs["calibration"] = {"shape_range": [17109, 262144, 399], "mode": "eager",
-    ...                              "device": {"device": "cpu", "type": "cpu", "threads": 1},
-    ...                              "model": {"name": "gin", "hidden": 64, "layers": 3}}
-    >>> extrapolation_note(rows)
-    'Extrapolated: the padded shapes of packing (833 graphs) are larger than any the calibration timed (17,109 nodes, 262,144 edges, 399 graphs); to measure them, calibrate with python -m throughput calibrate --model gin --hidden 64 --layers 3 --mode eager --device cpu --threads 1 --max-nodes 17109 --max-edges 262144 --max-graphs 833.'
-    """
-    beyond = table[table["extrapolated"]]
-    if beyond.empty:
-        return ""
-    calibration = table.attrs.get("calibration", {})
-    timed = calibration["shape_range"]
-    sides = ("nodes", "edges", "graphs")
-    largest = [int(beyond[f"max_padded_{side}"].max()) for side in sides]
-    parts = [f"{label(row['strategy'])} (" + ", ".join(
-        f"{int(row[f'max_padded_{side}']):,} {side}" for side, most in zip(sides, timed)
-        if row[f"max_padded_{side}"] > most) + ")" for _, row in beyond.iterrows()]
-    if len(parts) > 3:  # one clause, not a list of every strategy
-        parts = [f"{len(parts)} strategies (up to " + ", ".join(
-            f"{need:,} {side}" for side, need, most in zip(sides, largest, timed) if need > most) + ")"]
-    model, device = calibration.get("model", {}), calibration.get("device", {})
-    known = {"--model": model.get("name"), "--hidden": model.get("hidden"), "--layers": model.get("layers"),
-             "--mode": calibration.get("mode"), "--device": device.get("device"),
-             "--threads": device.get("threads") if device.get("type") == "cpu" else None}  # as the calibration ran
-    flags = " ".join(f"{flag} {value}" for flag, value in known.items() if value is not None)
-    flags += "".join(f" --max-{side} {max(need, most)}" for side, need, most in zip(sides, largest, timed))
-    return (f"Extrapolated: the padded shapes of {' and '.join(parts)} are larger than any the calibration timed "
-            f"({timed[0]:,} nodes, {timed[1]:,} edges, {timed[2]:,} graphs); to measure them, calibrate with "
-            f"python -m throughput calibrate {flags}.")
-
-
-def one_off_notes(table: pd.DataFrame, label: Callable[[str], str] = str) -> list[str]:
-    """A sentence for every strategy whose speed-up over the run differs from its steady
-    speed-up by more than 10 %: the difference is compilation, paid once per run
-    (``label`` names a strategy).
-
-    >>> rows = pd.DataFrame({"strategy": ["dynamic", "pyg_dataloader"], "speedup_run": [2.6, 1.0],
-    ...                      "speedup_steady": [1.2, 1.0], "compile_seconds": [8.6, 34.5],
-    ...                      "compilations": [1, 8]})
-    >>> rows.attrs["baseline"] = "pyg_dataloader"
-    >>> one_off_notes(rows)[0]
-    'dynamic: 2.60x over the run but 1.20x per steady epoch; the difference is compilation, a one-off cost that a longer run spreads thinner (dynamic compiles 1 shape(s) in 8.6 s, pyg_dataloader 8 in 34.5 s).'
-    """
-    baseline = table.attrs.get("baseline")
-    rows = table.set_index("strategy")
-    base = rows.loc[baseline] if baseline in rows.index else None
-    notes = []
-    for name, row in rows.iterrows():
-        if abs(row["speedup_run"] / row["speedup_steady"] - 1) <= ONE_OFF_SHARE:
-            continue
-        cost = f"{label(name)} compiles {int(row['compilations']):,} shape(s) in {row['compile_seconds']:.3g} s" + (
-            f", {label(baseline)} {int(base['compilations']):,} in {base['compile_seconds']:.3g} s" if base is not None else "")
-        notes.append(f"{label(name)}: {row['speedup_run']:.2f}x over the run but {row['speedup_steady']:.2f}x per "
-                     f"steady epoch; the difference is compilation, a one-off cost that a longer run spreads thinner "
-                     f"({cost}).")
-    return notes

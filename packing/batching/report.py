@@ -21,6 +21,8 @@ from typing import Any
 
 import pandas as pd
 
+from ..method import PackMethod
+
 #: The strategies, in the order of the comparison table.
 STRATEGIES = ("static_constant", "static_64", "static_pow2", "dynamic", "pyg_dynamic", "buckets", "packing")
 TABLE_COLUMNS = ("strategy", "batches", "steps", "node_efficiency", "edge_efficiency", "graph_efficiency",
@@ -51,6 +53,9 @@ def describe_settings(strategy: str, settings: dict[str, Any]) -> str:
 
     >>> describe_settings("dynamic", {"target": [640, 10112, 32], "sample_size": 1000, "sample_seed": 0})
     'target 640 nodes, 10,112 edges, 32 graphs (Algorithm 1: 1,000-graph sample, seed 0)'
+    >>> describe_settings("packing", {"limits": {"max_nodes": 260, "max_edges": 560, "max_graphs": 64},
+    ...                               "method": {"algorithm": "published", "heuristic": "node"}, "packs_per_batch": 3})
+    '3 packs per batch, limits 260 nodes, 560 edges, 64 graphs, published algorithm (Krell et al. 2022), node heuristic'
     """
     if strategy == "static_constant":
         nodes, edges, graphs = settings["shape"]
@@ -73,11 +78,11 @@ def describe_settings(strategy: str, settings: dict[str, Any]) -> str:
             return f"{len(settings['shapes'])} given shapes, {settings['graphs_per_batch']:,} graphs per batch"
         return (f"{settings['num_shapes']} shapes fitted to this run's batches, {settings['graphs_per_batch']:,} "
                 "graphs per batch")
-    limits = settings["limits"]
+    limits, packs = settings["limits"], settings["packs_per_batch"]
     broken = f" (breaks {', '.join(settings['broken_limits'])})" if settings.get("broken_limits") else ""
-    return (f"{settings['packs_per_batch']} pack(s) per batch, limits {limits['max_nodes']:,} nodes, "
-            f"{limits['max_edges']:,} edges, {limits['max_graphs']:,} graphs, {settings['method']['algorithm']}"
-            f"{broken}")
+    return (f"{packs:,} pack{'s' if packs > 1 else ''} per batch, limits {limits['max_nodes']:,} nodes, "
+            f"{limits['max_edges']:,} edges, {limits['max_graphs']:,} graphs, "
+            f"{PackMethod.from_dict(settings['method']).label}{broken}")
 
 
 def comparison_table(summaries: dict[str, dict[str, Any]], run: dict[str, Any]) -> pd.DataFrame:
