@@ -26,6 +26,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
 
 CONNECT_TIMEOUT = 5.0  # seconds to reach a scheduler, and to wait for its first worker
 LOCAL_START_TIMEOUT = 120.0  # seconds for a local cluster to start (a busy machine is slow)
+NO_WORKERS_TIMEOUT = 20.0  # seconds a cluster may be without workers (a dead local worker is back in a few)
+WATCH_SECONDS = 1.0  # how often the client asks how many workers there are
 MAX_LOCAL_WORKERS = 512
 _READY = "local Dask scheduler at "  # the child's line announcing its scheduler
 _ROOT = Path(__file__).resolve().parents[1]
@@ -133,17 +136,50 @@ def _connect(address: str, timeout: float) -> "Client":
 
 @contextmanager
 def _client(address: str, timeout: float) -> Iterator["Client"]:
-    """A client of the scheduler at ``address`` once it has a worker, closed at the end."""
+    """A client of the scheduler at ``address`` once it has a worker, closed at the end;
+    closed early by :func:`_watch_workers` when the cluster is left without workers."""
     client = _connect(address, timeout)
+    lost: list[str] = []
+    stop = threading.Event()
     try:
         try:
             client.wait_for_workers(1, timeout=timeout)
         except TimeoutError:
             raise ValueError(f"The Dask scheduler at {address} has no workers (waited {timeout:g} s); start some "
                              f"with `dask worker {address}`.") from None
-        yield client
+        threading.Thread(target=_watch_workers, args=(client, address, stop, lost), daemon=True).start()
+        try:
+            yield client
+        except Exception:
+            if lost:  # whatever the waiting call raised once the client was closed under it
+                raise ValueError(lost[0]) from None
+            raise
+        if lost:
+            raise ValueError(lost[0])
     finally:
+        stop.set()
         client.close()
+
+
+def _watch_workers(client: "Client", address: str, stop: threading.Event, lost: list[str]) -> None:
+    """Close ``client`` when its cluster has had no worker for ``NO_WORKERS_TIMEOUT`` seconds
+    (e.g. every worker died unpickling a task because it cannot import this project), so
+    that a call waiting on the cluster ends instead of waiting for ever; ``lost`` gets why."""
+    since = None
+    while not stop.wait(WATCH_SECONDS):
+        try:
+            workers = len(client.nthreads())
+        except Exception:  # the client is closing
+            return
+        now = time.monotonic()
+        since = None if workers else (since or now)
+        if since is not None and now - since >= NO_WORKERS_TIMEOUT:
+            lost.append(f"The Dask cluster at {address} has had no workers for {NO_WORKERS_TIMEOUT:g} s, so the work "
+                        "sent to it cannot finish. Its workers left or died: every worker must be able to import "
+                        "this project (start `dask worker` from the project folder, or with PYTHONPATH set to "
+                        "it) and have the packages of requirements.txt; the workers' logs say why they stopped.")
+            client.close()
+            return
 
 
 def _ready_address(process: subprocess.Popen, timeout: float) -> str:

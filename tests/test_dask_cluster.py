@@ -244,6 +244,44 @@ def dask_commands(tmp_path):
             stop_process(process, timeout=30)
 
 
+@pytest.fixture()
+def workers_without_the_project(tmp_path):
+    """A scheduler that can import the project and one worker that cannot (started outside
+    it, without PYTHONPATH): the worker dies on the first task it is sent."""
+    bin_dir, scheduler_file = Path(sys.executable).parent, tmp_path / "scheduler.json"
+    outside = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    started = [subprocess.Popen([bin_dir / "dask", "scheduler", "--port", "0", "--dashboard-address", ":0",
+                                 "--scheduler-file", scheduler_file], env={**outside, "PYTHONPATH": str(ROOT)},
+                                stderr=subprocess.DEVNULL)]
+    try:
+        started.append(subprocess.Popen([bin_dir / "dask", "worker", "--scheduler-file", scheduler_file,
+                                         "--nworkers", "1", "--nthreads", "1"], env=outside, cwd=tmp_path,
+                                        stderr=subprocess.DEVNULL))
+        with Client(scheduler_file=str(scheduler_file), timeout=60, set_as_default=False) as client:
+            client.wait_for_workers(1, timeout=60)
+            yield client.scheduler.address
+    finally:
+        for process in reversed(started):
+            stop_process(process, timeout=30)
+
+
+@pytest.mark.parametrize("command", ["histogram", "sweep"])
+def test_a_cluster_left_without_workers_ends_with_a_message_not_a_hang(command, workers_without_the_project,
+                                                                        molhiv_shards, molhiv_table, tmp_path, capsys,
+                                                                        monkeypatch):
+    monkeypatch.setattr("data_loaders.dask_cluster.NO_WORKERS_TIMEOUT", 3.0)
+    folder, _ = molhiv_shards
+    out = tmp_path / "out.csv"
+    args = {"histogram": ["histogram", "--input", str(folder / "*.csv")],
+            "sweep": ["sweep", str(molhiv_table), "--nodes", "222,444", "--edges", "502,1004"]}[command]
+    start = time.monotonic()
+    assert main([*args, "--scheduler", workers_without_the_project, "--out", str(out)]) == 2
+    error = capsys.readouterr().err.splitlines()[-1]
+    assert error.startswith("error: The Dask cluster at ") and "has had no workers for 3 s" in error, error
+    assert "every worker must be able to import this project" in error and time.monotonic() - start < 60
+    assert not out.exists()
+
+
 def test_cli_on_dask_scheduler_and_worker_commands_with_a_shard_report(dask_commands, qm9_shards, tmp_path):
     folder, shards = qm9_shards
     out, report = tmp_path / "hist.parquet", tmp_path / "shards.csv"
