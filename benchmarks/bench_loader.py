@@ -40,6 +40,7 @@ from benchmarks.timing import save_results
 from data_loaders import PackedLoader, load_histogram, random_mol_dataset
 from data_loaders.random_graphs import ATOM_FEATURE_DIMS
 from packing import PackLimits, pack
+from throughput.device import check_device
 
 HIDDEN, LAYERS, BATCH_SIZE = 128, 5, 128
 #: the dashboard's data defaults (largest graph, 256 graphs) and packs of about 128 graphs
@@ -162,8 +163,11 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
                         help="loader worker processes for every loader (default 0: batches are made in the training "
                              "process); with workers the loader time is the wait for a prefetched batch")
     args = parser.parse_args(argv)
+    try:
+        device = torch.device(check_device(args.device))
+    except ValueError as error:
+        parser.error(str(error))
     torch.set_num_threads(args.threads)
-    device = torch.device(args.device)
     hist, _ = load_histogram("ogbg-molhiv", split="train")
     dataset = random_mol_dataset(hist)
     workers = {"num_workers": args.workers, "persistent_workers": args.workers > 0,

@@ -40,7 +40,7 @@ from packing import BatchShape, PackingPlan, SizeHistogram, load_config, pack_of
 from .packed_collate import PadToShape
 from .packed_gather import PackSource
 from .packed_layout import GraphLayout, sample_position
-from .pyg_sizes import dataset_sizes
+from .pyg_sizes import dataset_sizes, reads_as_stored
 
 REMAINDERS = ("pad", "drop")
 #: DataLoader arguments the packed loader sets itself.
@@ -50,16 +50,17 @@ _EMPTY = -1  # a padding pack in an epoch's pack order
 
 def graph_sizes(dataset: Any) -> tuple[np.ndarray, np.ndarray]:
     """Nodes and edges of every graph as the loader will see it: vectorised from ``slices``
-    for an ``InMemoryDataset`` without a ``transform`` (subset views included), one pass
-    over the graphs for any other indexable dataset (a list of ``Data``, an on-disk PyG
-    ``Dataset``, or one whose ``transform`` may change the sizes, e.g. ``AddSelfLoops``).
+    for an ``InMemoryDataset`` read as stored (:func:`~data_loaders.pyg_sizes.reads_as_stored`:
+    no ``transform``, PyG's own ``get``; subset views included), one pass over the graphs for
+    any other indexable dataset (a list of ``Data``, an on-disk PyG ``Dataset``, one whose
+    ``transform`` may change the sizes, e.g. ``AddSelfLoops``, or whose ``get`` is its own).
 
     >>> import torch
     >>> graph = Data(edge_index=torch.tensor([[0, 1], [1, 0]]), num_nodes=3)
     >>> [values.tolist() for values in graph_sizes([graph, graph])]
     [[3, 3], [2, 2]]
     """
-    if isinstance(dataset, InMemoryDataset) and dataset.transform is None:
+    if reads_as_stored(dataset):
         try:
             return dataset_sizes(dataset)
         except ValueError as error:
@@ -116,6 +117,23 @@ pack(SizeHistogram.from_sizes(*data_loaders.graph_sizes(dataset)), ...).
         raise ValueError(f"The plan breaks its limits: {error}") from None
 
 
+def _refuse_random_sizes(dataset: Any, sizes: tuple[np.ndarray, np.ndarray]) -> None:
+    """``ValueError`` when a dataset's ``transform`` gives other sizes on a second read (a
+    random augmentation that drops or adds nodes or edges): no fixed plan can pack it, which
+    says more than that the plan does not match."""
+    transform = getattr(dataset, "transform", None)
+    if transform is None:
+        return
+    again = graph_sizes(dataset)
+    changed = int(((again[0] != sizes[0]) | (again[1] != sizes[1])).sum())
+    if changed:
+        raise ValueError(
+            f"The dataset's transform ({type(transform).__name__}) gave {changed:,} graphs other sizes when they were "
+            "read again: a plan packs fixed sizes, so no plan can pack graphs whose sizes change at random. Make the "
+            "transform deterministic, or apply the augmentation to each padded batch instead by masking (e.g. set "
+            "edge_mask to False for the edges it drops), which keeps the shape.")
+
+
 def resolve_ranks(rank: int | None, world_size: int | None) -> tuple[int, int]:
     """This process's rank and the number of processes: as given, else from an initialised
     ``torch.distributed`` process group, else a single process.
@@ -140,6 +158,9 @@ def resolve_ranks(rank: int | None, world_size: int | None) -> tuple[int, int]:
 class PackedBatchSampler(torch.utils.data.Sampler):
     """Lists of dataset indices, one per step (``packs_per_step`` packs of ``plan``), for
     this rank; see the module docstring for how graphs are dealt and shared between ranks.
+    With ``remainder="pad"`` a padding step may be an empty list, which
+    :class:`PackedLoader` turns into a batch of padding but PyG's own ``DataLoader`` cannot
+    collate: use it with ``PackedLoader``, or with ``remainder="drop"`` elsewhere.
 
     Args:
         dataset: the graphs: an ``InMemoryDataset`` or a view of one (sizes read from its
@@ -188,7 +209,11 @@ class PackedBatchSampler(torch.utils.data.Sampler):
             hist = SizeHistogram.from_sizes(self.num_nodes, self.num_edges)
         except ValueError as error:
             raise ValueError(f"Cannot pack this dataset: {error}") from None
-        check_plan_matches(plan, hist)
+        try:
+            check_plan_matches(plan, hist)
+        except ValueError:
+            _refuse_random_sizes(dataset, (self.num_nodes, self.num_edges))
+            raise
         self._index_slots(hist)
         per_round = self.world_size * self.packs_per_step
         rounds = math.ceil(plan.num_packs / per_round) if remainder == "pad" else plan.num_packs // per_round

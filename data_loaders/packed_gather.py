@@ -20,7 +20,7 @@ from torch_geometric.data import Batch, Data, InMemoryDataset
 
 from .packed_layout import EDGE, EDGE_INDEX, GRAPH, NODE, GraphLayout, new_batch
 from .pyg_internals import collated_storage, set_graph_count, set_graph_node_counts, set_separation_tables
-from .pyg_sizes import sizes_from_collated, storage_positions
+from .pyg_sizes import reads_as_stored, sizes_from_collated, storage_positions
 
 
 def concatenated_ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -54,17 +54,18 @@ class StorageGather:
         self.starts = {level: np.cumsum(rows) - rows for level, rows in self.rows.items()}
         rows = {a.key: np.diff(np.asarray(slices[a.key], dtype=np.int64)) for a in layout.attributes}
         self.layout = layout.resolve_levels(rows, nodes, edges)
-        self.tensors = {a.key: storage[a.key] for a in layout.attributes}
+        self.dataset = dataset  # its values are read at each step: a dataset normalised after this is seen
 
     @classmethod
     def for_dataset(cls, dataset: Any, layout: GraphLayout) -> "StorageGather | None":
-        """The gatherer for ``dataset``, or None when the general path must be taken (not an
-        ``InMemoryDataset``, a ``transform`` that may change graphs, a ``Data`` subclass that
-        may batch differently, attributes that are not plain tensors)."""
-        if not isinstance(dataset, InMemoryDataset) or dataset.transform is not None:
+        """The gatherer for ``dataset``, or None when the general path must be taken (not read
+        as stored, :func:`~data_loaders.pyg_sizes.reads_as_stored`: a ``transform`` or a ``get``
+        of its own that may change graphs, a ``Data`` subclass that may batch differently; or
+        attributes that are not plain tensors)."""
+        if not reads_as_stored(dataset):
             return None
         storage, slices = collated_storage(dataset)
-        if type(storage) is not Data or not isinstance(slices, dict):
+        if not isinstance(slices, dict):
             return None
         if not all(a.key in slices and isinstance(storage[a.key], torch.Tensor) for a in layout.attributes):
             return None
@@ -80,16 +81,17 @@ class StorageGather:
         graphs = positions.size
         slices = {level: _with_zero(counts) for level, counts in rows.items()}
         no_shift = torch.zeros(graphs, dtype=torch.long)
+        storage, _ = collated_storage(self.dataset)
         batch = new_batch()
         slice_tables, increments = {}, {}
         for attribute in self.layout.attributes:
             key, level = attribute.key, attribute.level
             if key == EDGE_INDEX:
                 shift = torch.from_numpy(np.repeat(node_offsets, rows[EDGE]))
-                batch[key] = self.tensors[key].index_select(1, take[level]) + shift
+                batch[key] = storage[key].index_select(1, take[level]) + shift
                 increments[key] = torch.from_numpy(node_offsets)
             else:
-                batch[key] = self.tensors[key].index_select(0, take[level])
+                batch[key] = storage[key].index_select(0, take[level])
                 increments[key] = no_shift
             slice_tables[key] = slices[level]
         set_separation_tables(batch, slice_tables, increments)

@@ -135,10 +135,10 @@ class GraphLayout:
         return GraphLayout(tuple(resolved), self.counts_nodes)
 
     def check_graph(self, graph: Data, position: int) -> None:
-        """``ValueError`` when an attribute of ``graph`` (graph ``position`` of the dataset)
-        does not have the rows its level asks for (nodes, edges, or one row per graph), as
-        :meth:`resolve_levels` refuses for stored datasets; a batch would otherwise carry more
-        or fewer rows than it has nodes, edges or graphs.
+        """``ValueError`` when an attribute of ``graph`` (graph ``position`` of the dataset) is
+        missing or does not have the rows its level asks for (nodes, edges, or one row per
+        graph), as :meth:`resolve_levels` refuses for stored datasets; a batch would otherwise
+        carry more or fewer rows than it has nodes, edges or graphs.
 
         >>> layout = GraphLayout((Attribute("y", GRAPH, (), torch.float),))
         >>> layout.check_graph(Data(y=torch.zeros(4), num_nodes=2, edge_index=torch.zeros(2, 0, dtype=torch.long)), 7)
@@ -148,7 +148,12 @@ class GraphLayout:
         """
         expected = {NODE: graph.num_nodes, EDGE: graph.num_edges, GRAPH: 1}
         for attribute in self.attributes:
-            value = graph[attribute.key] if attribute.key in graph else None
+            if attribute.key not in graph:
+                raise ValueError(
+                    f"Graph {position} has no attribute {attribute.key!r}, which the dataset's graphs carry: every "
+                    f"graph needs it to be batched. Add it to graph {position} or leave it out with "
+                    f"exclude_keys=[{attribute.key!r}].")
+            value = graph[attribute.key]
             if attribute.key == EDGE_INDEX or not isinstance(value, torch.Tensor):
                 continue
             shape = tuple(value.shape)

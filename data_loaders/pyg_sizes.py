@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
+from torch_geometric.data import Data, InMemoryDataset
 
 from packing import SizeHistogram
 
@@ -74,7 +75,7 @@ def sizes_from_collated(data: Any, slices: Mapping[str, Any] | None) -> tuple[np
         return np.array([int(num_nodes)]), np.array([edges])
     if "edge_index" not in slices:
         raise ValueError(
-            f"The data set has no edge_index (attributes: {', '.join(slices)}); "
+            f"The data set has no edge_index (attributes: {', '.join(map(str, slices))}); "
             "cannot count edges."
         )
     edges = np.diff(_as_numpy(slices["edge_index"]))
@@ -86,8 +87,36 @@ def sizes_from_collated(data: Any, slices: Mapping[str, Any] | None) -> tuple[np
             return np.diff(_as_numpy(slices[key])), edges
     raise ValueError(
         "Cannot tell how many nodes each graph has: no per-graph num_nodes and none of the "
-        f"node attributes {', '.join(NODE_KEYS)} (attributes: {', '.join(slices)})."
+        f"node attributes {', '.join(NODE_KEYS)} (attributes: {', '.join(map(str, slices))})."
     )
+
+
+def reads_as_stored(dataset: Any) -> bool:
+    """Whether ``dataset[i]`` is exactly graph ``i`` of a PyG ``InMemoryDataset``'s collated
+    storage, so sizes and graphs can be read from ``slices`` without materialising them: an
+    ``InMemoryDataset`` (or a view) with no ``transform``, PyG's own ``get``, ``len`` and
+    ``indices`` (a subclass that overrides them returns other graphs), and homogeneous
+    storage. Anything else is read graph by graph, as PyG's ``DataLoader`` reads it.
+
+    >>> import torch
+    >>> from torch_geometric.data import Data, InMemoryDataset
+    >>> class Tiny(InMemoryDataset):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.data, self.slices = self.collate([Data(x=torch.ones(n, 1)) for n in (2, 5)])
+    >>> class Doubled(Tiny):
+    ...     def get(self, idx):
+    ...         return Data(x=torch.ones(4, 1))
+    >>> reads_as_stored(Tiny()), reads_as_stored(Tiny()[[1]]), reads_as_stored(Doubled()), reads_as_stored([1])
+    (True, True, False, False)
+    """
+    if not isinstance(dataset, InMemoryDataset) or dataset.transform is not None:
+        return False
+    if any(getattr(type(dataset), name) is not getattr(InMemoryDataset, name)
+           for name in ("get", "len", "indices", "__getitem__", "__len__")):
+        return False
+    storage, slices = collated_storage(dataset)
+    return type(storage) is Data and (slices is None or isinstance(slices, Mapping))
 
 
 def dataset_sizes(dataset: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -181,6 +181,12 @@ def histogram_from_table(frame: pd.DataFrame, name: str) -> SizeHistogram:
         if empty.any():
             raise ValueError(f"{name}: row {frame.index[int(empty.argmax())]} has no value for {column}; every row needs "
                              "one value per column.")
+        if frame[column].dtype == object:  # a value that is not a number turned the column into text
+            text = pd.to_numeric(frame[column], errors="coerce").isna().to_numpy()
+            if text.any():
+                row = int(text.argmax())
+                raise ValueError(f"{name}: row {frame.index[row]} has {frame[column].iloc[row]!r} for {column}; every "
+                                 "value must be a whole number.")
     try:
         if "count" in columns:
             return SizeHistogram.from_counts(frame["num_nodes"], frame["num_edges"], frame["count"])

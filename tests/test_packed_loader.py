@@ -326,6 +326,77 @@ def test_a_transform_whose_sizes_change_after_the_plan_is_caught():
         list(loader)
 
 
+class Sevens(Graphs):
+    """Stored like any InMemoryDataset, but ``get`` gives every node the features 7 (as
+    subclasses such as PyG's HydroNet override ``get``)."""
+
+    def get(self, idx: int) -> Data:
+        graph = super().get(idx).clone()
+        graph.x = torch.full_like(graph.x, 7.0)
+        return graph
+
+
+def test_a_dataset_with_its_own_get_is_read_through_it_as_pyg_reads_it(mixed):
+    dataset = Sevens([mixed_graph(n, e, i, np.random.default_rng(i)) for i, (n, e) in enumerate(zip(*SIZES))])
+    loader = PackedLoader(dataset, plan_for(dataset, max_nodes=8, max_edges=12, max_graphs=4))
+    assert loader.dataset.storage is None  # not the stored rows: dataset[i] is what get() returns
+    batches = list(loader)
+    assert all(bool((batch.x[batch.node_mask] == 7).all()) for batch in batches)
+    assert sorted(gid for batch in batches for gid in real_ids(batch)) == list(range(len(SIZES[0])))
+
+
+def test_values_changed_after_the_loader_was_built_are_the_ones_batched():
+    dataset = mixed_dataset(*SIZES)
+    loader = PackedLoader(dataset, plan_for(dataset, max_nodes=8, max_edges=12, max_graphs=4), shuffle=False)
+    assert loader.dataset.storage is not None  # the fast path
+    dataset._data.y = dataset._data.y * 0 - 0.5  # normalised in place, as PyG's QM9 examples do
+    batch = next(iter(loader))
+    assert bool((batch.y[batch.graph_mask] == -0.5).all())
+
+
+class DropEdges:
+    """A random augmentation: every edge kept with probability 0.7."""
+
+    def __call__(self, graph: Data) -> Data:
+        graph = graph.clone()
+        keep = torch.rand(graph.num_edges) > 0.3
+        graph.edge_index, graph.edge_attr = graph.edge_index[:, keep], graph.edge_attr[keep]
+        return graph
+
+
+def test_a_transform_that_changes_sizes_at_random_is_named_as_unpackable():
+    torch.manual_seed(0)
+    dataset = mixed_dataset([4] * 40, [12] * 40, transform=DropEdges())
+    plan = pack(SizeHistogram.from_sizes(*graph_sizes(dataset)), max_nodes=16, max_edges=48)
+    with pytest.raises(ValueError, match=r"transform \(DropEdges\) gave \d+ graphs other sizes when they were read "
+                                         r"again: a plan packs fixed sizes"):
+        PackedLoader(dataset, plan)
+
+
+def test_a_heterogeneous_stored_dataset_is_refused_in_words():
+    from torch_geometric.data import HeteroData
+
+    def hetero() -> HeteroData:
+        graph = HeteroData()
+        graph["atom"].x = torch.ones(3, 2)
+        graph["atom", "bond", "atom"].edge_index = torch.zeros(2, 2, dtype=torch.long)
+        return graph
+
+    dataset = Graphs([hetero(), hetero()])
+    with pytest.raises(ValueError, match="Graph 0 of the dataset is a HeteroData, not a PyG Data"):
+        graph_sizes(dataset)
+
+
+def test_a_list_with_a_graph_missing_an_attribute_is_refused_before_training_naming_it(mixed):
+    graphs = [mixed[i] for i in range(len(mixed))]
+    del graphs[7].edge_attr
+    plan = plan_for(mixed, max_nodes=8, max_edges=12, max_graphs=4)
+    with pytest.raises(ValueError, match=r"Graph 7 has no attribute 'edge_attr', which the dataset's graphs carry"):
+        PackedLoader(graphs, plan)
+    assert len(list(PackedLoader(graphs, plan, exclude_keys=["edge_attr"]))) == len(
+        PackedLoader(mixed, plan))  # left out, it trains
+
+
 # ------------------------------------------------------------------ errors before the first batch
 def test_a_plan_for_another_dataset_names_the_first_differing_size(mixed):
     other = mixed_dataset([3, 1, 4], [4, 0, 6])
