@@ -114,7 +114,7 @@ def _cluster(args: argparse.Namespace) -> Iterator[Client]:
 def _cluster_sweep(args: argparse.Namespace) -> None:
     """``sweep``: ``python -m packing sweep`` with the cells packed by a Dask cluster's
     workers (the same table); the grid is checked before a cluster starts."""
-    check_out(args.out)
+    check_out(args.out, inputs=[args.histogram])
     hist = load_size_table(args.histogram)
     request = sweep_request(args, hist)
     with _cluster(args) as client:
@@ -209,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "sweep":
             _cluster_sweep(args)
         else:
-            check_out(args.out, _TABLE_OUT)
+            check_out(args.out, _TABLE_OUT, inputs=[args.path])
             hist, info = load_pyg_dataset(args.path) if args.pyg else \
                 load_user_file(args.path, hydrogens=args.hydrogens, k=args.k)
             _report(hist, info, args.out)

@@ -104,7 +104,7 @@ def load_cached(key: dict[str, Any]) -> tuple[SizeHistogram, str] | None:
     if not path.is_file():
         return None
     try:
-        table = pq.read_table(path)
+        table = pq.read_table(path, use_threads=False)  # see packing.size_table._read_parquet
         meta = json.loads((table.schema.metadata or {})[_META_KEY])
         if meta["key"] != key:
             raise ValueError("cache key mismatch")

@@ -80,7 +80,7 @@ def run(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     out = Path(args.out)
     try:
-        check_out(out, (".html", ".pdf"))
+        check_out(out, (".html", ".pdf"), inputs=[args.config, args.sweep])
         config, plan = load_config(Path(args.config))
         sweep = read_sweep(args.sweep) if args.sweep else None
         page = build_report(config, plan, sweep, file_name=Path(args.config).name)

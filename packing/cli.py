@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Sequence
 
 import pandas as pd
 
@@ -44,17 +45,21 @@ HISTOGRAM_HELP = (
 WHOLE_TABLE = "whole table"  # the split of a configuration made from a size table (pack --out .json)
 
 
-def check_out(path: str | Path | None, suffixes: tuple[str, ...] = (".csv", ".json"), flag: str = "--out") -> None:
-    """Check an output file before any work is done: it ends in one of ``suffixes`` and its
-    folder exists (the command lines of every package use this).
+def check_out(path: str | Path | None, suffixes: tuple[str, ...] = (".csv", ".json"), flag: str = "--out",
+              inputs: Sequence[str | Path | None] = ()) -> None:
+    """Check an output file before any work is done: it ends in one of ``suffixes``, its
+    folder exists and can be written, and it is none of the command's ``inputs`` (writing
+    would replace the user's data); the command lines of every package use this.
 
     Args:
         path: the file asked for, or None when none was.
         suffixes: the file types the command writes.
         flag: the option that named the file, for the message.
+        inputs: the files the command reads (None for one not given).
 
     Raises:
-        ValueError: another file type, a folder, or a folder that does not exist.
+        ValueError: another file type, a folder, a folder that does not exist or cannot be
+            written, or an input file.
 
     >>> check_out("table.csv"), check_out(None)
     (None, None)
@@ -76,6 +81,12 @@ def check_out(path: str | Path | None, suffixes: tuple[str, ...] = (".csv", ".js
         raise ValueError(f"{flag} {path} is a folder; give a file name in it, e.g. {path / ('out' + suffixes[0])}.")
     if not path.parent.is_dir():
         raise ValueError(f"{flag} {path}: the folder {path.parent} does not exist; create it or choose another.")
+    if not os.access(path.parent, os.W_OK):
+        raise ValueError(f"{flag} {path}: the folder {path.parent} cannot be written; choose another.")
+    if any(source is not None and Path(source).exists() and Path(source).resolve() == path.resolve()
+           for source in inputs):
+        raise ValueError(f"{flag} {path} is a file this command reads; writing it would replace it. Choose another "
+                         "path.")
 
 
 def _int_list(text: str) -> list[int]:
@@ -348,7 +359,7 @@ def run(argv: list[str] | None = None) -> int:
     """
     args = build_parser().parse_args(argv)
     try:
-        check_out(getattr(args, "out", None))
+        check_out(getattr(args, "out", None), inputs=[args.histogram])
         hist = load_size_table(args.histogram)
         if args.command == "stats":
             print(json.dumps(hist.stats(), indent=1))

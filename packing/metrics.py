@@ -35,12 +35,22 @@ def fill(pack_sums: np.ndarray, capacity: int) -> np.ndarray:
     return np.asarray(pack_sums, dtype=np.float64) / capacity if capacity else np.ones(len(pack_sums))
 
 
-def harmonic_mean(a: float, b: float) -> float:
-    """2ab / (a + b), 0 when both are 0.
+def harmonic_mean(hist: SizeHistogram, node_efficiency: float, edge_efficiency: float) -> float:
+    """2ab / (a + b) of the node and edge efficiency of a plan of ``hist`` (0 when both are
+    0). A side the graphs have none of (a dataset without edges, e.g. radius graphs with a
+    tiny cutoff) is left out, so the mean is the other side's efficiency, not 0: its slots
+    are still counted as padding in its own efficiency.
 
-    >>> harmonic_mean(0.5, 1.0)
+    >>> harmonic_mean(SizeHistogram.from_sizes([3], [4]), 0.5, 1.0)
     0.6666666666666666
+    >>> harmonic_mean(SizeHistogram.from_sizes([3, 2], [0, 0]), 0.8, 0.0)
+    0.8
     """
+    if hist.total_edges == 0 and hist.total_nodes:
+        return node_efficiency
+    if hist.total_nodes == 0 and hist.total_edges:
+        return edge_efficiency
+    a, b = node_efficiency, edge_efficiency
     return 2 * a * b / (a + b) if a + b else 0.0
 
 
@@ -67,6 +77,6 @@ def metrics_from_packs(
         BOUND_COLUMN: bounds.name_of_best,
         "node_efficiency": node_efficiency,
         "edge_efficiency": edge_efficiency,
-        "harmonic_mean": harmonic_mean(node_efficiency, edge_efficiency),
+        "harmonic_mean": harmonic_mean(hist, node_efficiency, edge_efficiency),
         "packing_factor": hist.num_graphs / packs,
     }

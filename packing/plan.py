@@ -160,8 +160,9 @@ class PackingPlan:
 
     @property
     def harmonic_mean(self) -> float:
-        """Harmonic mean of node and edge efficiency, 2ab / (a + b)."""
-        return harmonic_mean(self.node_efficiency, self.edge_efficiency)
+        """Harmonic mean of node and edge efficiency, 2ab / (a + b) (the node efficiency for
+        graphs without edges, :func:`packing.metrics.harmonic_mean`)."""
+        return harmonic_mean(self.histogram, self.node_efficiency, self.edge_efficiency)
 
     @property
     def tight_node_efficiency(self) -> float:

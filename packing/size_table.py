@@ -86,7 +86,8 @@ def _read_parquet(data: bytes, name: str, max_bytes: int) -> pd.DataFrame:
     if max(encoded, 8 * metadata.num_rows * metadata.num_columns) > max_bytes:
         raise ValueError(f"{name} ({metadata.num_rows:,} rows) is larger than the limit of {size_limit_words(max_bytes)} "
                          "once decoded; use a smaller file or a histogram (num_nodes,num_edges,count) instead.")
-    return numbered_rows(pd.read_parquet(io.BytesIO(data)))
+    # one thread: pyarrow's thread pool sometimes aborts the interpreter at exit (apache/arrow#34314)
+    return numbered_rows(pq.read_table(io.BytesIO(data), use_threads=False).to_pandas())
 
 
 def _read_text_table(data: bytes, name: str, separator: str) -> pd.DataFrame:

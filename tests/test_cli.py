@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from packing import save_histogram
+from packing.size_table import load_size_table
 from packing.export import config_histogram, load_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,6 +105,14 @@ def test_values_that_do_not_apply_or_fit_are_refused_with_the_limit(molhiv_file,
     command, *options = args
     result = cli(command, str(molhiv_file), *options)
     assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_an_output_file_that_is_the_input_is_refused_and_the_input_kept(tmp_path, molhiv):
+    table = save_histogram(molhiv, tmp_path / "molhiv.csv")
+    for args in (("sweep", str(table), "--nodes", "222", "--edges", "502"), ("pack", str(table))):
+        result = cli(*args, "--out", str(tmp_path / "." / "molhiv.csv"))
+        assert result.returncode == 2 and "is a file this command reads; writing it would replace it" in result.stderr
+        assert load_size_table(table) == molhiv
 
 
 def test_both_command_lines_read_size_files_by_the_same_rules(tmp_path):

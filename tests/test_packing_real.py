@@ -185,3 +185,19 @@ def test_nnlshp_refuses_too_many_distinct_sizes_with_advice():
     with pytest.raises(ValueError, match="600 .*at most 512.*Use lpfhp"):
         pack(hist, algorithm="node_only", one_dim="nnlshp")
     assert pack(hist, algorithm="node_only", one_dim="lpfhp").check(hist)
+
+
+def test_graphs_without_edges_are_judged_by_their_nodes():
+    """QM9 radius graphs with a 0.1 Å cutoff have no edges: the harmonic mean is the node
+    efficiency (it was 0 for every plan and sweep cell), the same for tuple packing and the
+    node-only baseline."""
+    from data_loaders import load_histogram
+
+    hist, _ = load_histogram("qm9", graph="radius", cutoff=0.1)
+    assert hist.total_edges == 0
+    limits = PackLimits.for_histogram(hist)
+    for method in (PackMethod(), PackMethod("node_only")):
+        plan = pack(hist, limits, method)
+        assert plan.harmonic_mean == plan.node_efficiency > 0.5
+    frame = sweep(hist, [29, 58], [1, 2], workers=1)
+    assert (frame["harmonic_mean"] == frame["node_efficiency"]).all()

@@ -130,7 +130,7 @@ def _calibrate(args: argparse.Namespace) -> None:
 
 
 def _check(args: argparse.Namespace) -> None:
-    check_out(args.out, (".json",))
+    check_out(args.out, (".json",), inputs=[args.calibration])
     if args.calibration is None:
         found = calibration_for_this_machine(_progress, args.seconds)
         check, text = found.check, found.reason
@@ -162,7 +162,7 @@ def _batch_size(args: argparse.Namespace, config: dict[str, Any]) -> int:
 
 
 def _estimate(args: argparse.Namespace) -> None:
-    check_out(args.out)
+    check_out(args.out, inputs=[args.config, args.calibration])
     config, plan = load_config(args.config)
     cal = load_calibration(args.calibration)
     batch_size = _batch_size(args, config)
