@@ -67,6 +67,14 @@ def read_sweep(path: str) -> pd.DataFrame:
     if wrong:
         raise ValueError(f"{path} is not a sweep table: column {', '.join(wrong)} holds values of the wrong type "
                          "(limits are whole numbers, feasible is True or False, the metrics are numbers).")
+    feasible = frame[frame["feasible"]]
+    for column, low, high in (("node_efficiency", 0, 1), ("edge_efficiency", 0, 1), ("harmonic_mean", 0, 1),
+                              ("gap", 0, float("inf")), ("lower_bound", 1, float("inf"))):
+        outside = ~feasible[column].between(low, high)
+        if outside.any():
+            row = feasible.index[outside.to_numpy().argmax()]
+            raise ValueError(f"{path} is not a sweep table: row {row + 1} has {column} {float(frame.at[row, column]):g}, "
+                             f"outside {low} to {high:g} (was the file edited?).")
     return frame
 
 

@@ -22,7 +22,7 @@ from plotly.offline import get_plotlyjs
 
 from data_loaders.registry import task_of
 from packing import PackingPlan, config_histogram, config_json
-from packing.batching import describe_settings, run_length_words
+from packing.batching import describe_settings, run_length_words, short_run_note
 from packing.method import NONE
 from packing.throughput_section import extrapolation_note, one_off_notes
 
@@ -171,8 +171,9 @@ def _choice_section(config: dict[str, Any], plan: PackingPlan) -> str:
 
 
 def _sweep_words(sweep: pd.DataFrame, plan: PackingPlan) -> str:
-    """Whether the heatmap frames the chosen limits: only a cell of the sweep with the
-    plan's limits is framed."""
+    """Whether the heatmap frames the chosen limits (only a cell of the sweep with the
+    plan's limits is framed) and whether that cell is the plan's: the same graph limit,
+    method and packs (a sweep table does not record its dataset, but packs tell)."""
     limits = plan.limits
     cell = (sweep["max_nodes"] == limits.max_nodes) & (sweep["max_edges"] == limits.max_edges)
     graphs = set(sweep["max_graphs"]) if "max_graphs" in sweep else set()
@@ -191,6 +192,10 @@ def _sweep_words(sweep: pd.DataFrame, plan: PackingPlan) -> str:
     if differences:
         return ("The cell of the chosen limits is framed in red, but the sweep packed with "
                 + " and ".join(differences) + ", so its cell may differ from the plan.")
+    packs = int(sweep.loc[cell, "packs"].iloc[0])
+    if packs != plan.num_packs:
+        return (f"The cell of the chosen limits is framed in red, but it has {packs:,} packs where the plan, packed "
+                f"the same way, has {plan.num_packs:,}: the sweep is of other graphs than this configuration.")
     return "The chosen limits are framed in red."
 
 
@@ -208,9 +213,10 @@ def _batching_section(section: dict[str, Any], figure: str) -> str:
                                  zip(frame["max_padded_nodes"], frame["max_padded_edges"], frame["max_padded_graphs"])],
         "settings": [describe_settings(s, section["strategies"][s]) for s in frame["strategy"]],
     })
+    short = short_run_note(frame, batching.label)
     return (f"<p>Batch size {run['batch_size']:,}, {run_length_words(run)}, {run['devices']:,} device(s), seed "
             f"{run['seed']}; every strategy on the same shuffled epochs, every graph kept.</p>"
-            + _table(shown) + figure)
+            + _table(shown) + (f"<p class='note'>{html.escape(short)}</p>" if short else "") + figure)
 
 
 def three_digits(value: float) -> str:
@@ -255,7 +261,8 @@ def _throughput_section(section: dict[str, Any], figure: str) -> str:
         "speed-up, run": frame["speedup_run"].map("{:.2f}x".format),
         "extrapolated": frame["extrapolated"].map({True: "yes", False: ""}),
     })
-    notes = [*one_off_notes(frame, throughput.label), extrapolation_note(frame, throughput.label)]
+    notes = [*one_off_notes(frame, throughput.label), extrapolation_note(frame, throughput.label),
+             short_run_note(frame, throughput.label)]
     return facts + _table(shown) + "".join(f"<p class='note'>{html.escape(note)}</p>" for note in notes if note) \
         + figure
 

@@ -16,7 +16,7 @@ import pandas as pd
 
 from .api import as_limits, pack
 from .batching import (DEFAULT_BUCKETS, add_packs_per_batch, batching_section, compare_batching, default_requests,
-                       packs_per_batch)
+                       packs_per_batch, short_run_note)
 from .bounds import lower_bounds
 from .column_generation import DEFAULT_TIME_BUDGET, MAX_TIME_BUDGET
 from .export import export_config, save_config
@@ -337,6 +337,8 @@ def _batching(args: argparse.Namespace, hist: SizeHistogram) -> None:
                              devices=args.devices, num_shapes=args.buckets,
                              packs_per_batch=packs_per_batch(args, plan, args.batch_size))
     print(table.drop(columns="settings").to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    if short_run_note(table):
+        print(f"\nnote: {short_run_note(table)}")
     if args.out is None:
         return
     if args.out.suffix == ".json":

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from packing import BatchShape, PackLimits
-from packing.batching import DEFAULT_BUCKETS, MAX_SHAPES
+from packing.batching import DEFAULT_BUCKETS, MAX_SHAPES, short_run_note
 import figures.batching as batching_figures
 from pages import cache, state
 from pages.header import page_header
@@ -79,7 +79,8 @@ def main() -> None:
     table = cache.batching_table(hist, settings, row.request)
     summaries = table.attrs["summaries"]
     show_table(table)
-    st.caption(row.note)
+    short = short_run_note(table, batching_figures.label)
+    st.caption(row.note + (f" {short}" if short else ""))
     offer_fitting_limits(row, "bt_fitting_limits")
     target = BatchShape(*table.attrs["settings"]["dynamic"]["target"])
     limits = target.pack_limits()

@@ -107,6 +107,15 @@ def test_values_that_do_not_apply_or_fit_are_refused_with_the_limit(molhiv_file,
     assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
 
 
+def test_a_run_shorter_than_an_epoch_says_its_per_epoch_numbers_are_extrapolated(molhiv_file):
+    short = cli("batching", str(molhiv_file), "--batch-size", "32", "--steps", "3")
+    assert short.returncode == 0, short.stderr
+    assert "note: This run of 3 steps is shorter than one epoch of every strategy: their per-epoch numbers are " \
+           "extrapolated from the batches it ran" in short.stdout
+    whole = cli("batching", str(molhiv_file), "--batch-size", "32", "--epochs", "1")
+    assert whole.returncode == 0 and "extrapolated" not in whole.stdout
+
+
 def test_an_output_file_that_is_the_input_is_refused_and_the_input_kept(tmp_path, molhiv):
     table = save_histogram(molhiv, tmp_path / "molhiv.csv")
     for args in (("sweep", str(table), "--nodes", "222", "--edges", "502"), ("pack", str(table))):

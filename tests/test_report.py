@@ -274,11 +274,14 @@ def test_pdf_export_without_a_browser_says_which_was_looked_for(monkeypatch, tmp
 def test_the_sweep_text_says_whether_the_chosen_limits_are_framed(saved):
     config, plan = load_config(saved[0])
     frame = pd.read_csv(saved[1])
-    same = frame.assign(method=plan.label)  # the fixture's sweep ran best fit, its plan best of all
+    same = frame.assign(method=plan.label)  # as if the sweep had packed as the plan (best of all) did
+    cell = (same["max_nodes"] == plan.limits.max_nodes) & (same["max_edges"] == plan.limits.max_edges)
+    same.loc[cell, "packs"] = plan.num_packs
     words = {name: html.unescape(sections(build_report(config, plan, table))["sweep"]) for name, table in (
         ("in", same), ("out", same[same["max_nodes"] != plan.limits.max_nodes]),
         ("other graphs", same.assign(max_graphs=256)), ("other method", frame),
-        ("unrecorded", same.drop(columns="method")))}
+        ("unrecorded", same.drop(columns="method")),
+        ("other data", same.assign(packs=same["packs"] + 1)))}
     assert "The chosen limits are framed in red." in words["in"]
     assert "(260 nodes, 560 edges) are not a cell of this sweep, so none is framed" in words["out"]
     assert "framed in red" not in words["out"]
@@ -286,6 +289,8 @@ def test_the_sweep_text_says_whether_the_chosen_limits_are_framed(saved):
     assert f"packed with best fit, product heuristic where the plan used {plan.label}" in words["other method"]
     assert "packed with a method the sweep table does not record" in words["unrecorded"]
     assert "a method the sweep table does not record" in words["unrecorded"]  # the heatmap's subtitle too
+    assert f"packs where the plan, packed the same way, has {plan.num_packs:,}: the sweep is of other graphs" in \
+        words["other data"]
 
 
 def test_cli_errors_are_one_line_and_exit_2(saved, tmp_path):
@@ -296,9 +301,12 @@ def test_cli_errors_are_one_line_and_exit_2(saved, tmp_path):
     bad.with_suffix(".png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
     maybe = tmp_path / "maybe.csv"
     pd.read_csv(saved[1]).assign(feasible="maybe").to_csv(maybe, index=False)
+    edited = tmp_path / "edited.csv"
+    pd.read_csv(saved[1]).assign(node_efficiency=3.0).to_csv(edited, index=False)
     for args, words in (((str(bad),), "metrics.packs"), ((str(tmp_path / "missing.json"),), "missing.json"),
                         ((str(saved[0]), "--sweep", str(saved[0])), "not a sweep table"),
                         ((str(saved[0]), "--sweep", str(maybe)), "column feasible holds values of the wrong type"),
+                        ((str(saved[0]), "--sweep", str(edited)), "row 1 has node_efficiency 3, outside 0 to 1"),
                         ((str(saved[0]), "--sweep", str(tmp_path / "none.csv")), "No sweep file at"),
                         ((str(saved[0]), "--sweep", str(tmp_path)), "(it is a folder); write one with"),
                         ((str(saved[0]), "--sweep", str(bad.with_suffix(".png"))), "not a text (CSV) file")):

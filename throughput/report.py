@@ -29,7 +29,7 @@ from typing import Any
 
 import pandas as pd
 
-from packing.batching import json_rows, run_length_words
+from packing.batching import json_rows, run_length_words, short_run_note
 from packing.throughput_section import extrapolation_note, one_off_notes
 
 from .check import CalibrationCheck
@@ -116,8 +116,6 @@ def format_table(table: pd.DataFrame) -> str:
         "extrapolated": table["extrapolated"].map({True: "yes", False: ""}),
     })
     lines.append(shown.to_string(index=False))
-    lines.extend(f"\n{note}" for note in one_off_notes(table))
-    note = extrapolation_note(table)
-    if note:
-        lines.append(f"\n{note}")
+    notes = [*one_off_notes(table), extrapolation_note(table), short_run_note(table)]
+    lines.extend(f"\n{note}" for note in notes if note)
     return "\n".join(lines)

@@ -32,6 +32,7 @@ from .report import (
     describe_settings,
     json_rows,
     run_length_words,
+    short_run_note,
 )
 from .simulate import (
     DEFAULT_BUCKETS,
@@ -76,6 +77,7 @@ __all__ = [
     "packs_matching_batch_size",
     "packs_per_batch",
     "run_length_words",
+    "short_run_note",
     "run_strategies",
     "sample_graphs",
     "simulate",

@@ -17,7 +17,7 @@ one row per strategy with the columns of :func:`packing.batching.compare_batchin
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 import pandas as pd
 
@@ -46,6 +46,32 @@ def run_length_words(run: dict[str, Any]) -> str:
         return f"{run['steps']:,} step{'s' if run['steps'] != 1 else ''}"
     epochs = run.get("epochs") or 1
     return f"{epochs:,} epoch{'s' if epochs != 1 else ''}"
+
+
+def short_run_note(table: pd.DataFrame, label: Callable[[str], str] = str) -> str:
+    """For a run of fewer steps than an epoch of some strategies (a ``compare_batching``
+    or ``throughput.estimate`` table, its run in ``attrs``): that their batches per epoch,
+    and what is priced per epoch, come from the batches run, not from a whole epoch; ""
+    when every strategy ran at least one epoch (``label`` names a strategy).
+
+    >>> table = pd.DataFrame({"strategy": ["packing", "dynamic"], "steps_per_epoch": [941.0, 3.0]})
+    >>> table.attrs["run"] = {"steps": 10, "epochs": None, "devices": 1}
+    >>> short_run_note(table)
+    'This run of 10 steps is shorter than one epoch of packing: its per-epoch numbers are extrapolated from the batches it ran, not counted over an epoch; run at least one epoch for exact ones.'
+    """
+    run = table.attrs.get("run", {})
+    if not run.get("steps"):
+        return ""  # runs given in epochs cover whole epochs
+    per_epoch = table["steps_per_epoch"] if "steps_per_epoch" in table else \
+        table["batches_per_epoch"] / run.get("devices", 1)
+    short = table.loc[per_epoch > run["steps"], "strategy"].map(label).tolist()
+    if not short:
+        return ""
+    which = "every strategy" if len(short) == len(table) > 1 else f"{len(short)} strategies" if len(short) > 3 \
+        else " and ".join(short)
+    return (f"This run of {run_length_words(run)} is shorter than one epoch of {which}: "
+            f"{'its' if len(short) == 1 else 'their'} per-epoch numbers are extrapolated from the batches it ran, not "
+            "counted over an epoch; run at least one epoch for exact ones.")
 
 
 def describe_settings(strategy: str, settings: dict[str, Any]) -> str:
