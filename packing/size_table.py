@@ -10,6 +10,7 @@ by both command lines, the Python API and the dashboard's uploads, with one set 
 """
 from __future__ import annotations
 
+import csv
 import gzip
 import io
 import warnings
@@ -95,6 +96,11 @@ def _read_text_table(data: bytes, name: str, separator: str) -> pd.DataFrame:
     if header.count(separator.encode()) + 1 > MAX_COLUMNS:
         raise ValueError(f"{name} has {header.count(separator.encode()) + 1:,} columns in its header; a size table "
                          f"has at most {MAX_COLUMNS}.")
+    names = next(csv.reader([header.decode("utf-8", "replace").rstrip("\r")], delimiter=separator), [])
+    lowered = [column.strip().lower() for column in names]
+    twice = next((column for column in lowered if lowered.count(column) > 1), None)
+    if twice is not None:  # pandas would read the second as 'num_nodes.1' and the table as if it were not there
+        raise ValueError(f"{name} has the column {twice!r} twice in its header; keep one of them.")
     with warnings.catch_warnings():
         warnings.simplefilter("error", pd.errors.ParserWarning)
         try:

@@ -75,6 +75,9 @@ def test_bad_input_gives_a_message_not_a_traceback(tmp_path, molhiv_file):
     assert nowhere.returncode == 2 and "does not exist; create it or choose another" in nowhere.stderr
     folder = cli("stats", str(tmp_path))
     assert folder.returncode == 2 and "it is a folder" in folder.stderr and "Traceback" not in folder.stderr
+    (tmp_path / "twice.csv").write_text("num_nodes,num_edges,Num_Nodes\n5,8,1\n")
+    twice = cli("stats", str(tmp_path / "twice.csv"))
+    assert twice.returncode == 2 and "twice.csv has the column 'num_nodes' twice in its header" in twice.stderr
     (tmp_path / "typo.csv").write_text("num_nodes,num_edges\n3,4\n5,x\n7,8\n")
     typo = cli("stats", str(tmp_path / "typo.csv"))
     assert typo.returncode == 2 and "typo.csv: row 2 has 'x' for num_edges; every value must be a whole number" \

@@ -137,7 +137,7 @@ def test_a_byte_order_mark_is_not_data_and_k_is_checked() -> None:
     (b"nodes,edges\n1,2\n", "cols.csv", "expected num_nodes,num_edges"),
     (b"num_nodes,num_edges\n3,-2\n", "neg.csv", "must not be negative"),
     (b"num_nodes,num_edges\n3,2.5\n", "frac.csv", "whole numbers"),
-    (b"num_nodes,num_edges\n3,abc\n", "text.csv", "whole numbers"),
+    (b"num_nodes,num_edges\n3,abc\n", "text.csv", "row 1 has .abc. for num_edges; every value must be a whole number"),
     (b"num_nodes,num_edges\n3,\n", "blank.csv", "row 1 has no value for num_edges"),
     (b"num_nodes,num_edges\n3,4,2\n", "shifted.csv", "more fields than the header"),
     (b"\xaa\xbb\x00\x01" * 64, "random.csv", "not a text table"),
