@@ -45,6 +45,9 @@ def _parse_options(pairs: list[str]) -> dict[str, str]:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise ValueError(f"--option expects key=value, got {pair!r}.")
+        if key.strip() in options:
+            raise ValueError(f"--option {key.strip()} is given twice ({options[key.strip()]!r} and {value.strip()!r}); "
+                             "give it once.")
         options[key.strip()] = value.strip()
     return options
 
@@ -60,7 +63,7 @@ def _print_list() -> None:
 def _report(hist: Any, info: dict[str, Any], out: str) -> None:
     save_histogram(hist, out)
     stats = hist.stats()
-    print(f"{info['dataset']} [{info['split']}] from {info['source']}: {hist.num_graphs} graphs, "
+    print(f"{info['dataset']} [{info['split']}] ({info['source']}): {hist.num_graphs} graphs, "
           f"{hist.num_tuples} tuples, max {stats['max_nodes']} nodes / {stats['max_edges']} edges "
           f"({info['seconds']:.2f} s) -> {out}")
     print(info["provenance"])
@@ -90,6 +93,17 @@ def _check_histogram_args(args: argparse.Namespace) -> None:
         raise ValueError(f"{', '.join(given)} only {'applies' if len(given) == 1 else 'apply'} to {owner}.")
     check_out(args.out, _TABLE_OUT)
     check_out(args.shard_report, (".csv",), "--shard-report")
+
+
+def _check_file_flags(args: argparse.Namespace, info: dict[str, Any]) -> None:
+    """``file``'s --k and --hydrogens apply to AFLOW exports and SMILES only: refused for a
+    file they would not change (its ``info["options"]`` says what it used)."""
+    given = {"k": ("--k", args.k is not None), "hydrogens": ("--hydrogens", args.hydrogens)}
+    unused = [flag for option, (flag, set_) in given.items() if set_ and option not in info["options"]]
+    if unused:
+        raise ValueError(f"{' and '.join(unused)} {'does' if len(unused) == 1 else 'do'} not apply to "
+                         f"{args.path} ({info['provenance'].split(': ', 1)[-1].rstrip('.')}): --k is for AFLOW "
+                         "exports, --hydrogens for SMILES; leave it out.")
 
 
 def _progress_printer(stream: TextIO, what: str):
@@ -184,8 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     user.add_argument("path", help="CSV/TSV/Parquet/SMILES/JSON file, or a saved PyG data set with --pyg")
     user.add_argument("--pyg", action="store_true", help="PATH is a saved PyG InMemoryDataset (.pt or root)")
     user.add_argument("--hydrogens", action="store_true", help="count hydrogens of SMILES molecules")
-    user.add_argument("--k", type=int, default=DEFAULT_K,
-                      help=f"neighbours per atom for AFLOW crystals (default {DEFAULT_K})")
+    user.add_argument("--k", type=int, help=f"neighbours per atom for AFLOW crystals (default {DEFAULT_K})")
     user.add_argument("--out", required=True, help="output file, .csv or .parquet")
     return parser
 
@@ -211,7 +224,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             check_out(args.out, _TABLE_OUT, inputs=[args.path])
             hist, info = load_pyg_dataset(args.path) if args.pyg else \
-                load_user_file(args.path, hydrogens=args.hydrogens, k=args.k)
+                load_user_file(args.path, hydrogens=args.hydrogens, k=DEFAULT_K if args.k is None else args.k)
+            _check_file_flags(args, info)
             _report(hist, info, args.out)
     except DatasetUnavailableError as error:
         print(f"error: {error}", file=sys.stderr)

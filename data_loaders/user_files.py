@@ -104,12 +104,12 @@ def _from_table(frame: pd.DataFrame, name: str, hydrogens: bool, k: int,
     if {"num_nodes", "num_edges"} <= set(frame.columns):
         hist = histogram_from_table(frame, name)
         kind = "a histogram (num_nodes, num_edges, count)" if "count" in frame.columns else \
-            f"per-graph sizes ({len(frame)} rows)"
-        return hist, {"provenance": f"{name}: {kind}."}
+            f"per-graph sizes ({len(frame):,} row{'s' if len(frame) != 1 else ''})"
+        return hist, {"provenance": f"{name}: {kind}.", "options": {}}
     if "compound" in frame.columns:
         atoms, edges = aflow_frame_sizes(frame, k=k)
         note = f"{name}: AFLOW export, {atoms.size} crystals, k-NN graphs with k = {k}."
-        return SizeHistogram.from_sizes(atoms, edges), {"provenance": note}
+        return SizeHistogram.from_sizes(atoms, edges), {"provenance": note, "options": {"k": k}}
     if "smiles" in frame.columns:
         return _from_smiles(frame["smiles"].tolist(), [f"row {row}" for row in frame.index], name, hydrogens, progress)
     raise ValueError(
@@ -186,8 +186,7 @@ def load_user_file(
             )
     except (json.JSONDecodeError, RecursionError) as error:
         raise ValueError(f"{name} is not valid JSON: {error}") from None
-    options = {"hydrogens": hydrogens, "k": k}
     return hist, {
-        "dataset": name, "split": "all", "options": options, "source": "user file",
+        "dataset": name, "split": "all", "options": {"hydrogens": hydrogens}, "source": "user file",
         "graphs": hist.num_graphs, "seconds": time.perf_counter() - start, **extra,
-    }
+    }  # SMILES use hydrogens; tables say which options they used (none for sizes, k for AFLOW)

@@ -123,14 +123,20 @@ def lower_bounds(
         The :class:`Bounds`, ``lp`` set when ``prove``.
 
     Raises:
-        ValueError: for an unknown ``unlimited``, ``prove`` with ``unlimited``, or with
-            ``prove`` limits a graph does not fit.
+        ValueError: for an unknown ``unlimited``, ``prove`` with ``unlimited``, or limits
+            a graph does not fit (on the side that is kept).
 
     >>> bounds = lower_bounds(SizeHistogram.from_counts([3, 2], [4, 2], [2, 3]), PackLimits(5, 6, 2), prove=True)
     >>> bounds.volume, bounds.lp, bounds.best
     (3, 3, 3)
     """
     check_side(limits, unlimited)
+    if unlimited is None:
+        limits.check_fits(hist)  # no plan within these limits exists: there is nothing to bound
+    elif (hist.num_nodes if unlimited == EDGES else hist.num_edges).max() > \
+            (limits.max_nodes if unlimited == EDGES else limits.max_edges):
+        side = NODES if unlimited == EDGES else EDGES
+        raise ValueError(f"A graph has more {side} than the {side} limit, which this plan keeps; raise it.")
     large, by = large_items_bound(hist, limits, unlimited)
     volume = lower_bound(hist, limits, unlimited)
     if not prove:

@@ -145,6 +145,12 @@ def test_command_line(isolated_roots, tmp_path: Path) -> None:
     assert run.returncode == 0 and load_size_table(tmp_path / "h.csv").num_graphs == 2
     bad = _cli("histogram", "qm9", "--option", "graph=triangles", "--out", str(out), env=env)
     assert bad.returncode == 2 and "error:" in bad.stderr and "Traceback" not in bad.stderr
+    twice = _cli("histogram", "qm9", "--option", "graph=bonds", "--option", "graph=full", "--out", str(out), env=env)
+    assert twice.returncode == 2 and "--option graph is given twice ('bonds' and 'full')" in twice.stderr
+    for flag in (["--k", "5"], ["--hydrogens"]):  # options of AFLOW exports and SMILES, not of a size table
+        unused = _cli("file", str(sizes), *flag, "--out", str(tmp_path / "h.csv"), env=env)
+        assert unused.returncode == 2 and f"{flag[0]} does not apply to {sizes} (per-graph sizes (2 rows))" \
+            in unused.stderr
 
 
 def test_command_line_reports_unwritable_output(isolated_roots, tmp_path: Path) -> None:
