@@ -55,7 +55,7 @@ def test_empty_upload(app):
     "name, content, expected",
     [
         ("sizes.csv", b"a,b\n1,2\n", "expected num_nodes,num_edges"),
-        ("sizes.csv", b"num_nodes,num_edges\n3,x\n", "has .x. for num_edges; every value must be a whole number"),
+        ("sizes.csv", b"num_nodes,num_edges\n3,x\n", "has 'x' for num_edges; every value must be a whole number"),
         ("sizes.parquet", b"not parquet", "is not a Parquet file"),
         # .pt is not in the uploader's types; a gzipped pickle gets past that filter and is refused
         ("dataset.pt.gz", gzip.compress(b"\x80\x04K\x01."), "never read from an upload"),
