@@ -227,10 +227,18 @@ def _apply_method(params: dict[str, str], problems: list[str]) -> None:
 
 
 def _apply_limits(params: dict[str, str], problems: list[str]) -> None:
-    limits = {name: params[name] for name in LIMIT_NAMES if name in params}
-    if limits:
+    usable, bad = {}, []
+    for name in LIMIT_NAMES:
+        if name in params:
+            try:
+                usable[name] = _whole(name, params[name])
+            except ValueError as error:
+                bad.append(str(error))
+    if bad:
+        problems.append(f"{'its limits' if len(bad) > 1 else 'a limit'} could not be used ({'; '.join(bad)})")
+    if usable:
         try:
-            state.request_limits({name: _whole(name, value) for name, value in limits.items()})
+            state.request_limits(usable)
         except ValueError as error:
             problems.append(f"its limits could not be used ({error})")
 
@@ -299,8 +307,15 @@ def sweep_settings(given: dict[str, str]) -> dict[str, Any]:
     """
     if "sweep_nodes" not in given or "sweep_edges" not in given:
         raise ValueError("a sweep needs both sweep_nodes and sweep_edges, each from:to:step")
-    settings = {**SWEEP_DEFAULTS, **dict(zip(RANGE_FIELDS, _range("sweep_nodes", given["sweep_nodes"])
-                                             + _range("sweep_edges", given["sweep_edges"])))}
+    ranges, bad = [], []
+    for name in ("sweep_nodes", "sweep_edges"):
+        try:
+            ranges += _range(name, given[name])
+        except ValueError as error:
+            bad.append(str(error))
+    if bad:
+        raise ValueError("; ".join(bad))
+    settings = {**SWEEP_DEFAULTS, **dict(zip(RANGE_FIELDS, ranges))}
     if "sweep_graphs" in given:
         settings["max_graphs"] = _whole("sweep_graphs", given["sweep_graphs"])
     settings["algorithm"] = given.get("sweep_algorithm", settings["algorithm"])
@@ -354,5 +369,5 @@ def show_problems() -> None:
     """Say once what a link held that could not be used."""
     problems = st.session_state.pop(PROBLEMS, None)
     if problems:
-        st.warning("**This link could not be used completely:** " + "; ".join(problems)
+        st.warning("**This link could not be used completely:** " + "; ".join(p.rstrip(".") for p in problems)
                    + ". The defaults are shown for those instead.", icon=":material/link_off:")

@@ -60,11 +60,14 @@ def array(value) -> np.ndarray:
 
 
 def heatmap(at: AppTest) -> dict[str, np.ndarray]:
-    """The x, y and z of the sweep page's harmonic-mean heatmap (its one plotly chart)."""
+    """The swept limits (x, y: the axes' labels, one per cell at these sizes) and z of the
+    sweep page's harmonic-mean heatmap (its one plotly chart)."""
     (chart,) = at.get("plotly_chart")
     figure = json.loads(chart.proto.spec)
     assert figure["layout"]["title"]["text"].startswith("Harmonic mean")
-    return {axis: array(figure["data"][0][axis]) for axis in "xyz"}
+    limits = {axis: array([int(text.replace(",", "")) for text in figure["layout"][f"{axis}axis"]["ticktext"]])
+              for axis in "xy"}
+    return {**limits, "z": array(figure["data"][0]["z"])}
 
 
 def test_doctests():
@@ -141,6 +144,12 @@ def test_every_bad_value_of_a_link_is_named():
     assert len(problems) == len(bad)
     for name in bad:
         assert f"{name}=" in warning
+    (warning,) = warnings(opened({"dataset": "ogbg-molhiv", "max_nodes": "abc", "max_graphs": "0", "max_edges": "1e3"}))
+    assert all(f"{name}=" in warning for name in ("max_nodes", "max_graphs", "max_edges"))
+    (warning,) = warnings(opened({"sweep_nodes": "300:100", "sweep_edges": "502:abc:1"}))
+    assert "sweep_nodes=" in warning and "sweep_edges=" in warning
+    (warning,) = warnings(opened({"dataset": "aflow", "k": "0"}))
+    assert "got '0'. The defaults are shown" in warning  # one full stop
 
 
 def check_sweep_shown(at: AppTest) -> None:
