@@ -46,7 +46,8 @@ def read_file_bytes(path: str | Path, max_bytes: int = MAX_BYTES) -> bytes:
     """
     path = Path(path).expanduser()
     if not path.is_file():
-        raise ValueError(f"No file at {path}" + (" (it is a folder)." if path.is_dir() else "."))
+        kind = " (it is a folder)" if path.is_dir() else " (it is not a regular file)" if path.exists() else ""
+        raise ValueError(f"No file at {path}{kind}.")
     if path.stat().st_size > max_bytes:
         raise ValueError(f"{path.name} is larger than the limit of {size_limit_words(max_bytes)}.")
     return path.read_bytes()

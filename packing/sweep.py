@@ -184,6 +184,9 @@ def smallest_limits(frame: pd.DataFrame, min_efficiency: float) -> pd.Series | N
     >>> int(smallest_limits(frame, 0.95)["max_nodes"])
     10
     """
+    if isinstance(min_efficiency, bool) or not isinstance(min_efficiency, (int, float)) or \
+            not 0 < min_efficiency <= 1:  # NaN fails this too
+        raise ValueError(f"min_efficiency is a fraction above 0 and at most 1 (0.95 for 95 %), got {min_efficiency!r}.")
     good = frame[frame["feasible"].astype(bool)]
     good = good[(good["node_efficiency"] >= min_efficiency) & (good["edge_efficiency"] >= min_efficiency)]
     if good.empty:

@@ -187,7 +187,7 @@ def check_calibration(calibration: Calibration, device: str | None = None, secon
 
     require_calibration(calibration)
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds <= 600:
-        raise ValueError(f"seconds must be between 0 and 600, got {seconds!r}.")
+        raise ValueError(f"seconds must be above 0 and at most 600, got {seconds!r}.")
     if calibration.model.startswith("custom:"):
         raise ValueError("A calibration of a user's own model cannot be rebuilt here to check it; calibrate again "
                          "with the model on this machine.")
