@@ -6,8 +6,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from packing import PackingPlan, describe_pack
-from packing.sides import EDGES, NODES
+from packing import EDGES, NODES, PackingPlan, describe_pack
 
 from .style import LAYOUT as _LAYOUT
 

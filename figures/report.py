@@ -21,10 +21,8 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from data_loaders.registry import task_of
-from packing import PackingPlan, config_histogram, config_json
+from packing import NONE, PackingPlan, config_histogram, config_json, extrapolation_note, one_off_notes
 from packing.batching import describe_settings, run_length_words, short_run_note
-from packing.method import NONE
-from packing.throughput_section import extrapolation_note, one_off_notes
 
 from . import batching, throughput
 from .dataset import histogram_figure, stats_table
@@ -48,7 +46,7 @@ table.facts td { text-align: left; } table.facts td:first-child { color: #555; w
 @media print { body { margin: 0; max-width: none; }
                nav, details, #download-config, .modebar-container, .screen-only { display: none; }
                .print-only { display: inline; }
-               .figure, table, h2, h3 { break-inside: avoid; } h2, h3, section > p { break-after: avoid; }
+               .figure, table, h2, h3, .row > div { break-inside: avoid; } h2, h3, section > p { break-after: avoid; }
                pre { max-height: none; overflow: visible; white-space: pre-wrap; } }
 """
 

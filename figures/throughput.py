@@ -88,7 +88,7 @@ def epoch_figure(table: pd.DataFrame) -> go.Figure:
     baseline = table.attrs.get("baseline")
     against = f"After each bar: the time and the speed-up over {label(baseline)} (hatched)" if baseline else ""
     fig.update_layout(
-        title=dict(text=f"Calibration: {calibration.get('label', '?')}", font=dict(size=16),
+        title=dict(text=f"Training time, priced with {calibration.get('label', '?')}", font=dict(size=16),
                    subtitle=dict(text=against, font=dict(size=13))),
         yaxis=dict(autorange="reversed"), height=200 + 50 * len(table), showlegend=False,
         **{**LAYOUT, "margin": {**LAYOUT["margin"], "t": 120}})

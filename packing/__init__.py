@@ -32,6 +32,7 @@ from .size_table import (
     read_file_bytes, read_table, save_histogram, size_limit_words,
 )
 from .sweep import default_limits, limit_grid, smallest_limits, sweep
+from .throughput_section import extrapolation_note, one_off_notes
 from .version import __version__
 
 __all__ = [
@@ -83,6 +84,7 @@ __all__ = [
     "default_limits",
     "describe_pack",
     "export_config",
+    "extrapolation_note",
     "histogram_from_table",
     "items_of",
     "limit_grid",
@@ -93,6 +95,7 @@ __all__ = [
     "lower_columns",
     "lp_bound",
     "numbered_rows",
+    "one_off_notes",
     "pack",
     "pack_of",
     "published_table",

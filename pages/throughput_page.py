@@ -11,8 +11,8 @@ import json
 import streamlit as st
 
 import figures.throughput as throughput_figures
+from packing import extrapolation_note, one_off_notes
 from packing.batching import run_length_words, short_run_note
-from packing.throughput_section import extrapolation_note, one_off_notes
 from pages import cache, state
 from pages.header import page_header
 from pages.packing_row import offer_fitting_limits, packing_row

@@ -49,7 +49,7 @@ def test_throughput_page_replaces_a_failing_calibration_and_takes_an_uploaded_on
     chart = page.locator(".js-plotly-plot").first
     chart.wait_for()
     text = chart.inner_text()
-    assert "Calibration: gin" in text and f"on {cpu_name()}" in text
+    assert "Training time, priced with gin" in text and f"on {cpu_name()}" in text
     assert "Steady epoch (every shape compiled)" in text and "Whole run: 10 epochs, compilations once" in text
     for name in ("static-constant", "packing", "PyG DataLoader (no padding)"):
         assert name in text

@@ -301,7 +301,7 @@ def test_cli_on_a_local_cluster_of_two_workers(molhiv_shards, tmp_path):
     result = cli("--input", str(folder / "part-*"), "--workers", "2", "--out", str(out))
     assert result.returncode == 0, result.stderr
     assert load_size_table(out) == expected
-    assert "from Dask cluster of 2 workers" in result.stdout and "Traceback" not in result.stderr
+    assert "(Dask cluster of 2 workers" in result.stdout and "Traceback" not in result.stderr
 
 
 def test_cli_with_an_unreachable_scheduler_fails_clearly_within_10_seconds(tmp_path, capsys):

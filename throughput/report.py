@@ -29,8 +29,8 @@ from typing import Any
 
 import pandas as pd
 
+from packing import extrapolation_note, one_off_notes
 from packing.batching import json_rows, run_length_words, short_run_note
-from packing.throughput_section import extrapolation_note, one_off_notes
 
 from .check import CalibrationCheck
 
