@@ -32,7 +32,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 import torch
-from torch_geometric.data import Data, InMemoryDataset
+from torch_geometric.data import Data
 from torch_geometric.loader import DataLoader
 
 from packing import BatchShape, PackingPlan, SizeHistogram, load_config, pack_of, row_index, whole_number

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 import numpy as np
 import torch
-from torch_geometric.data import Batch, Data, InMemoryDataset
+from torch_geometric.data import Batch, InMemoryDataset
 
 from .packed_layout import EDGE, EDGE_INDEX, GRAPH, NODE, GraphLayout, new_batch
 from .pyg_internals import collated_storage, set_graph_count, set_graph_node_counts, set_separation_tables

@@ -9,7 +9,9 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 import pandas as pd
@@ -225,44 +227,40 @@ def cli(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=180)
 
 
-@pytest.fixture()
-def dask_commands(tmp_path):
-    """A scheduler and two workers started with Dask's own commands, as on a real cluster
-    (README: the project importable through PYTHONPATH on the scheduler and the workers)."""
-    bin_dir, scheduler_file = Path(sys.executable).parent, tmp_path / "scheduler.json"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+@contextmanager
+def cluster_of_commands(folder: Path, workers: int, project_on_workers: bool = True) -> Iterator[str]:
+    """A scheduler and ``workers`` workers started with Dask's own commands, as on a real
+    cluster; the scheduler can import the project (README: through PYTHONPATH), the workers
+    too unless ``project_on_workers`` is False (then they start outside it, without it)."""
+    bin_dir, scheduler_file = Path(sys.executable).parent, folder / "scheduler.json"
+    outside = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    inside = {**outside, "PYTHONPATH": str(ROOT)}
     started = [subprocess.Popen([bin_dir / "dask", "scheduler", "--port", "0", "--dashboard-address", ":0",
-                                 "--scheduler-file", scheduler_file], env=env, stderr=subprocess.DEVNULL)]
+                                 "--scheduler-file", scheduler_file], env=inside, stderr=subprocess.DEVNULL)]
     try:
         started.append(subprocess.Popen([bin_dir / "dask", "worker", "--scheduler-file", scheduler_file,
-                                         "--nworkers", "2", "--nthreads", "1"], env=env, stderr=subprocess.DEVNULL))
+                                         "--nworkers", str(workers), "--nthreads", "1"],
+                                        env=inside if project_on_workers else outside, cwd=folder,
+                                        stderr=subprocess.DEVNULL))
         with Client(scheduler_file=str(scheduler_file), timeout=60, set_as_default=False) as client:
-            client.wait_for_workers(2, timeout=60)
+            client.wait_for_workers(workers, timeout=60)
             yield client.scheduler.address
     finally:
         for process in reversed(started):
             stop_process(process, timeout=30)
+
+
+@pytest.fixture()
+def dask_commands(tmp_path):
+    with cluster_of_commands(tmp_path, workers=2) as address:
+        yield address
 
 
 @pytest.fixture()
 def workers_without_the_project(tmp_path):
-    """A scheduler that can import the project and one worker that cannot (started outside
-    it, without PYTHONPATH): the worker dies on the first task it is sent."""
-    bin_dir, scheduler_file = Path(sys.executable).parent, tmp_path / "scheduler.json"
-    outside = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    started = [subprocess.Popen([bin_dir / "dask", "scheduler", "--port", "0", "--dashboard-address", ":0",
-                                 "--scheduler-file", scheduler_file], env={**outside, "PYTHONPATH": str(ROOT)},
-                                stderr=subprocess.DEVNULL)]
-    try:
-        started.append(subprocess.Popen([bin_dir / "dask", "worker", "--scheduler-file", scheduler_file,
-                                         "--nworkers", "1", "--nthreads", "1"], env=outside, cwd=tmp_path,
-                                        stderr=subprocess.DEVNULL))
-        with Client(scheduler_file=str(scheduler_file), timeout=60, set_as_default=False) as client:
-            client.wait_for_workers(1, timeout=60)
-            yield client.scheduler.address
-    finally:
-        for process in reversed(started):
-            stop_process(process, timeout=30)
+    """One worker that cannot import the project: it dies on the first task it is sent."""
+    with cluster_of_commands(tmp_path, workers=1, project_on_workers=False) as address:
+        yield address
 
 
 @pytest.mark.parametrize("command", ["histogram", "sweep"])
