@@ -154,8 +154,6 @@ def _client(address: str, timeout: float) -> Iterator["Client"]:
             if lost:  # whatever the waiting call raised once the client was closed under it
                 raise ValueError(lost[0]) from None
             raise
-        if lost:
-            raise ValueError(lost[0])
     finally:
         stop.set()
         client.close()
