@@ -91,8 +91,8 @@ def _check_histogram_args(args: argparse.Namespace) -> None:
     if given:
         owner = "--input" if args.name else "a data set NAME"
         raise ValueError(f"{', '.join(given)} only {'applies' if len(given) == 1 else 'apply'} to {owner}.")
-    check_out(args.out, _TABLE_OUT)
-    check_out(args.shard_report, (".csv",), "--shard-report")
+    check_out(args.out, _TABLE_OUT, inputs=args.input or [])  # literal paths; globs are expanded on the workers
+    check_out(args.shard_report, (".csv",), "--shard-report", inputs=args.input or [])
 
 
 def _check_file_flags(args: argparse.Namespace, info: dict[str, Any]) -> None:

@@ -40,7 +40,8 @@ def pack_fill_figure(plan: PackingPlan) -> go.Figure:
     1 % wide, or one slot of the smaller capacity wide when that is coarser (29 nodes: one
     bin per node count, 3.4 % each), so no bin falls between two possible fills and shows
     an empty bar that is not in the data. A 1D baseline's ignored side is measured against
-    its largest sum, which the title says.
+    its largest sum, which the title says; a side the graphs have none of (no edges) is
+    not drawn.
 
     >>> from packing import SizeHistogram, pack
     >>> plan = pack(SizeHistogram.from_sizes([2, 3, 4], [2, 4, 6]), max_nodes=5, max_edges=8)
@@ -48,11 +49,11 @@ def pack_fill_figure(plan: PackingPlan) -> go.Figure:
     >>> [trace.name for trace in fig.data], fig.layout.xaxis.range, list(fig.data[0].x)
     (['node fill', 'edge fill'], (70.0, 110.0), [80.0, 100.0])
     """
-    fills = {
-        "node fill": np.clip(plan.pack_nodes / plan.node_capacity, 0, 1),
-        "edge fill": np.clip(plan.pack_edges / max(plan.edge_capacity, 1), 0, 1),
-    }
-    width = max(1.0, 100 / min(plan.node_capacity, max(plan.edge_capacity, 1)))
+    sides = {"node fill": (plan.pack_nodes, plan.node_capacity, plan.total_nodes),
+             "edge fill": (plan.pack_edges, plan.edge_capacity, plan.total_edges)}
+    shown = {name: side for name, side in sides.items() if side[2]} or sides  # graphs without edges: nodes only
+    fills = {name: np.clip(sums / max(capacity, 1), 0, 1) for name, (sums, capacity, _) in shown.items()}
+    width = max(1.0, 100 / min(max(capacity, 1) for _, capacity, _ in shown.values()))
     emptiest = 100 * min(fill.min() for fill in fills.values())
     centres = np.arange(100.0, emptiest - width / 2, -width)[::-1]  # 100 % is a bin's centre
     edges = np.append(centres - width / 2, 100.0 + width / 2)
@@ -72,7 +73,7 @@ def pack_fill_figure(plan: PackingPlan) -> go.Figure:
         xaxis_title="fill (%)", yaxis_title="packs", barmode="group", height=340,
         legend=dict(orientation="h", y=-0.25), **_LAYOUT,
     )
-    fig.update_xaxes(range=[float(edges[0]), float(edges[-1])])
+    fig.update_xaxes(range=[max(float(edges[0]), -width / 2), float(edges[-1])])
     return fig
 
 

@@ -190,6 +190,9 @@ def _sweep_words(sweep: pd.DataFrame, plan: PackingPlan) -> str:
     if differences:
         return ("The cell of the chosen limits is framed in red, but the sweep packed with "
                 + " and ".join(differences) + ", so its cell may differ from the plan.")
+    if not bool(sweep.loc[cell, "feasible"].iloc[0]):
+        return ("The chosen limits are a cell of this sweep, but one no pack could fill there (a graph is larger): "
+                "the sweep is of other graphs than this configuration, so none is framed.")
     packs = int(sweep.loc[cell, "packs"].iloc[0])
     if packs != plan.num_packs:
         return (f"The cell of the chosen limits is framed in red, but it has {packs:,} packs where the plan, packed "
@@ -221,9 +224,10 @@ def three_digits(value: float) -> str:
     """A time or speed-up to three significant digits, trailing zeros kept, so a column
     reads alike (thousands grouped from 1,000).
 
-    >>> [three_digits(value) for value in (1234.5, 117.4, 17, 0.56, 0.0)]
-    ['1,234', '117', '17.0', '0.560', '0.00']
+    >>> [three_digits(value) for value in (1234.5, 117.4, 17, 0.56, 0.0, 9.996)]
+    ['1,230', '117', '17.0', '0.560', '0.00', '10.0']
     """
+    value = float(f"{value:.3g}")  # rounded first: 9.996 is 10.0, not 10.00
     if value == 0 or abs(value) >= 100:
         return f"{value:,.0f}" if value else "0.00"
     return f"{value:.{max(0, 2 - math.floor(math.log10(abs(value))))}f}"

@@ -99,7 +99,7 @@ def _read_text_table(data: bytes, name: str, separator: str) -> pd.DataFrame:
                          f"has at most {MAX_COLUMNS}.")
     names = next(csv.reader([header.decode("utf-8", "replace").rstrip("\r")], delimiter=separator), [])
     lowered = [column.strip().lower() for column in names]
-    twice = next((column for column in lowered if lowered.count(column) > 1), None)
+    twice = next((column for column in lowered if column and lowered.count(column) > 1), None)  # '' : a spreadsheet
     if twice is not None:  # pandas would read the second as 'num_nodes.1' and the table as if it were not there
         raise ValueError(f"{name} has the column {twice!r} twice in its header; keep one of them.")
     with warnings.catch_warnings():

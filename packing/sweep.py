@@ -178,6 +178,8 @@ def sweep(
 def smallest_limits(frame: pd.DataFrame, min_efficiency: float) -> pd.Series | None:
     """The feasible row with the smallest ``max_nodes * max_edges`` whose node and edge
     efficiencies are both at least ``min_efficiency`` (a fraction); None if there is none.
+    A side the graphs have none of (edge efficiency 0 in every cell: a dataset without
+    edges) is left out, as :func:`packing.metrics.harmonic_mean` leaves it out.
 
     >>> frame = pd.DataFrame({"max_nodes": [5, 10], "max_edges": [8, 16], "feasible": [True, True],
     ...     "node_efficiency": [0.8, 0.96], "edge_efficiency": [0.9, 0.97]})
@@ -188,7 +190,8 @@ def smallest_limits(frame: pd.DataFrame, min_efficiency: float) -> pd.Series | N
             not 0 < min_efficiency <= 1:  # NaN fails this too
         raise ValueError(f"min_efficiency is a fraction above 0 and at most 1 (0.95 for 95 %), got {min_efficiency!r}.")
     good = frame[frame["feasible"].astype(bool)]
-    good = good[(good["node_efficiency"] >= min_efficiency) & (good["edge_efficiency"] >= min_efficiency)]
+    sides = [side for side in ("node_efficiency", "edge_efficiency") if (good[side] > 0).any()]
+    good = good[(good[sides] >= min_efficiency).all(axis=1)]
     if good.empty:
         return None
     area = good["max_nodes"] * good["max_edges"]

@@ -10,6 +10,7 @@ import streamlit as st
 from data_loaders.registry import check_split, resolve_options, task_of
 from packing import SCHEMA_VERSION, PackingPlan, SizeHistogram, config_histogram, config_json, export_config, load_config
 from packing.batching import batching_section
+from packing.cli import WHOLE_TABLE
 from throughput import throughput_section
 from figures.pdf import report_pdf
 from figures.report import build_report, report_figures
@@ -64,13 +65,14 @@ def _apply(config: dict, plan: PackingPlan) -> None:
 
 def _apply_config(config: dict, plan: PackingPlan) -> None:
     """Apply a configuration :func:`load_config` verified (its dataset's name, split and
-    options are text, text and an object); a dataset this dashboard does not offer becomes an
+    options are text, text and an object); a dataset this dashboard does not offer, or a
+    size table's (``python -m packing pack --dataset NAME`` without ``--split``), becomes an
     upload of the stored histogram. ``ValueError`` when the split or an option is not the
     dataset's."""
     dataset = config["dataset"]
     name = dataset["name"]
     spec = None if name.startswith(state.UPLOAD_PREFIX) else cache.spec_for(name)
-    if spec is None:
+    if spec is None or dataset["split"] == WHOLE_TABLE:  # `pack --out` on a size table: its graphs, no split
         name = name if name.startswith(state.UPLOAD_PREFIX) else state.UPLOAD_PREFIX + name
         state.uploads()[name] = (config_histogram(config), {
             "dataset": name, "split": "all", "options": {}, "source": "configuration file",

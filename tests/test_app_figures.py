@@ -134,6 +134,14 @@ def test_sweep_figure_draws_a_short_last_step_as_a_whole_cell():
     assert "click" not in fig.data[[t.name for t in fig.data].index(figures.SWEEP_TRACE)].hovertemplate
 
 
+def test_pack_fill_of_graphs_without_edges_shows_the_nodes_in_fine_bins():
+    hist = SizeHistogram.from_sizes(np.random.default_rng(0).integers(5, 29, 2000), [0] * 2000)
+    fill = figures.pack_fill_figure(pack(hist, PackLimits(120, 1, 256)))
+    (nodes,) = fill.data  # no edge trace: every pack's edge fill would be 0 of a 1-edge limit
+    assert nodes.name == "node fill" and len(nodes.x) > 10 and sum(nodes.y) == pack(hist, PackLimits(120, 1, 256)).num_packs
+    assert fill.layout.xaxis.range[0] > 50
+
+
 def test_plan_figures_add_up():
     hist = SizeHistogram.from_sizes([3, 2, 3, 2, 7], [4, 2, 4, 2, 12])
     plan = pack(hist, PackLimits(8, 12, 4))

@@ -78,6 +78,8 @@ def test_bad_input_gives_a_message_not_a_traceback(tmp_path, molhiv_file):
     (tmp_path / "twice.csv").write_text("num_nodes,num_edges,Num_Nodes\n5,8,1\n")
     twice = cli("stats", str(tmp_path / "twice.csv"))
     assert twice.returncode == 2 and "twice.csv has the column 'num_nodes' twice in its header" in twice.stderr
+    (tmp_path / "sheet.csv").write_text("num_nodes,num_edges,,\n3,4,,\n5,8,,\n")  # a spreadsheet's empty columns
+    assert json.loads(cli("stats", str(tmp_path / "sheet.csv")).stdout)["graphs"] == 2
     (tmp_path / "typo.csv").write_text("num_nodes,num_edges\n3,4\n5,x\n7,8\n")
     typo = cli("stats", str(tmp_path / "typo.csv"))
     assert typo.returncode == 2 and "typo.csv: row 2 has 'x' for num_edges; every value must be a whole number" \

@@ -319,9 +319,13 @@ def test_cli_with_an_unreachable_scheduler_fails_clearly_within_10_seconds(tmp_p
     (["qm9", "--column", "smiles", "--scheduler", "tcp://h:1"], "--column, --scheduler only apply to --input"),
     (["--input", "x/*.csv", "--hydrogens"], "hydrogens applies to SMILES"),
     (["--input", "x/*.csv", "--shard-report", "r.txt"], "--shard-report must end in .csv, got 'r.txt'"),
+    (["--input", "{out}"], "is a file this command reads; writing it would replace it"),
 ])
 def test_cli_refuses_bad_arguments_before_starting_a_cluster(args, message, tmp_path, capsys):
-    assert main(["histogram", *args, "--out", str(tmp_path / "h.csv")]) == 2
+    out = tmp_path / "h.csv"
+    out.write_text("num_nodes,num_edges\n3,4\n")  # a shard, for the case that names it as --out too
+    assert main(["histogram", *(arg.format(out=out) for arg in args), "--out", str(out)]) == 2
+    assert out.read_text() == "num_nodes,num_edges\n3,4\n"
     error = capsys.readouterr().err
     assert error.startswith("error: ") and message in error and "Dask dashboard" not in error
 

@@ -309,3 +309,30 @@ def test_the_export_page_names_what_is_wrong_with_a_dataset_object():
         assert len(errors) == 1 and errors[0].startswith("The configuration could not be applied: ") and \
             message in errors[0], errors
         assert chosen(app).limits != PackLimits(6, 8, 4)  # the toy's limits were not applied
+
+
+def test_a_file_of_graphs_without_edges_written_before_their_new_harmonic_mean_still_loads():
+    """Graphs without edges are judged by their nodes now; a file that stored the old
+    two-sided mean (0 for no edges) is not refused as edited, any other value is."""
+    hist = SizeHistogram.from_sizes([3, 2, 5, 4, 1], [0] * 5)
+    plan = pack(hist, PackLimits(8, 1, 4))
+    config = json.loads(config_json(export_config(plan, hist, {"dataset": "toy"})))
+    assert config["metrics"]["harmonic_mean"] == plan.node_efficiency
+    for stored in (0.0, plan.node_efficiency):
+        assert load_config(replaced(config, ("metrics", "harmonic_mean"), stored))[1].num_packs == plan.num_packs
+    with pytest.raises(ValueError, match="metrics.harmonic_mean"):
+        load_config(replaced(config, ("metrics", "harmonic_mean"), 0.5))
+
+
+def test_a_size_tables_configuration_of_a_named_dataset_is_applied_as_its_graphs():
+    """`python -m packing pack table.csv --dataset ogbg-molhiv --out x.json` names no split
+    ("whole table"): the Export page applies it as an upload of its graphs, not as a split."""
+    app = started_app()
+    app.switch_page("pages/export_page.py").run()
+    config = toy_config()
+    config["dataset"].update(name="ogbg-molhiv", split="whole table")
+    upload(app, config)
+    app.button(key="ex_apply").click().run()
+    assert not app.exception and not app.error, [e.value for e in [*app.exception, *app.error]]
+    assert app.session_state["selection"].name == "upload:ogbg-molhiv"
+    assert chosen(app).limits == PackLimits(6, 8, 4)

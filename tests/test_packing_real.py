@@ -201,3 +201,5 @@ def test_graphs_without_edges_are_judged_by_their_nodes():
         assert plan.harmonic_mean == plan.node_efficiency > 0.5
     frame = sweep(hist, [29, 58], [1, 2], workers=1)
     assert (frame["harmonic_mean"] == frame["node_efficiency"]).all()
+    found = smallest_limits(frame, 0.7)  # reached by the node efficiency alone (edge efficiency is 0)
+    assert found is not None and found["node_efficiency"] >= 0.7 and found["edge_efficiency"] == 0

@@ -281,7 +281,8 @@ def test_the_sweep_text_says_whether_the_chosen_limits_are_framed(saved):
         ("in", same), ("out", same[same["max_nodes"] != plan.limits.max_nodes]),
         ("other graphs", same.assign(max_graphs=256)), ("other method", frame),
         ("unrecorded", same.drop(columns="method")),
-        ("other data", same.assign(packs=same["packs"] + 1)))}
+        ("other data", same.assign(packs=same["packs"] + 1)),
+        ("larger graphs", same.assign(feasible=~cell, packs=same["packs"].where(~cell))))}
     assert "The chosen limits are framed in red." in words["in"]
     assert "(260 nodes, 560 edges) are not a cell of this sweep, so none is framed" in words["out"]
     assert "framed in red" not in words["out"]
@@ -291,6 +292,7 @@ def test_the_sweep_text_says_whether_the_chosen_limits_are_framed(saved):
     assert "a method the sweep table does not record" in words["unrecorded"]  # the heatmap's subtitle too
     assert f"packs where the plan, packed the same way, has {plan.num_packs:,}: the sweep is of other graphs" in \
         words["other data"]
+    assert "but one no pack could fill there (a graph is larger): the sweep is of other graphs" in words["larger graphs"]
 
 
 def test_cli_errors_are_one_line_and_exit_2(saved, tmp_path):
