@@ -198,6 +198,8 @@ def result_cards(plan) -> None:
                  + ". " + words)
     if plan.unused_graph_slots:
         words += " " + plan.unused_graph_slots
+    if plan.total_edges == 0:
+        words += " The graphs have no edges, so the harmonic mean is the node efficiency."
     st.caption(words)
     if plan.requested is not None:
         st.success(f"**{plan.label}**" + ("" if plan.improved else " (exact fill saved no packs here)"),

@@ -226,3 +226,13 @@ def test_a_throughput_link_opens_the_pages_with_every_setting_and_writes_their_c
     assert at.selectbox(key="run_length").value == "5,000 steps" and at.number_input(key="run_devices").value == 4
     at.number_input(key="run_devices").set_value(2).run()
     assert link(at)["devices"] == "2" and link(at)["calibration"] == gpu and link(at)["steps"] == "5000"
+
+
+def test_a_dataset_without_edges_is_said_to_be_judged_by_its_nodes():
+    at = opened({"dataset": "qm9", "graph": "radius", "cutoff": "0.1"})
+    at.switch_page("pages/packing_page.py").run()
+    assert not at.exception and not at.error, [e.value for e in [*at.exception, *at.error]]
+    assert any("The graphs have no edges, so the harmonic mean is the node efficiency." in caption.value
+               for caption in at.caption)
+    metrics = {metric.label: metric.value for metric in at.metric}
+    assert metrics["Harmonic mean"] == metrics["Node efficiency"]
