@@ -97,7 +97,7 @@ from .json_file import read_json_object
 from .limits import PackLimits
 from .column_generation import lp_bound_from_certificate
 from .method import BASELINES, ONE_DIM_BASELINES, PackMethod
-from .metrics import BOUND_COLUMN, METRIC_NAMES
+from .metrics import BOUND_COLUMN, METRIC_NAMES, two_sided_mean
 from .plan import PackingPlan
 from .throughput_section import check_throughput_section
 from .version import __version__
@@ -393,14 +393,8 @@ def load_config(source: str | Path | bytes | dict[str, Any]) -> tuple[dict[str, 
         plan = plan.with_bounds(lower_bounds(hist, plan.limits, unlimited=plan.method.unlimited))
         volume = plan.bounds.volume
         actual = {**_metrics(plan), "lower_bound": volume, "gap": plan.num_packs / volume - 1}
-    if _same(config["metrics"].get("harmonic_mean"), _two_sided_mean(plan)):
-        actual["harmonic_mean"] = _two_sided_mean(plan)  # a file written before graphs without edges were judged by
-    _check_metrics(config["metrics"], actual, version)  # their nodes alone: the mean of both sides, as it was then
+    before = two_sided_mean(plan.node_efficiency, plan.edge_efficiency)  # before graphs without edges were
+    if _same(config["metrics"].get("harmonic_mean"), before):  # judged by their nodes alone: a file of then
+        actual["harmonic_mean"] = before
+    _check_metrics(config["metrics"], actual, version)
     return config, plan
-
-
-def _two_sided_mean(plan: PackingPlan) -> float:
-    """2ab / (a + b) of both efficiencies, the harmonic mean before a side the graphs have
-    none of was left out (it differs only for graphs without edges or nodes)."""
-    a, b = plan.node_efficiency, plan.edge_efficiency
-    return 2 * a * b / (a + b) if a + b else 0.0
