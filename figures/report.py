@@ -21,7 +21,7 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from data_loaders.registry import task_of
-from packing import NONE, PackingPlan, config_histogram, config_json, extrapolation_note, one_off_notes
+from packing import NONE, PackingPlan, config_histogram, config_json, estimate_notes
 from packing.batching import describe_settings, run_length_words, short_run_note
 
 from . import batching, throughput
@@ -29,7 +29,7 @@ from .dataset import histogram_figure, stats_table
 from .packs import graphs_per_pack_figure, pack_fill_figure, strategies_figure
 from .snippet import training_snippet
 from .sweep import sweep_figure
-from .titles import dataset_words, subject, sweep_subject, titled
+from .titles import dataset_words, subject, sweep_method, sweep_subject, titled
 
 _STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1150px;
@@ -182,7 +182,7 @@ def _sweep_words(sweep: pd.DataFrame, plan: PackingPlan) -> str:
     if graphs and graphs != {limits.max_graphs}:
         differences.append(f"{' or '.join(f'{g:,}' for g in sorted(graphs))} graphs per pack where the plan has "
                            f"{limits.max_graphs:,}")
-    method = sweep["method"].iloc[0] if "method" in sweep else None
+    method = sweep_method(sweep)
     if method is None:
         differences.append("a method the sweep table does not record")
     elif method != plan.label:
@@ -263,10 +263,8 @@ def _throughput_section(section: dict[str, Any], figure: str) -> str:
         "speed-up, run": frame["speedup_run"].map("{:.2f}x".format),
         "extrapolated": frame["extrapolated"].map({True: "yes", False: ""}),
     })
-    notes = [*one_off_notes(frame, throughput.label), extrapolation_note(frame, throughput.label),
-             short_run_note(frame, throughput.label)]
-    return facts + _table(shown) + "".join(f"<p class='note'>{html.escape(note)}</p>" for note in notes if note) \
-        + figure
+    notes = estimate_notes(frame, throughput.label)
+    return facts + _table(shown) + "".join(f"<p class='note'>{html.escape(note)}</p>" for note in notes) + figure
 
 
 def _config_section(config: dict[str, Any], file_name: str) -> str:

@@ -38,9 +38,19 @@ def sweep_subject(dataset: dict[str, Any], sweep: pd.DataFrame) -> str:
     >>> sweep_subject({"name": "qm9", "split": "all", "options": {}}, frame)
     'qm9 (all): sweep with best fit, product heuristic; 64 graphs per pack'
     """
-    method = sweep["method"].iloc[0] if "method" in sweep else "a method the sweep table does not record"
+    method = sweep_method(sweep) or "a method the sweep table does not record"
     graphs = " or ".join(f"{int(g):,}" for g in sorted(set(sweep["max_graphs"]))) if "max_graphs" in sweep else "?"
     return f"{dataset_words(dataset)}: sweep with {method}; {graphs} graphs per pack"
+
+
+def sweep_method(sweep: pd.DataFrame) -> str | None:
+    """The label of the method a sweep table was packed with (its ``method`` column), None
+    for a table written before sweeps recorded it.
+
+    >>> sweep_method(pd.DataFrame({"method": ["best fit, sum heuristic"]})), sweep_method(pd.DataFrame())
+    ('best fit, sum heuristic', None)
+    """
+    return str(sweep["method"].iloc[0]) if "method" in sweep and len(sweep) else None
 
 
 def dataset_words(dataset: dict[str, Any]) -> str:

@@ -12,7 +12,7 @@ from .api import as_limits, as_method, best_plan, pack
 from .bounds import BOUND_LABELS, BOUND_NAMES, Bounds, lower_bounds
 from .column_generation import DEFAULT_TIME_BUDGET, LPBound, lp_bound
 from .compare import compare, published_table
-from .export import SCHEMA_VERSION, config_histogram, config_json, export_config, load_config, save_config
+from .export import SCHEMA_VERSION, WHOLE_TABLE, config_histogram, config_json, export_config, load_config, save_config
 from .heuristics import HEURISTICS, weighted_sum
 from .histogram import SizeHistogram
 from .json_file import read_json_object
@@ -32,7 +32,7 @@ from .size_table import (
     read_file_bytes, read_table, save_histogram, size_limit_words,
 )
 from .sweep import default_limits, limit_grid, smallest_limits, sweep
-from .throughput_section import extrapolation_note, one_off_notes
+from .throughput_section import estimate_notes, extrapolation_note, one_off_notes
 from .version import __version__
 
 __all__ = [
@@ -72,6 +72,7 @@ __all__ = [
     "SizeHistogram",
     "TABLE_SUFFIXES",
     "TUPLE_ALGORITHMS",
+    "WHOLE_TABLE",
     "WEIGHTED",
     "WORST_FIT",
     "as_limits",
@@ -83,6 +84,7 @@ __all__ = [
     "decompress",
     "default_limits",
     "describe_pack",
+    "estimate_notes",
     "export_config",
     "extrapolation_note",
     "histogram_from_table",

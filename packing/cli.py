@@ -19,7 +19,7 @@ from .batching import (DEFAULT_BUCKETS, add_packs_per_batch, batching_section, c
                        packs_per_batch, short_run_note)
 from .bounds import lower_bounds
 from .column_generation import DEFAULT_TIME_BUDGET, MAX_TIME_BUDGET
-from .export import export_config, save_config
+from .export import WHOLE_TABLE, export_config, save_config
 from .heuristics import HEURISTICS
 from .histogram import SizeHistogram
 from .limits import DEFAULT_MAX_GRAPHS, PackLimits
@@ -42,7 +42,6 @@ HISTOGRAM_HELP = (
     "size table (.csv, .tsv or .parquet, .gz allowed) with columns num_nodes,num_edges,count "
     "(or num_nodes,num_edges with one row per graph)"
 )
-WHOLE_TABLE = "whole table"  # the split of a configuration made from a size table (pack --out .json)
 
 
 def check_out(path: str | Path | None, suffixes: tuple[str, ...] = (".csv", ".json"), flag: str = "--out",

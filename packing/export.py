@@ -104,6 +104,8 @@ from .version import __version__
 
 SCHEMA = "graph-packing-config"
 SCHEMA_VERSION = 3
+#: The split of a configuration made from a size table, which does not say (``python -m packing pack --out``).
+WHOLE_TABLE = "whole table"
 TOOL_NAME = "graph-packing"
 MAX_CONFIG_BYTES = 256 * 2**20
 _CORE = ("schema", "schema_version", "tool", "created", "dataset", "histogram", "limits", "method", "metrics",

@@ -18,6 +18,8 @@ from typing import Any, Callable
 
 import pandas as pd
 
+from .batching.report import short_run_note
+
 VERSIONS = (1, 2)
 #: Run and steady speed-ups further apart than this share are reported as one-off cost.
 ONE_OFF_SHARE = 0.1
@@ -151,3 +153,18 @@ def one_off_notes(table: pd.DataFrame, label: Callable[[str], str] = str) -> lis
                      f"steady epoch; the difference is compilation, a one-off cost that a longer run spreads thinner"
                      f"{cost}.")
     return notes
+
+
+def estimate_notes(table: pd.DataFrame, label: Callable[[str], str] = str) -> list[str]:
+    """Every note on an estimate table in words, for a report or a terminal: the one-off
+    compilation costs, the shapes beyond the calibration and a run shorter than an epoch
+    (the Throughput page shows each in its own box).
+
+    >>> rows = pd.DataFrame({"strategy": ["packing"], "speedup_run": [1.0], "speedup_steady": [1.0],
+    ...                      "extrapolated": [False], "steps_per_epoch": [900.0]})
+    >>> rows.attrs["run"] = {"steps": 10}
+    >>> estimate_notes(rows)[0][:38]
+    'This run of 10 steps is shorter than o'
+    """
+    return [note for note in (*one_off_notes(table, label), extrapolation_note(table, label),
+                              short_run_note(table, label)) if note]

@@ -8,9 +8,8 @@ import pandas as pd
 import streamlit as st
 
 from data_loaders.registry import check_split, resolve_options, task_of
-from packing import SCHEMA_VERSION, PackingPlan, SizeHistogram, config_histogram, config_json, export_config, load_config
+from packing import SCHEMA_VERSION, WHOLE_TABLE, PackingPlan, SizeHistogram, config_histogram, config_json, export_config, load_config
 from packing.batching import batching_section
-from packing.cli import WHOLE_TABLE
 from throughput import throughput_section
 from figures.pdf import report_pdf
 from figures.report import build_report, report_figures

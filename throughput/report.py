@@ -29,8 +29,8 @@ from typing import Any
 
 import pandas as pd
 
-from packing import extrapolation_note, one_off_notes
-from packing.batching import json_rows, run_length_words, short_run_note
+from packing import estimate_notes
+from packing.batching import json_rows, run_length_words
 
 from .check import CalibrationCheck
 
@@ -116,6 +116,5 @@ def format_table(table: pd.DataFrame) -> str:
         "extrapolated": table["extrapolated"].map({True: "yes", False: ""}),
     })
     lines.append(shown.to_string(index=False))
-    notes = [*one_off_notes(table), extrapolation_note(table), short_run_note(table)]
-    lines.extend(f"\n{note}" for note in notes if note)
+    lines.extend(f"\n{note}" for note in estimate_notes(table))
     return "\n".join(lines)
