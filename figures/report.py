@@ -133,8 +133,8 @@ def _proof(plan: PackingPlan) -> str:
     result = plan.bounds.lp_result
     if result is not None:
         same = "" if plan.bounds.name_of_best == "lp" else f", no more than the {plan.bounds.label} already gave"
-        return (f"LP bound proven: at least {result.bound:,} packs{same} (column generation, stopped: "
-                f"{html.escape(result.stopped)}; the duals in the configuration are its certificate, "
+        return (f"LP bound proven: at least {result.bound:,} packs{same} (column generation; "
+                f"{html.escape(result.stop_reason)}; the duals in the configuration are its certificate, "
                 "checked again whenever the file is loaded).")
     if plan.method.unlimited is not None:
         return "No LP bound: it bounds plans that keep every limit, and this baseline leaves one out."

@@ -91,6 +91,18 @@ def farley_bound(counts: np.ndarray, duals: np.ndarray, most_worth: float) -> fl
     return total / most_worth if most_worth > 0 else 0.0
 
 
+#: Why a column-generation run ended (``LPBound.stopped``), in words for people.
+STOP_REASONS: dict[str, str] = {
+    "converged": "converged: no pack can improve the LP relaxation",
+    "bound meets the LP value": "more rounds could not raise the bound: it already equals the LP relaxation's "
+                                "value rounded up",
+    "plan proven optimal": "the bound reached the plan's packs, so the plan is optimal",
+    "time budget": "the time budget ran out",
+    "master LP failed": "the LP solver failed; the bound found before it holds",
+    "no improving pack found": "the search found no new pack to improve the LP relaxation",
+}
+
+
 @dataclass(frozen=True)
 class LPBound:
     """The outcome of one column-generation run (all bounds proven, see the module).
@@ -114,6 +126,15 @@ class LPBound:
     duals: tuple[float, ...] = field(repr=False)
     pricing_bound: float = field(repr=False)
     solution: tuple[tuple[Pattern, float], ...] = field(default=(), repr=False, compare=False)
+
+    @property
+    def stop_reason(self) -> str:
+        """Why the run ended, in words for people (``stopped`` is the short form files keep).
+
+        >>> lp_bound(SizeHistogram.from_counts([15, 3], [20, 2], [7, 20]), PackLimits(29, 100, 256)).stop_reason
+        'converged: no pack can improve the LP relaxation'
+        """
+        return STOP_REASONS.get(self.stopped, self.stopped)
 
     def certificate(self) -> dict[str, object]:
         """The JSON-safe certificate: the duals per histogram row (they prove the bound, see

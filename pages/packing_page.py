@@ -217,9 +217,8 @@ def prove_section(hist, plan) -> None:
         return
     result = plan.bounds.lp_result
     if result is not None:
-        words = "converged" if result.stopped == "converged" else f"stopped: {result.stopped}"
         st.caption(f"LP bound: {plan.bounds.lp:,} packs after {result.iterations:,} rounds of column generation in "
-                   f"{result.seconds:.1f} s ({words}; the bound holds even when stopped early).")
+                   f"{result.seconds:.1f} s ({result.stop_reason}; the bound holds even when stopped early).")
         shown = plan.bounds.name_of_best
         if shown != "lp":
             st.info(f"The LP bound is {plan.bounds.lp:,}, no tighter than the {BOUND_LABELS[shown]} "

@@ -161,6 +161,7 @@ def test_lp_bound_stopped_early_is_still_a_bound_and_reports_progress():
     seen: list[tuple[float, str]] = []
     early = lp_bound(hist, limits, time_budget=1.0, progress=lambda fraction, message: seen.append((fraction, message)))
     assert early.stopped == "time budget" and not early.converged
+    assert early.stop_reason == "the time budget ran out"
     assert lower_bound(hist, limits) <= early.bound <= pack(hist, limits, PackMethod("best")).num_packs
     assert early.seconds < 10  # the budget is kept, give or take one knapsack on a busy machine
     assert seen and seen[-1][0] == 1.0 and all(0 <= fraction <= 1 for fraction, _ in seen)

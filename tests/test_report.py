@@ -185,6 +185,7 @@ def test_report_states_an_lp_proof_and_what_the_configuration_lacks():
     config, loaded = load_config(export_config(plan, hist, info))
     page = build_report(config, loaded)
     assert "LP bound proven: at least" in sections(page)["choice"]
+    assert plan.bounds.lp_result.stop_reason in sections(page)["choice"]
     assert "Not in this configuration: batching comparison (Batching page), throughput estimate" in page
     assert list(report_figures(config, loaded)) == FIGURES[:4]
 
