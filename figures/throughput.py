@@ -29,24 +29,31 @@ def label(strategy: str) -> str:
 def _bars(table: pd.DataFrame, column: str, low: str, high: str, speedup: str,
           speedup_words: str = "") -> tuple[go.Bar, list[tuple]]:
     """One panel's bars (with the band as error bars) and the text past each error bar
-    (the time, then the speed-up followed by ``speedup_words``)."""
+    (the time, then the speed-up followed by ``speedup_words``). A row whose shapes the
+    calibration never timed (``extrapolated``) is drawn faded, without a band (the band is
+    the fit's error on timed shapes), and its text says "extrapolated"."""
     names = [label(s) for s in table["strategy"]]
     value = table[column].to_numpy(dtype=float)
-    upper, lower = table[high].to_numpy(dtype=float), table[low].to_numpy(dtype=float)
+    guessed = table["extrapolated"].to_numpy(dtype=bool) if "extrapolated" in table else np.zeros(len(table), bool)
+    upper = np.where(guessed, value, table[high].to_numpy(dtype=float))
+    lower = np.where(guessed, value, table[low].to_numpy(dtype=float))
     baseline = table.attrs.get("baseline")
+    band = [f"{lo:.3g} to {hi:.3g} s" if not out else "extrapolated: no band" for lo, hi, out in
+            zip(lower, upper, guessed)]
     bar = go.Bar(
         y=names, x=value.tolist(), orientation="h", name=column,
         marker_color=[COLORS.get(s, _BASELINE_COLOR) for s in table["strategy"]],
+        marker_opacity=np.where(guessed, 0.4, 1.0).tolist(),
         marker_pattern_shape=["/" if s == baseline else "" for s in table["strategy"]],
         error_x=dict(type="data", symmetric=False, array=(upper - value).tolist(),
                      arrayminus=(value - lower).tolist(), color="#444"),
-        customdata=np.stack([lower, upper, table["step_ms"], table["steps_per_epoch"], table["compile_seconds"]],
+        customdata=np.stack([band, table["step_ms"], table["steps_per_epoch"], table["compile_seconds"]],
                             axis=1),
-        hovertemplate=("%{y}<br>%{x:.3g} s (%{customdata[0]:.3g} to %{customdata[1]:.3g} s)"
-                       "<br>step: %{customdata[2]:.2f} ms x %{customdata[3]:,.1f} steps per epoch"
-                       "<br>compilations in the run: %{customdata[4]:.3g} s<extra></extra>"))
-    texts = [(name, right, f"{v:.3g} s, {x:.2f}x{speedup_words}") for name, right, v, x in
-             zip(names, upper, value, table[speedup])]
+        hovertemplate=("%{y}<br>%{x:.3g} s (%{customdata[0]})"
+                       "<br>step: %{customdata[1]:.2f} ms x %{customdata[2]:,.1f} steps per epoch"
+                       "<br>compilations in the run: %{customdata[3]:.3g} s<extra></extra>"))
+    texts = [(name, right, f"{v:.3g} s, {x:.2f}x{speedup_words}" + (", extrapolated" if out else ""))
+             for name, right, v, x, out in zip(names, upper, value, table[speedup], guessed)]
     return bar, texts
 
 

@@ -32,7 +32,7 @@ from .size_table import (
     read_file_bytes, read_table, save_histogram, size_limit_words,
 )
 from .sweep import default_limits, limit_grid, smallest_limits, sweep
-from .throughput_section import estimate_notes, extrapolation_note, one_off_notes
+from .throughput_section import devices_note, estimate_notes, extrapolation_note, one_off_notes
 from .version import __version__
 
 __all__ = [
@@ -84,6 +84,7 @@ __all__ = [
     "decompress",
     "default_limits",
     "describe_pack",
+    "devices_note",
     "estimate_notes",
     "export_config",
     "extrapolation_note",

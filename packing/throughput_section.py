@@ -97,7 +97,7 @@ def extrapolation_note(table: pd.DataFrame, label: Callable[[str], str] = str) -
     ...                              "device": {"device": "cpu", "type": "cpu", "threads": 1},
     ...                              "model": {"name": "gin", "hidden": 64, "layers": 3}}
     >>> extrapolation_note(rows)
-    'Extrapolated: the padded shapes of packing (833 graphs) are larger than any the calibration timed (17,109 nodes, 262,144 edges, 399 graphs); to measure them, calibrate with python -m throughput calibrate --model gin --hidden 64 --layers 3 --mode eager --device cpu --threads 1 --max-nodes 17109 --max-edges 262144 --max-graphs 833.'
+    'Extrapolated: the padded shapes of packing (833 graphs) are larger than any the calibration timed (17,109 nodes, 262,144 edges, 399 graphs; up to 2.09x the largest timed). Their times have no error band: the band measures the fit on the shapes it timed, not beyond them. To measure them, calibrate with python -m throughput calibrate --model gin --hidden 64 --layers 3 --mode eager --device cpu --threads 1 --max-nodes 17109 --max-edges 262144 --max-graphs 833.'
     """
     beyond = table[table["extrapolated"]]
     if beyond.empty:
@@ -115,6 +115,7 @@ def extrapolation_note(table: pd.DataFrame, label: Callable[[str], str] = str) -
     if len(parts) > 3:  # one clause, not a list of every strategy
         parts = [f"{len(parts)} strategies (up to " + ", ".join(
             f"{need:,} {side}" for side, need, most in zip(sides, largest, timed) if need > most) + ")"]
+    reach = max(need / most for need, most in zip(largest, timed) if most > 0)
     model, device = calibration.get("model", {}), calibration.get("device", {})
     known = {"--model": model.get("name"), "--hidden": model.get("hidden"), "--layers": model.get("layers"),
              "--mode": calibration.get("mode"), "--device": device.get("device"),
@@ -122,8 +123,9 @@ def extrapolation_note(table: pd.DataFrame, label: Callable[[str], str] = str) -
     flags = " ".join(f"{flag} {value}" for flag, value in known.items() if value is not None)
     flags += "".join(f" --max-{side} {max(need, most)}" for side, need, most in zip(sides, largest, timed))
     return (f"Extrapolated: the padded shapes of {' and '.join(parts)} are larger than any the calibration timed "
-            f"({timed[0]:,} nodes, {timed[1]:,} edges, {timed[2]:,} graphs); to measure them, calibrate with "
-            f"python -m throughput calibrate {flags}.")
+            f"({timed[0]:,} nodes, {timed[1]:,} edges, {timed[2]:,} graphs; up to {reach:.3g}x the largest timed). Their "
+            "times have no error band: the band measures the fit on the shapes it timed, not beyond them. "
+            f"To measure them, calibrate with python -m throughput calibrate {flags}.")
 
 
 def one_off_notes(table: pd.DataFrame, label: Callable[[str], str] = str) -> list[str]:
@@ -155,10 +157,26 @@ def one_off_notes(table: pd.DataFrame, label: Callable[[str], str] = str) -> lis
     return notes
 
 
+def devices_note(table: pd.DataFrame) -> str:
+    """For a run on several devices: what the estimate leaves out; "" for one device.
+
+    >>> rows = pd.DataFrame({"strategy": ["packing"]})
+    >>> rows.attrs["run"] = {"devices": 4}
+    >>> devices_note(rows)[:60]
+    '4 devices: each step is priced at its slowest device's batch'
+    """
+    devices = table.attrs.get("run", {}).get("devices", 1)
+    if devices <= 1:
+        return ""
+    return (f"{devices} devices: each step is priced at its slowest device's batch, from a calibration of one "
+            "device; what data parallelism adds (the gradient all-reduce, DDP's hooks) was not measured and is not "
+            "in these times.")
+
+
 def estimate_notes(table: pd.DataFrame, label: Callable[[str], str] = str) -> list[str]:
     """Every note on an estimate table in words, for a report or a terminal: the one-off
-    compilation costs, the shapes beyond the calibration and a run shorter than an epoch
-    (the Throughput page shows each in its own box).
+    compilation costs, the shapes beyond the calibration, a run on several devices and a run
+    shorter than an epoch (the Throughput page shows each in its own box).
 
     >>> rows = pd.DataFrame({"strategy": ["packing"], "speedup_run": [1.0], "speedup_steady": [1.0],
     ...                      "extrapolated": [False], "steps_per_epoch": [900.0]})
@@ -166,5 +184,5 @@ def estimate_notes(table: pd.DataFrame, label: Callable[[str], str] = str) -> li
     >>> estimate_notes(rows)[0][:38]
     'This run of 10 steps is shorter than o'
     """
-    return [note for note in (*one_off_notes(table, label), extrapolation_note(table, label),
+    return [note for note in (*one_off_notes(table, label), extrapolation_note(table, label), devices_note(table),
                               short_run_note(table, label)) if note]

@@ -11,7 +11,7 @@ import json
 import streamlit as st
 
 import figures.throughput as throughput_figures
-from packing import extrapolation_note, one_off_notes
+from packing import devices_note, extrapolation_note, one_off_notes
 from packing.batching import run_length_words, short_run_note
 from pages import cache, state
 from pages.header import page_header
@@ -249,9 +249,9 @@ def main() -> None:
     extrapolated = extrapolation_note(table, throughput_figures.label)
     if extrapolated:
         st.warning(extrapolated, icon=":material/warning:")
-    short = short_run_note(table, throughput_figures.label)
-    if short:
-        st.info(short, icon=":material/info:")
+    for note in (devices_note(table), short_run_note(table, throughput_figures.label)):
+        if note:
+            st.info(note, icon=":material/info:")
     shown = table.assign(strategy=[throughput_figures.label(s) for s in table["strategy"]],
                          steps_per_epoch=table["steps_per_epoch"].round(1),  # localized: 1,234.5, as the report
                          graphs_per_second=table["graphs_per_second"].round())

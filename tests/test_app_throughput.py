@@ -57,7 +57,8 @@ def test_page_starts_on_a_calibration_checked_on_this_machine(app):
     steady, whole = chart["data"]
     assert steady["x"] == pytest.approx(rows["steady_epoch_s"].tolist())
     assert whole["x"] == pytest.approx(rows["run_s"].tolist())
-    assert whole["error_x"]["array"] == pytest.approx((rows["run_high"] - rows["run_s"]).tolist())
+    band = (rows["run_high"] - rows["run_s"]).where(~rows["extrapolated"].astype(bool), 0.0)  # none extrapolated
+    assert whole["error_x"]["array"] == pytest.approx(band.tolist())
     assert cpu_name() in chart["layout"]["title"]["text"]
     assert "10 epochs" in json.dumps(chart["layout"]["annotations"])  # the run's length names the run panel
     assert app.session_state["throughput"]["calibration"] == this.calibration
@@ -96,6 +97,11 @@ def test_baseline_batch_size_and_run_length_change_the_estimate(app):
     assert one.loc["static-64", "run_s"] < rows.loc["static-64", "run_s"] / 5
     assert app.session_state["batching"]["batch_size"] == 128 and app.session_state["batching"]["epochs"] == 1
     assert app.session_state["throughput_controls"]["baseline"] == "static_64"
+    assert not any("devices: each step is priced" in i.value for i in app.info)
+    app.number_input(key="run_devices").set_value(2).run()
+    assert any(i.value.startswith("2 devices: each step is priced at its slowest device's batch") and
+               "the gradient all-reduce" in i.value for i in app.info)
+    app.number_input(key="run_devices").set_value(1).run()
     app.switch_page("pages/batching_page.py").run()  # one run, shared with the Batching page
     assert app.number_input(key="run_batch_size").value == 128 and app.selectbox(key="run_length").value == "1 epoch"
 
@@ -192,6 +198,26 @@ def test_run_figure_shows_steady_and_whole_run_and_marks_the_baseline():
     assert "Whole run: 3 epochs, compilations once" in texts
     base = [a.text for a in fig.layout.annotations if a.y == throughput_figures.label("static_64")]
     assert len(base) == 2 and all(text.endswith(", 1.00x") for text in base)  # against itself, both panels
+
+
+def test_an_extrapolated_row_is_drawn_faded_without_a_band_and_says_so():
+    from packing import SizeHistogram
+    from throughput import estimate
+
+    table = estimate(SizeHistogram.from_counts([10, 20], [20, 44], [300, 100]), 32,
+                     load_calibration(default_calibration()), epochs=1)
+    table.loc[table["strategy"] == "static_constant", "extrapolated"] = True
+    out = list(table["strategy"]).index("static_constant")
+    steady, whole = throughput_figures.epoch_figure(table).data
+    for bars, value, high in ((steady, "steady_epoch_s", "steady_high"), (whole, "run_s", "run_high")):
+        assert bars.error_x.array[out] == 0 and bars.error_x.arrayminus[out] == 0
+        kept = [i for i in range(len(table)) if i != out]
+        assert [bars.error_x.array[i] for i in kept] == pytest.approx((table[high] - table[value]).iloc[kept].tolist())
+        assert bars.marker.opacity[out] == 0.4 and {bars.marker.opacity[i] for i in kept} == {1.0}
+        assert bars.customdata[out][0] == "extrapolated: no band"
+    fig = throughput_figures.epoch_figure(table)
+    texts = [a.text for a in fig.layout.annotations if a.y == throughput_figures.label("static_constant")]
+    assert len(texts) == 2 and all(text.endswith(", extrapolated") for text in texts)
 
 
 def test_the_table_shows_steps_per_epoch_to_one_decimal_as_the_report_and_graphs_per_second_whole(app):

@@ -257,6 +257,8 @@ def test_shapes_past_the_calibration_are_marked_extrapolated():
     note = extrapolation_note(table)
     largest = [int(table[f"max_padded_{side}"].max()) for side in ("nodes", "edges", "graphs")]
     assert f"larger than any the calibration timed ({cal.shape_range[0]:,} nodes" in note
+    reach = max(need / most for need, most in zip(largest, cal.shape_range))
+    assert f"; up to {reach:.3g}x the largest timed). Their times have no error band" in note
     assert f"--max-nodes {max(largest[0], cal.shape_range[0])} --max-edges {max(largest[1], cal.shape_range[1])}" in note
     assert f"of {len(table)} strategies (up to {largest[0]:,} nodes, {largest[1]:,} edges)" in note  # one clause
     assert f"packing ({largest[0]:,} nodes" in extrapolation_note(table[table["strategy"] == "packing"])
