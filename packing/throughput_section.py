@@ -162,8 +162,8 @@ def devices_note(table: pd.DataFrame) -> str:
 
     >>> rows = pd.DataFrame({"strategy": ["packing"]})
     >>> rows.attrs["run"] = {"devices": 4}
-    >>> devices_note(rows)[:60]
-    '4 devices: each step is priced at its slowest device's batch'
+    >>> devices_note(rows)[:53]
+    '4 devices: each step is priced at its slowest device'
     """
     devices = table.attrs.get("run", {}).get("devices", 1)
     if devices <= 1:
