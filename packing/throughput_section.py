@@ -162,7 +162,7 @@ def devices_note(table: pd.DataFrame) -> str:
 
     >>> rows = pd.DataFrame({"strategy": ["packing"]})
     >>> rows.attrs["run"] = {"devices": 4}
-    >>> devices_note(rows)[:53]
+    >>> devices_note(rows)[:52]
     '4 devices: each step is priced at its slowest device'
     """
     devices = table.attrs.get("run", {}).get("devices", 1)
