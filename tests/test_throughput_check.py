@@ -12,7 +12,7 @@ import pytest
 
 from throughput import (Calibration, calibrate, calibration_for_this_machine, check_calibration, default_calibration,
                         load_calibration, shipped_calibrations)
-from throughput.calibration import CALIBRATIONS_ENV, compile_summary
+from throughput.calibration import CALIBRATIONS_ENV, compile_summary, digest
 from throughput.check import MIN_BAND, check_shapes_of
 from throughput.cold_compile import cold_compile_seconds
 from throughput.device import VECTOR_FLAGS, cpu_description, same_device
@@ -114,6 +114,7 @@ def test_compile_costs_are_cold_and_warm_as_measured():
     warm = sorted(t.compile_seconds for t in cal.timings[1:])
     assert cost["p25"] <= cost["seconds"] <= cost["p75"] and warm[0] <= cost["seconds"] <= warm[-1]
     assert load_calibration(json.dumps(cal.to_dict())).compile == cost  # schema 2 round trip
+    assert cost["cold_in_fresh_processes"] is True
 
 
 def test_schema_1_compile_files_still_load_with_their_first_shape_as_the_cold_compilation():
@@ -123,7 +124,12 @@ def test_schema_1_compile_files_still_load_with_their_first_shape_as_the_cold_co
     cal = load_calibration(path)
     assert cal.compile == compile_summary(list(cal.timings), stored["compile"]["recompile_limit"])
     assert cal.compile["first_seconds"] == stored["compile"]["first_seconds"] == cal.compile["cold_low"]
-    assert load_calibration(json.dumps(cal.to_dict())).to_dict()["schema_version"] == 2
+    assert cal.compile["cold_in_fresh_processes"] is False  # the page and the export say where it comes from
+    rewritten = load_calibration(json.dumps(cal.to_dict()))
+    assert rewritten.to_dict()["schema_version"] == 2 and rewritten.compile == cal.compile
+    older = {**rewritten.to_dict(), "compile": {k: v for k, v in cal.compile.items() if k != "cold_in_fresh_processes"}}
+    del older["digest"]  # a schema 2 file written before the key: it loads, its cold list taken as fresh processes'
+    assert load_calibration({**older, "digest": digest(older)}).compile["cold_seconds"] == cal.compile["cold_seconds"]
 
 
 def test_a_stray_file_in_the_team_folder_is_named_and_left_out(fresh, tmp_path, monkeypatch):

@@ -264,7 +264,8 @@ def compile_summary(timings: list[ShapeTiming], recompile_limit: int, cold: list
     compilation of a fresh process, which also sets the compiler up: median, fastest and
     slowest of the fresh processes timed; None: the calibration's own first shape, as
     schema 1 files measured it), ``warm`` (every later shape of the calibration: median and
-    quartiles) and torch's ``recompile_limit`` (new shapes past it run eagerly).
+    quartiles) and torch's ``recompile_limit`` (new shapes past it run eagerly);
+    ``cold_in_fresh_processes`` says which of the two ways the cold cost was measured.
 
     >>> rows = [ShapeTiming((8 * i, 16 * i, 1), 0.01, 0.01, 0.01, 0.01, 3, c, 0.02) for i, c in
     ...         enumerate([9.0, 2.0, 3.0, 4.0], 1)]
@@ -273,12 +274,13 @@ def compile_summary(timings: list[ShapeTiming], recompile_limit: int, cold: list
     (11.0, 10.0, 12.0, 3.0)
     """
     costs = [t.compile_seconds for t in timings]
+    fresh = cold is not None
     cold = [costs[0]] if cold is None else [float(c) for c in cold]
     warm = costs[1:] or costs
     return {"first_seconds": statistics.median(cold), "cold_seconds": cold, "cold_low": min(cold),
             "cold_high": max(cold), "seconds": statistics.median(warm), "p25": float(np.quantile(warm, 0.25)),
             "p75": float(np.quantile(warm, 0.75)), "recompile_limit": recompile_limit, "dynamic": False,
-            "fx_graph_cache": False}
+            "fx_graph_cache": False, "cold_in_fresh_processes": fresh}
 
 
 def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str = "cpu",
@@ -397,8 +399,9 @@ def _same_fit(stored: CostFit, refit: CostFit) -> bool:
 
 
 def _cold_compiles(stored: dict[str, Any], version: int) -> list[float] | None:
-    """The cold compilations of a compile-mode file (schema 1 files timed none apart)."""
-    if version == 1:
+    """The cold compilations of a compile-mode file; None where it timed none apart (schema 1
+    files, and files rewritten from them)."""
+    if version == 1 or stored.get("cold_in_fresh_processes") is False:
         return None
     cold = stored.get("cold_seconds")
     if not isinstance(cold, list) or not cold or not all(
@@ -455,6 +458,8 @@ def _verified(data: Any, name: str) -> Calibration:
         raise ValueError(f"{name}: eager_fit does not match the eager timings of a {mode}-mode calibration.")
     recomputed = calibration.compile if version == SCHEMA_VERSION or calibration.compile is None else \
         {key: calibration.compile[key] for key in _SCHEMA_1_COMPILE}
+    if recomputed is not None and isinstance(stored_compile, dict) and "cold_in_fresh_processes" not in stored_compile:
+        recomputed = {key: value for key, value in recomputed.items() if key != "cold_in_fresh_processes"}  # older
     if stored_compile != recomputed:
         raise ValueError(f"{name}: the compile costs do not match its timings; the file is damaged.")
     return calibration
