@@ -53,6 +53,17 @@ def test_a_fresh_calibration_passes_and_one_3x_too_slow_fails(fresh):
     assert json.loads(json.dumps(slow.to_dict()))["within_band"] is False
 
 
+def test_the_check_command_exits_1_for_a_calibration_that_does_not_hold_here(fresh, tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = scaled(fresh, 10.0).save(tmp_path / "slow.json")
+    done = subprocess.run([sys.executable, "-m", "throughput", "check", str(path), "--seconds", "0.5"],
+                          cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1 and "outside a factor" in done.stdout and not done.stderr.count("Traceback")
+
+
 def test_the_band_is_the_fit_error_but_never_below_timing_noise(fresh):
     check = check_calibration(fresh, seconds=0.5)
     assert check.band == max(fresh.error_band, MIN_BAND)

@@ -48,6 +48,7 @@ def test_estimate_prints_every_strategy_and_writes_the_section(tmp_path):
     assert f"measured with: {versions}" in done.stdout and f"file {calibration.name}" in done.stdout
     section = json.loads((tmp_path / "estimate.json").read_text())
     assert section["run"]["batch_size"] == 8 and len(section["table"]) == 8
+    assert f"calibration check: not run, so these are the numbers of {cal.device_name}" in done.stdout
 
 
 def test_errors_end_with_a_message_and_status_2(tmp_path, capsys):

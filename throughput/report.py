@@ -108,7 +108,8 @@ def format_table(table: pd.DataFrame) -> str:
         "steady epoch s": table["steady_epoch_s"].map(lambda v: f"{v:.3g}"),
         "first epoch s": table["first_epoch_s"].map(lambda v: f"{v:.3g}"),
         "run s": table["run_s"].map(lambda v: f"{v:.3g}"),
-        "run band s": [f"{low:.3g}-{high:.3g}" for low, high in zip(table["run_low"], table["run_high"])],
+        "run band s": [f"{low:.3g}-{high:.3g}" if not out else "none" for low, high, out in  # as the chart
+                       zip(table["run_low"], table["run_high"], table["extrapolated"])],
         "compile s": table["compile_seconds"].map(lambda v: f"{v:.3g}"),
         "graphs/s": table["graphs_per_second"].map(lambda v: f"{v:,.0f}" if v >= 100 else f"{v:.3g}"),
         "speed-up steady": table["speedup_steady"].map(lambda v: f"{v:.2f}x"),
