@@ -19,6 +19,7 @@ from pages.packing_row import offer_fitting_limits, packing_row
 from pages.run_controls import run_controls
 from pages.widgets import mirrored_choice, run_page, show_error
 from throughput import ROWS, Calibration, CalibrationCheck, MachineCalibration, calibrate, load_calibration
+from throughput.calibration import team_calibrations
 from throughput.shapes import default_shapes
 
 #: Plain session key owned by no widget: the estimate shown last (its calibration, baseline
@@ -89,7 +90,9 @@ def option_label(key: str, cal: Calibration) -> str:
     """How calibration ``key`` is listed."""
     if key == THIS_MACHINE:
         return f"this machine: {cal.label}"
-    return key[len(SESSION):] if key.startswith(SESSION) else f"shipped: {cal.label}"
+    if key.startswith(SESSION):
+        return key[len(SESSION):]
+    return f"{'team folder' if key in {path.stem for path in team_calibrations()} else 'shipped'}: {cal.label}"
 
 
 def add_calibration(label: str, calibration: Calibration) -> None:

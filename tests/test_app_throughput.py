@@ -129,6 +129,8 @@ def test_a_failing_shipped_calibration_is_replaced_by_one_of_this_machine(tmp_pa
         assert "failed its check" in words and "calibrated now" in words
         assert at.selectbox(key="tp_calibration").value == "this_machine"
         assert at.session_state["throughput"]["calibration"] == this.calibration != slow
+        labels = at.selectbox(key="tp_calibration").options
+        assert f"team folder: {slow.label}" in labels and any(label.startswith("shipped: ") for label in labels)
         at.selectbox(key="tp_calibration").select(tmp_path.glob("*.json").__next__().stem).run()
         (warning,) = [w.value for w in at.warning if "These are the numbers of" in w.value]
         assert "does not hold on this machine" in warning and warning.count("not of this machine") == 1  # said once

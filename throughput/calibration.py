@@ -501,9 +501,18 @@ def shipped_calibrations() -> list[Path]:
     >>> sorted({path.suffix for path in shipped_calibrations()})
     ['.json']
     """
+    return team_calibrations() + sorted(SHIPPED.glob("*.json"))
+
+
+def team_calibrations() -> list[Path]:
+    """The calibration files of the team's folder (``$GRAPH_PACKING_CALIBRATIONS``), sorted
+    by name; none when it is not set.
+
+    >>> all(path.suffix == ".json" for path in team_calibrations())
+    True
+    """
     extra = os.environ.get(CALIBRATIONS_ENV)
-    own = sorted(Path(extra).glob("*.json")) if extra and Path(extra).is_dir() else []
-    return own + sorted(SHIPPED.glob("*.json"))
+    return sorted(Path(extra).glob("*.json")) if extra and Path(extra).is_dir() else []
 
 
 def usable_calibrations() -> tuple[list[tuple[Path, Calibration]], list[str]]:
