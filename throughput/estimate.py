@@ -147,8 +147,8 @@ def price_batches(batches: pd.DataFrame, calibration: Calibration, epochs_run: f
     """Price a run's batches (``step, device, epoch, graphs, padded_nodes, padded_edges,
     padded_graphs``; ``epochs_run`` epochs of graphs): the numbers of one estimate row
     (module docstring). Steady: every step at its step time; first epoch: steady plus the
-    compilations of the steps that hold graphs of epoch 0 (at most the whole run, for a run
-    shorter than an epoch); run: every step plus every compilation once; the epoch columns
+    compilations of the steps that hold graphs of epoch 0 (a run shorter than an epoch is
+    part of its first epoch, which therefore takes longer than the run); run: every step plus every compilation once; the epoch columns
     are the run's mean epoch.
 
     Args:
@@ -192,7 +192,7 @@ def price_batches(batches: pd.DataFrame, calibration: Calibration, epochs_run: f
     return {
         "steps_per_epoch": steps / epochs_run,
         "step_ms": 1e3 * steady / steps,
-        "first_epoch_s": min(steady_epoch + float(one_off[per_step["first_epoch"]].sum()), steady + compile_total),
+        "first_epoch_s": steady_epoch + float(one_off[per_step["first_epoch"]].sum()),
         "steady_epoch_s": steady_epoch, "steady_low": float(per_step["steady_low"].sum()) / epochs_run,
         "steady_high": float(per_step["steady_high"].sum()) / epochs_run,
         "run_s": steady + compile_total, "run_low": float(per_step["low"].sum()),
