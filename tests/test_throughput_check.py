@@ -53,6 +53,23 @@ def test_a_fresh_calibration_passes_and_one_3x_too_slow_fails(fresh):
     assert json.loads(json.dumps(slow.to_dict()))["within_band"] is False
 
 
+def test_a_calibration_timed_on_a_busy_machine_says_how_uncertain_it_is(fresh):
+    from throughput.check import NOISY_BAND, noise_note
+
+    quiet = [cal for cal in map(load_calibration, shipped_calibrations()) if cal.error_band <= NOISY_BAND]
+    assert quiet and all(noise_note(cal) == "" for cal in quiet)
+    jumpy = [dataclasses.replace(t, median=t.median * factor, p25=t.p25 * factor, p75=t.p75 * factor,
+                                 fastest=t.fastest * factor)
+             for t, factor in zip(fresh.timings, [1, 4, 0.5, 3, 1, 0.3, 5, 1])]  # another load at every shape
+    busy = Calibration.from_timings(fresh.model, fresh.hidden, fresh.layers, fresh.device, fresh.mode, jumpy,
+                                    device_info=fresh.device_info, versions=fresh.versions,
+                                    model_info=fresh.model_info, timing=fresh.timing, created=fresh.created)
+    assert busy.error_band > NOISY_BAND
+    assert noise_note(busy) == (f" Its fit misses held-out shapes by up to {busy.error_band:.0%} (90th percentile): "
+                                "the machine was busy while it timed, so its estimates are that uncertain; calibrate "
+                                "again when it is quieter for tighter ones.")
+
+
 def test_the_check_command_exits_1_for_a_calibration_that_does_not_hold_here(fresh, tmp_path):
     import subprocess
     import sys

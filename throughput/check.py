@@ -41,6 +41,8 @@ CHECK_SHAPES = 4
 #: each (2-4 s in all on this project's 2-core machine).
 QUICK_GRID = {"count": 16, "max_nodes": 8192, "max_edges": 65_536, "max_graphs": 256}
 QUICK_BUDGET = 0.25
+#: A calibration measured now whose held-out error (90th percentile) is above this says so.
+NOISY_BAND = 0.5
 
 
 @dataclass(frozen=True)
@@ -283,4 +285,15 @@ def calibration_for_this_machine(progress: Progress | None = None, seconds: floa
     took = time.perf_counter() - started
     why = ("No calibration of this CPU ships with the tool" if check is None else
            f"The shipped calibration of this CPU failed its check here ({check.verdict()})")
-    return MachineCalibration(measured, check, True, f"{why}, so this machine was calibrated now ({took:.0f} s).")
+    return MachineCalibration(measured, check, True,
+                              f"{why}, so this machine was calibrated now ({took:.0f} s).{noise_note(measured)}")
+
+
+def noise_note(calibration: Calibration) -> str:
+    """A sentence when a calibration's fit misses held-out shapes by more than
+    ``NOISY_BAND`` (a machine busy while it timed); "" otherwise."""
+    if calibration.error_band <= NOISY_BAND:
+        return ""
+    return (f" Its fit misses held-out shapes by up to {calibration.error_band:.0%} (90th percentile): the machine "
+            "was busy while it timed, so its estimates are that uncertain; calibrate again when it is quieter for "
+            "tighter ones.")
