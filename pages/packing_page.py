@@ -315,7 +315,8 @@ def comparison_table(hist, limits: PackLimits, one_dim: str, dataset: str) -> No
     if published["paper_node_pct"].notna().any():
         st.caption("Next to the numbers printed in Table 2 of Krell et al. (2022) for this dataset at these limits.")
     else:
-        st.caption("The paper printed Table 2 for ogbg-molhiv and ogbg-molpcba at their data-default limits only.")
+        st.caption("The paper printed Table 2 for the training splits of ogbg-molhiv and ogbg-molpcba at their "
+                   "data-default limits only.")
 
 
 run_page(main)
