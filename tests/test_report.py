@@ -239,6 +239,10 @@ def test_older_configurations_report_the_bound_and_the_gap_of_their_plan(name, p
     assert proof in choice and "LP bound proven" not in choice
     for limit, largest in plan.broken_limits().items():
         assert f"breaks the {limit} limit" in choice and f"largest sum {largest:,}" in choice
+        side = {"max_nodes": "node", "max_edges": "edge"}[limit]
+        assert f"{plan.summary()[f'{side}_efficiency']:.2%} (limit broken: measured against the largest sum" in choice
+    if plan.broken_limits():
+        assert f"{plan.harmonic_mean:.2%} (not comparable: this plan breaks a limit" in choice
     if name == "config_v2_best.json":
         assert (config["metrics"]["lower_bound"], plan.lower_bound) == (3, 4)  # the volume bound was stored
 
