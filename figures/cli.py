@@ -51,7 +51,7 @@ def read_sweep(path: str) -> pd.DataFrame:
         raise ValueError(f"No sweep file at {path}" + (" (it is a folder)" if Path(path).is_dir() else "") +
                          "; write one with python -m packing sweep ... --out sweep.csv.")
     try:
-        frame = pd.read_json(path, orient="records") if Path(path).suffix == ".json" else pd.read_csv(path)
+        frame = pd.read_json(path, orient="records", precise_float=True) if Path(path).suffix == ".json" else pd.read_csv(path)
     except UnicodeDecodeError:
         raise ValueError(f"{path} is not a sweep table: it is not a text (CSV) file.") from None
     except ValueError as error:  # pandas' parser errors

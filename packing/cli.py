@@ -192,10 +192,16 @@ def add_sweep_arguments(grid: argparse.ArgumentParser) -> None:
     grid.add_argument("--out", type=Path, help="write the sweep table as .csv or .json")
 
 
+def _plain(value: object) -> object:
+    """A numpy scalar (the only value of a table JSON does not know) as its Python number."""
+    return value.item()  # type: ignore[attr-defined]
+
+
 def _write_table(frame, path: Path) -> None:
     check_out(path)
     if path.suffix == ".json":
-        frame.to_json(path, orient="records", indent=1)
+        rows = frame.astype(object).where(frame.notna(), None).to_dict(orient="records")  # NaN: null
+        path.write_text(json.dumps(rows, indent=1, default=_plain) + "\n", encoding="utf-8")  # every digit, as the CSV
     else:
         frame.to_csv(path, index=False)
 

@@ -59,6 +59,12 @@ def test_sweep_table(tmp_path, molhiv_file):
     report = json.loads(result.stdout)
     assert report["best_harmonic_mean"]["harmonic_mean"] == frame["harmonic_mean"].max()
     assert set(frame["method"]) == {"best fit, product heuristic"}  # the table says how it was packed
+    as_json = tmp_path / "sweep.json"
+    assert cli("sweep", str(molhiv_file), "--nodes", "222:444:111", "--edges", "502,1004", "--workers", "1",
+               "--out", str(as_json)).returncode == 0
+    same = pd.DataFrame(json.loads(as_json.read_text()))  # the same table, every digit
+    exact = pd.read_csv(out, float_precision="round_trip")
+    assert same["node_efficiency"].tolist() == exact["node_efficiency"].tolist()
 
 
 def test_bad_input_gives_a_message_not_a_traceback(tmp_path, molhiv_file):
