@@ -157,9 +157,11 @@ def results(frame, params: dict, hist) -> None:
         st.warning(f"No cell reaches {target:g}% for both efficiencies; widen the ranges or lower the target.")
     else:
         n, e = int(row["max_nodes"]), int(row["max_edges"])
+        # a side below the target was left out: the graphs have none of it (smallest_limits)
+        edges = (f"edge efficiency {row['edge_efficiency']:.2%}" if row["edge_efficiency"] >= target / 100 else
+                 "edges not judged: the graphs have none")
         st.markdown(f"**{n:,} nodes x {e:,} edges** (smallest product of the two): node efficiency "
-                    f"{row['node_efficiency']:.2%}, edge efficiency {row['edge_efficiency']:.2%}, "
-                    f"{int(row['packs']):,} packs, gap {row['gap']:.2%}.")
+                    f"{row['node_efficiency']:.2%}, {edges}, {int(row['packs']):,} packs, gap {row['gap']:.2%}.")
         st.button("Use these limits", key="sw_use_found", on_click=_use_limits,
                   args=(PackLimits(n, e, params["max_graphs"]), params,
                         f"the sweep finder (both efficiencies >= {target:g}%)"))

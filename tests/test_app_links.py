@@ -236,3 +236,8 @@ def test_a_dataset_without_edges_is_said_to_be_judged_by_its_nodes():
                for caption in at.caption)
     metrics = {metric.label: metric.value for metric in at.metric}
     assert metrics["Harmonic mean"] == metrics["Node efficiency"]
+    at.switch_page("pages/sweep_page.py").run()
+    at.button[0].click().run()  # the default sweep
+    assert not at.exception, [e.value for e in at.exception]
+    found = next(m.value for m in at.markdown if " nodes x " in m.value and "(smallest product of the two)" in m.value)
+    assert "edges not judged: the graphs have none" in found and "edge efficiency 0.00%" not in found
