@@ -131,14 +131,15 @@ def extrapolation_note(table: pd.DataFrame, label: Callable[[str], str] = str) -
 def one_off_notes(table: pd.DataFrame, label: Callable[[str], str] = str) -> list[str]:
     """A sentence for every strategy whose speed-up over the run differs from its steady
     speed-up by more than 10 %: the difference is compilation, paid once per run
-    (``label`` names a strategy).
+    (``label`` names a strategy). Compilations are counted per device: with two devices
+    one shape is compiled twice.
 
     >>> rows = pd.DataFrame({"strategy": ["dynamic", "pyg_dataloader"], "speedup_run": [2.6, 1.0],
     ...                      "speedup_steady": [1.2, 1.0], "compile_seconds": [8.6, 34.5],
     ...                      "compilations": [1, 8]})
     >>> rows.attrs["baseline"] = "pyg_dataloader"
     >>> one_off_notes(rows)[0]
-    'dynamic: 2.60x over the run but 1.20x per steady epoch; the difference is compilation, a one-off cost that a longer run spreads thinner (dynamic compiles 1 shape(s) in 8.6 s, pyg_dataloader 8 in 34.5 s).'
+    'dynamic: 2.60x over the run but 1.20x per steady epoch; the difference is compilation, a one-off cost that a longer run spreads thinner (dynamic: 1 compilation(s) in 8.6 s, pyg_dataloader 8 in 34.5 s).'
     """
     baseline = table.attrs.get("baseline")
     rows = table.set_index("strategy")
@@ -147,8 +148,8 @@ def one_off_notes(table: pd.DataFrame, label: Callable[[str], str] = str) -> lis
     for name, row in rows.iterrows():
         if abs(row["speedup_run"] / row["speedup_steady"] - 1) <= ONE_OFF_SHARE:
             continue
-        cost = "" if "compilations" not in row else f" ({label(name)} compiles {int(row['compilations']):,} " \
-            f"shape(s) in {row['compile_seconds']:.3g} s" + (
+        cost = "" if "compilations" not in row else f" ({label(name)}: {int(row['compilations']):,} " \
+            f"compilation(s) in {row['compile_seconds']:.3g} s" + (
                 f", {label(baseline)} {int(base['compilations']):,} in {base['compile_seconds']:.3g} s"
                 if base is not None else "") + ")"
         notes.append(f"{label(name)}: {row['speedup_run']:.2f}x over the run but {row['speedup_steady']:.2f}x per "
