@@ -223,6 +223,14 @@ def test_compare_has_a_row_per_strategy_on_the_same_stream():
     assert table.attrs["settings"]["packing"]["shape"] == target
 
 
+def test_the_packing_row_names_its_plan_as_the_plan_does():
+    hist = SizeHistogram.from_counts([3, 8, 12], [4, 14, 30], [40, 20, 10])
+    plan = pack(hist, PackLimits(24, 60, 8), algorithm="best")
+    assert plan.label.startswith("best of all: ")
+    table = compare_batching(hist, batch_size=8, plan=plan, steps=20)
+    assert table.set_index("strategy").loc["packing", "settings"].endswith(plan.label)
+
+
 def test_bad_input_gets_a_clear_message():
     with pytest.raises(ValueError, match="Unknown batching strategy 'static_32'"):
         simulate(SEQUENCE, "static_32", batch_size=3)

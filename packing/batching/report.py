@@ -82,6 +82,9 @@ def describe_settings(strategy: str, settings: dict[str, Any]) -> str:
     >>> describe_settings("packing", {"limits": {"max_nodes": 260, "max_edges": 560, "max_graphs": 64},
     ...                               "method": {"algorithm": "published", "heuristic": "node"}, "packs_per_batch": 3})
     '3 packs per batch, limits 260 nodes, 560 edges, 64 graphs, published algorithm (Krell et al. 2022), node heuristic'
+
+    The packing row names its plan as the plan does (``plan_label``: "best of all: ..."
+    for a plan best of all chose), else by its method.
     """
     if strategy == "static_constant":
         nodes, edges, graphs = settings["shape"]
@@ -108,7 +111,7 @@ def describe_settings(strategy: str, settings: dict[str, Any]) -> str:
     broken = f" (breaks {', '.join(settings['broken_limits'])})" if settings.get("broken_limits") else ""
     return (f"{packs:,} pack{'s' if packs > 1 else ''} per batch, limits {limits['max_nodes']:,} nodes, "
             f"{limits['max_edges']:,} edges, {limits['max_graphs']:,} graphs, "
-            f"{PackMethod.from_dict(settings['method']).label}{broken}")
+            f"{settings.get('plan_label') or PackMethod.from_dict(settings['method']).label}{broken}")
 
 
 def comparison_table(summaries: dict[str, dict[str, Any]], run: dict[str, Any]) -> pd.DataFrame:

@@ -488,7 +488,8 @@ def _simulate_packing(sizes: GraphSizes, run: RunSpec, cross: bool, options: dic
     shape = BatchShape.for_plan(plan, packs)
     count = done.start.size
     padded = PaddedBatches(done.nodes, done.edges, done.graphs, *(_full(count, size) for size in shape))
-    settings = {"limits": plan.limits.to_dict(), "method": plan.method.to_dict(), "packs_per_batch": packs,
+    settings = {"limits": plan.limits.to_dict(), "method": plan.method.to_dict(), "plan_label": plan.label,
+                "packs_per_batch": packs,
                 "plan_packs": plan.num_packs, "capacity": [plan.node_capacity, plan.edge_capacity,
                                                            plan.limits.max_graphs],
                 "shape": list(shape), "broken_limits": plan.broken_limits(), "cross_epochs": cross}
