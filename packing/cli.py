@@ -109,9 +109,13 @@ def _int_list(text: str) -> list[int]:
     return values
 
 
-def _method_options(parser: argparse.ArgumentParser, algorithms: tuple[str, ...]) -> None:
-    parser.add_argument("--max-graphs", type=int, default=DEFAULT_MAX_GRAPHS,
-                        help=f"graphs per pack at most (default {DEFAULT_MAX_GRAPHS})")
+def _method_options(parser: argparse.ArgumentParser, algorithms: tuple[str, ...], max_graphs: bool = True) -> None:
+    """The options that choose a packing method (and, unless ``max_graphs`` is False, the
+    graph limit with its default); with every algorithm, also the baselines' 1D algorithm
+    and exact fill."""
+    if max_graphs:
+        parser.add_argument("--max-graphs", type=int, default=DEFAULT_MAX_GRAPHS,
+                            help=f"graphs per pack at most (default {DEFAULT_MAX_GRAPHS})")
     parser.add_argument("--algorithm", default=BEST_FIT, choices=algorithms,
                         help="best_fit | worst_fit | first_fit tuple packing, published: the algorithm of Krell "
                              "et al. (2022) as published" + (
@@ -127,6 +131,11 @@ def _method_options(parser: argparse.ArgumentParser, algorithms: tuple[str, ...]
                              "the published code's min, which computes the maximum (published only)")
     parser.add_argument("--weights", type=float, nargs=2, metavar=("NODE_W", "EDGE_W"),
                         help="weights for --heuristic weighted: NODE_W*nodes + EDGE_W*edges")
+    if algorithms == ALL_ALGORITHMS:
+        parser.add_argument("--one-dim", choices=ONE_DIM_ALGORITHMS,
+                            help="1D algorithm of the node_only / edge_only baselines (default lpfhp)")
+        parser.add_argument("--improve", action="store_true",
+                            help="re-pack the packs greedy packing left with slack by exact fill (tuple packing)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -144,10 +153,6 @@ def build_parser() -> argparse.ArgumentParser:
     one.add_argument("--max-nodes", type=int, help="nodes per pack at most (default: largest graph)")
     one.add_argument("--max-edges", type=int, help="edges per pack at most (default: largest graph)")
     _method_options(one, ALL_ALGORITHMS)
-    one.add_argument("--one-dim", choices=ONE_DIM_ALGORITHMS,
-                     help="1D algorithm of the node_only / edge_only baselines (default lpfhp)")
-    one.add_argument("--improve", action="store_true",
-                     help="re-pack the packs greedy packing left with slack by exact fill (tuple packing)")
     one.add_argument("--prove", action="store_true",
                      help="also compute the LP lower bound by column generation (seconds; progress on stderr), "
                           "so the gap is measured against the best proven bound")
@@ -321,9 +326,7 @@ def _add_batching(commands) -> None:
     compare.add_argument("--max-edges", type=int, help="packing row: edges per pack (default: the dynamic target)")
     compare.add_argument("--max-graphs", type=int,
                          help="packing row: graphs per pack (default: the batch size less the padding graph, B - 1)")
-    compare.add_argument("--algorithm", default=BEST_FIT, choices=ALL_ALGORITHMS,
-                         help="packing row: algorithm (default best_fit)")
-    compare.add_argument("--heuristic", choices=list(HEURISTICS), help="packing row: heuristic (default product)")
+    _method_options(compare, ALL_ALGORITHMS, max_graphs=False)  # the packing row's method
     add_packs_per_batch(compare)
     compare.add_argument("--out", type=Path,
                          help="write the table: .csv (one row per strategy) or .json (the export's batching section: "
@@ -332,12 +335,13 @@ def _add_batching(commands) -> None:
 
 def _batching(args: argparse.Namespace, hist: SizeHistogram) -> None:
     plan = None
-    packing_flags = (args.max_nodes, args.max_edges, args.max_graphs, args.heuristic)
-    if packing_flags != (None, None, None, None) or args.algorithm != BEST_FIT:
+    limit_flags = (args.max_nodes, args.max_edges, args.max_graphs)
+    method = _method(args)
+    if limit_flags != (None, None, None) or method != PackMethod():
         target = default_requests(hist, args.batch_size, None, args.seed)["packing"]["limits"]  # fits every graph
         limits = PackLimits(*(default if value is None else value
-                              for value, default in zip(packing_flags[:3], (target.max_nodes, target.max_edges, target.max_graphs))))
-        plan = pack(hist, limits, PackMethod(args.algorithm, args.heuristic))
+                              for value, default in zip(limit_flags, (target.max_nodes, target.max_edges, target.max_graphs))))
+        plan = pack(hist, limits, method)
     table = compare_batching(hist, args.batch_size, plan, args.steps, args.seed, epochs=args.epochs,
                              devices=args.devices, num_shapes=args.buckets,
                              packs_per_batch=packs_per_batch(args, plan, args.batch_size))

@@ -11,7 +11,7 @@ import pytest
 
 from common_helpers import replaced
 
-from packing import PackLimits, SizeHistogram, pack, save_histogram
+from packing import PackLimits, PackMethod, SizeHistogram, pack, save_histogram
 from packing.batching import (STRATEGIES, batching_section, check_batching_section, compare_batching,
                               packs_matching_batch_size)
 from packing.export import config_json, export_config, load_config
@@ -75,6 +75,19 @@ def test_cli_packs_per_batch_match_the_batch_size_by_default(tmp_path, molhiv_fi
         plan.node_efficiency, rel=0.01)
     bad = cli("batching", str(molhiv_file), "--batch-size", "32", "--packs-per-batch", "many")
     assert bad.returncode == 2 and "expected a whole number of at least 1 or 'match'" in bad.stderr
+
+
+def test_cli_packing_row_takes_every_method_the_pages_offer(tmp_path, molhiv_file, molhiv):
+    out = tmp_path / "table.json"
+    for flags, method in (
+            (("--algorithm", "worst_fit", "--heuristic", "weighted", "--weights", "1", "0.5"),
+             PackMethod("worst_fit", "weighted", weights=(1.0, 0.5))),
+            (("--algorithm", "node_only", "--one-dim", "spfhp"), PackMethod("node_only", one_dim="spfhp"))):
+        result = cli("batching", str(molhiv_file), "--batch-size", "32", "--max-nodes", "260", "--max-edges", "560",
+                     "--max-graphs", "64", *flags, "--out", str(out))
+        assert result.returncode == 0, result.stderr
+        packing = json.loads(out.read_text())["strategies"]["packing"]
+        assert PackMethod.from_dict(packing["method"]) == pack(molhiv, PackLimits(260, 560, 64), method).method
 
 
 def test_cli_packing_defaults_hold_the_largest_graph(tmp_path, molhiv_file, molhiv):
