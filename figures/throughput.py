@@ -74,13 +74,14 @@ def epoch_figure(table: pd.DataFrame) -> go.Figure:
     >>> fig = epoch_figure(estimate(SizeHistogram.from_counts([3, 8], [4, 14], [20, 4]), 4,
     ...                             load_calibration(shipped_calibrations()[0])))
     >>> len(fig.data), fig.layout.annotations[1].text, fig.data[0].y[-1]
-    (2, 'Whole run: 1 epoch, compilations once', 'PyG DataLoader (no padding)')
-    >>> fig.layout.title.subtitle.text
-    'After each bar: the time and the speed-up over PyG DataLoader (no padding) (hatched)'
+    (2, 'Whole run (1 epoch)', 'PyG DataLoader (no padding)')
+    >>> fig.layout.title.subtitle.text.split("<br>")
+    ['Steady epoch: every shape compiled. Whole run: every compilation once.', 'After each bar: the time and the speed-up over PyG DataLoader (no padding) (hatched).']
     """
     run = table.attrs.get("run", {})
+    # short panel titles: side by side they share half the width each (a laptop's 1,024 px)
     fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.12, subplot_titles=(
-        "Steady epoch (every shape compiled)", f"Whole run: {run_length_words(run)}, compilations once"))
+        "Steady epoch", f"Whole run ({run_length_words(run)})"))
     run_speedup_words = " per graph" if run.get("steps") else ""
     for col, (column, low, high, speedup, words) in enumerate((
             ("steady_epoch_s", "steady_low", "steady_high", "speedup_steady", ""),
@@ -93,10 +94,16 @@ def epoch_figure(table: pd.DataFrame) -> go.Figure:
         fig.update_xaxes(title_text="seconds", range=[0, 1.55 * float(table[high].max())], row=1, col=col)
     calibration = table.attrs.get("calibration", {})
     baseline = table.attrs.get("baseline")
-    against = f"After each bar: the time and the speed-up over {label(baseline)} (hatched)" if baseline else ""
+    lines = ["Steady epoch: every shape compiled. Whole run: every compilation once."]
+    if baseline:
+        lines.append(f"After each bar: the time and the speed-up over {label(baseline)} (hatched).")
+    model, _, device = calibration.get("label", "?").rpartition(" on ")  # two lines: a title does not wrap
+    height = 240 + 50 * len(table)
     fig.update_layout(
-        title=dict(text=f"Training time, priced with {calibration.get('label', '?')}", font=dict(size=16),
-                   subtitle=dict(text=against, font=dict(size=13))),
-        yaxis=dict(autorange="reversed"), height=200 + 50 * len(table), showlegend=False,
-        **{**LAYOUT, "margin": {**LAYOUT["margin"], "t": 120}})
+        title=dict(text=f"Training time, priced with {model}<br>on {device}" if model else
+                   f"Training time, priced with {device}", font=dict(size=16), yref="container",
+                   y=1 - 36 / height, yanchor="top",  # 36 px below the top, clear of the subtitle
+                   subtitle=dict(text="<br>".join(lines), font=dict(size=12))),
+        yaxis=dict(autorange="reversed"), height=height, showlegend=False,
+        **{**LAYOUT, "margin": {**LAYOUT["margin"], "t": 140}})
     return fig

@@ -197,7 +197,7 @@ def test_run_figure_shows_steady_and_whole_run_and_marks_the_baseline():
         assert shapes[list(table["strategy"]).index("static_64")] == "/" and shapes.count("/") == 1
         assert list(bars.y) == [throughput_figures.label(s) for s in table["strategy"]]
     texts = [a.text for a in fig.layout.annotations]
-    assert "Whole run: 3 epochs, compilations once" in texts
+    assert "Whole run (3 epochs)" in texts
     base = [a.text for a in fig.layout.annotations if a.y == throughput_figures.label("static_64")]
     assert len(base) == 2 and all(text.endswith(", 1.00x") for text in base)  # against itself, both panels
 
