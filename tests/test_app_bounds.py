@@ -27,8 +27,8 @@ def test_qm9_radius_at_its_defaults_is_proven_optimal_by_the_large_items_bound(a
     app.sidebar.selectbox(key="ds_opt_graph").set_value("radius").run()
     app.switch_page(PACKING).run()
     shown = cards(app)
-    assert shown["Packs"] == "116,041" and shown["Lower bound (large-items bound)"] == "116,041"
-    assert shown["Gap to lower bound"] == "0.00% (optimal)"  # the volume bound alone said 81,353: gap 42.6 %
+    assert shown["Packs"] == "116,041" and shown["Lower bound"] == "116,041 (large-items bound)"
+    assert shown["Gap to bound"] == "0.00% (optimal)"  # the volume bound alone said 81,353: gap 42.6 %
     assert not app.button(key="pk_prove") if "pk_prove" in [b.key for b in app.button] else True
 
 
@@ -37,10 +37,10 @@ def test_proving_closes_the_gap_on_molhiv(app):
     app.switch_page(PACKING).run()
     app.selectbox(key="pk_algorithm").set_value("best").run()
     before = cards(app)
-    assert before["Packs"] == "3,744" and before["Gap to lower bound"] != "0.00% (optimal)"
+    assert before["Packs"] == "3,744" and before["Gap to bound"] != "0.00% (optimal)"
     app.button(key="pk_prove").click().run()
     after = cards(app)
-    assert after["Lower bound (LP bound)"] == "3,744" and after["Gap to lower bound"] == "0.00% (optimal)"
+    assert after["Lower bound"] == "3,744 (LP bound)" and after["Gap to bound"] == "0.00% (optimal)"
     lp_caption = next(c.value for c in app.caption if c.value.startswith("LP bound: 3,744 packs after"))
     assert "(converged: no pack can improve the LP relaxation;" in lp_caption
     app.session_state["pk_view"] = "All methods (Table 2)"
@@ -74,9 +74,9 @@ def test_a_proof_no_tighter_than_the_bound_shown_says_so(app):
     app.switch_page(PACKING).run()
     for name, value in {"pk_max_nodes": 58, "pk_max_edges": 112}.items():
         app.number_input(key=name).set_value(value).run()
-    assert cards(app)["Lower bound (volume bound)"] == "43,578"
+    assert cards(app)["Lower bound"] == "43,578 (volume bound)"
     app.button(key="pk_prove").click().run()
-    assert cards(app)["Lower bound (volume bound)"] == "43,578"
+    assert cards(app)["Lower bound"] == "43,578 (volume bound)"
     assert [i.value for i in app.info] == ["The LP bound is 43,578, no tighter than the volume bound 43,578 already "
                                            "shown."]
 
