@@ -286,8 +286,8 @@ class PackingPlan:
     @property
     def unused_graph_slots(self) -> str:
         """A sentence for a graph limit above what any pack can hold (the padding it costs,
-        since the packed loader pads every pack to ``max_graphs + 1`` graph slots); "" when
-        the limit can bind.
+        since the packed loader pads every pack to ``max_graphs`` graph slots, plus one for
+        the padding graph of each step); "" when the limit can bind.
 
         >>> PackingPlan([(((3, 4, 2),), 1)], PackLimits(7, 100, 256), PackMethod()).unused_graph_slots[:57]
         'No pack within these node and edge limits can hold more t'
@@ -296,8 +296,8 @@ class PackingPlan:
         if limit <= fit:
             return ""
         return (f"No pack within these node and edge limits can hold more than {fit:,} graphs of this dataset, so "
-                f"Max graphs {limit:,} never binds here: the packed loader pads every pack to {limit + 1:,} graph "
-                f"slots, of which at most {fit + 1:,} can be used.")
+                f"Max graphs {limit:,} never binds here: the packed loader pads every pack to {limit:,} graph "
+                f"slots (and each step to one more, for its padding graph), of which at most {fit:,} can be used.")
 
     def graphs_per_pack(self) -> dict[int, int]:
         """How many packs hold k graphs, for each k that occurs."""

@@ -192,7 +192,7 @@ def test_report_states_an_lp_proof_and_what_the_configuration_lacks():
 
 def test_a_plan_whose_graph_limit_never_binds_and_whose_estimate_is_extrapolated_says_so():
     """QM9 bonds at their data defaults (29 nodes, 56 edges, 256 graphs): no pack holds more
-    than 7 graphs, yet every pack pads 257 graph slots, so the packing row's shape is far
+    than 7 graphs, yet every pack pads 256 graph slots, so the packing row's shape is far
     beyond what the shipped CPU calibration timed; the report says both, as the pages do."""
     hist, info = load_histogram("qm9")
     plan = pack(hist, PackLimits(29, 56, 256))
@@ -201,7 +201,8 @@ def test_a_plan_whose_graph_limit_never_binds_and_whose_estimate_is_extrapolated
     config, loaded = load_config(export_config(plan, hist, info, {"throughput": throughput_section(priced)}))
     found = {key: html.unescape(text) for key, text in sections(build_report(config, loaded)).items()}
     assert "can hold more than 7 graphs of this dataset, so Max graphs 256 never binds here: the packed loader " \
-           "pads every pack to 257 graph slots, of which at most 8 can be used" in found["choice"]
+           "pads every pack to 256 graph slots (and each step to one more, for its padding graph), of which at " \
+           "most 7 can be used" in found["choice"]
     assert "<td>yes</td>" in found["throughput"]
     assert "Extrapolated: the padded shapes of packing (" in found["throughput"]
     assert "python -m throughput calibrate --model gin" in found["throughput"]
