@@ -82,8 +82,10 @@ def machine() -> MachineCalibration:
 
 def calibrations(this: Calibration, from_files: dict[str, Calibration]) -> dict[str, Calibration]:
     """Every calibration the user can choose, by id: this machine's, those from files
-    (:func:`pages.cache.calibration_options`), then this session's."""
-    return {THIS_MACHINE: this, **from_files, **st.session_state.setdefault(SESSION_CALIBRATIONS, {})}
+    (:func:`pages.cache.calibration_options`) but the one this machine's already is (a
+    shipped file that passed its check), then this session's."""
+    files = {key: cal for key, cal in from_files.items() if cal != this}
+    return {THIS_MACHINE: this, **files, **st.session_state.setdefault(SESSION_CALIBRATIONS, {})}
 
 
 def option_label(key: str, cal: Calibration) -> str:

@@ -47,6 +47,8 @@ def test_page_starts_on_a_calibration_checked_on_this_machine(app):
     assert app.selectbox(key="tp_calibration").value == "this_machine"
     assert this.calibration.device_info["name"] == cpu_name() and this.calibration.device_info["type"] == "cpu"
     assert any(c.value.startswith("**Calibration check:**") and this.reason in c.value for c in app.caption)
+    labels = app.selectbox(key="tp_calibration").options  # this machine's calibration is listed once
+    assert sum(label.endswith(this.calibration.label) for label in labels) == 1
     table = app.dataframe[0].value
     assert table["strategy"].tolist() == [throughput_figures.label(s) for s in ROWS]
     rows = table.set_index("strategy")
