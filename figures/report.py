@@ -120,7 +120,8 @@ def _pairs(rows: list[tuple[str, Any]]) -> str:
 
 def _dataset_section(config: dict[str, Any], figure: str) -> str:
     data = config["dataset"]
-    options = ", ".join(f"{key}={value}" for key, value in data["options"].items()) or "none"
+    options = ", ".join(f"{key}={value}" for key, value in data["options"].items()) or \
+        "as stored (the dataset's own edges)"
     facts = _pairs([("dataset", data["name"]), ("split", data["split"]), ("graph construction", options),
                     ("source", data["source"]), ("provenance", data["provenance"])])
     stats = stats_table({data["name"]: config_histogram(config)}).reset_index()

@@ -155,8 +155,8 @@ def main() -> None:
     provenance_caption(info)
     st.subheader("Statistics")
     st.dataframe(figures.stats_table({selection.label: hist}), width="stretch")
-    st.caption("Efficiencies are for padding every graph to the largest one (no packing), as in "
-               "Table 1 of Krell et al.; edges are directed (an undirected bond counts twice).")
+    st.caption("Efficiencies are for padding every graph to the largest one (no packing), as in Table 1 of Krell "
+               "et al.; edges are directed, as in PyG's edge_index (an undirected edge counts twice).")
     st.subheader("Graph sizes")
     histogram_section(hist, f"Graphs per (nodes, edges): {selection.label}")
     compare_section(selection, hist)

@@ -102,7 +102,8 @@ def load_section(current: PackingPlan | None) -> None:
     st.success(
         f"Loaded {uploaded.name}: {config['dataset']['name']} ({config['dataset']['split']}), limits "
         f"{plan.limits}, {plan.num_packs:,} packs, node "
-        f"efficiency {metrics['node_efficiency']:.2%}, edge efficiency {metrics['edge_efficiency']:.2%}. "
+        f"efficiency {metrics['node_efficiency']:.2%}, edge efficiency {metrics['edge_efficiency']:.2%}, harmonic "
+        f"mean {metrics['harmonic_mean']:.2%}. "
         "The plan packs its histogram exactly and its metrics check out."
     )
     st.markdown("Same plan as the current configuration: **" + ("yes" if same else "no") + "**")
@@ -145,7 +146,9 @@ def main() -> None:
     st.markdown(
         f"**Max nodes {limits.max_nodes:,}, max edges {limits.max_edges:,}, max graphs "
         f"{limits.max_graphs:,}**; {plan.label}. Node efficiency {plan.node_efficiency:.2%}, edge efficiency "
-        f"{plan.edge_efficiency:.2%}, {plan.num_packs:,} packs ({plan.bounds.label}: {plan.lower_bound:,}, "
+        f"{plan.edge_efficiency:.2%}, harmonic mean {plan.harmonic_mean:.2%}"
+        f"{' (not comparable: a limit is broken)' if plan.broken_limits() else ''}, {plan.num_packs:,} packs "
+        f"({plan.bounds.label}: {plan.lower_bound:,}, "
         f"gap {plan.gap:.2%})."
     )
     st.caption(f"Limits from {chosen.source}." + (

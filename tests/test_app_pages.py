@@ -194,6 +194,8 @@ def test_export_page_offers_json_csv_and_figures(app):
     config = json.loads(shown)
     assert config["schema_version"] == 3 and config["dataset"]["name"] == "qm9"
     assert config["limits"]["max_nodes"] == 29
+    summary = next(m.value for m in app.markdown if m.value.startswith("**Max nodes 29"))
+    assert f"harmonic mean {config['metrics']['harmonic_mean']:.2%}, " in summary  # as the Packing page's cards
 
 
 def test_first_render_is_fast_when_warm(app):
@@ -217,6 +219,7 @@ def test_export_loads_a_configuration_back_and_applies_it(app):
     app.get("file_uploader")[0].set_value(("molhiv.json", text.encode(), "application/json"))
     app.run()
     assert "Same plan as the current configuration: **no**" in [m.value for m in app.markdown]
+    assert f"harmonic mean {plan.harmonic_mean:.2%}." in app.success[0].value
     app.button(key="ex_apply").click().run()
     assert not app.exception and not app.error
     assert app.session_state["ds_name"] == "ogbg-molhiv" and app.session_state["ds_split"] == "train"
