@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from typing import Any, Callable
 
 import pandas as pd
@@ -39,7 +40,7 @@ table { border-collapse: collapse; margin: 0.6em 0 1em; font-size: 0.92em; }
 th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; }
 th:first-child, td:first-child { text-align: left; } th { background: #f4f4f4; }
 .note { color: #555; font-size: 0.92em; } pre { background: #f7f7f7; padding: 1em; overflow: auto; max-height: 30em; }
-nav a { margin-right: 1em; } .row { display: flex; gap: 2em; align-items: flex-start; flex-wrap: wrap; }
+nav a { margin-right: 1em; } .wide { overflow-x: auto; } .flag { white-space: nowrap; } .row { display: flex; gap: 2em; align-items: flex-start; flex-wrap: wrap; }
 table.facts td { text-align: left; } table.facts td:first-child { color: #555; white-space: nowrap; }
 @page { size: A4 landscape; margin: 12mm; }
 .print-only { display: none; }
@@ -47,7 +48,7 @@ table.facts td { text-align: left; } table.facts td:first-child { color: #555; w
                nav, details, #download-config, .modebar-container, .screen-only { display: none; }
                .print-only { display: inline; }
                .figure, table, h2, h3, .row > div { break-inside: avoid; } h2, h3, section > p { break-after: avoid; }
-               pre { max-height: none; overflow: visible; white-space: pre-wrap; } }
+               pre { max-height: none; overflow: visible; white-space: pre-wrap; } .wide { overflow: visible; } }
 """
 
 
@@ -110,7 +111,20 @@ def report_figures(config: dict[str, Any], plan: PackingPlan, sweep: pd.DataFram
 
 
 def _table(frame: pd.DataFrame, header: bool = True, classes: str = "") -> str:
-    return frame.to_html(index=False, border=0, escape=True, header=header, classes=classes or None)
+    """The frame as HTML, scrolling sideways where the window is narrower than the table."""
+    table = frame.to_html(index=False, border=0, escape=True, header=header, classes=classes or None)
+    return f"<div class='wide'>{table}</div>"
+
+
+def _note(text: str) -> str:
+    """A note paragraph; a command's options (``--max-nodes 26386``) never break inside.
+
+    >>> _note("calibrate with --max-nodes 17109 --mode eager.")
+    "<p class='note'>calibrate with <span class='flag'>--max-nodes 17109</span> <span class='flag'>--mode eager</span>.</p>"
+    """
+    flags = re.sub(r"--[a-z][\w-]*(?: (?!--)\S+?(?=[.,;]?(?:\s|$)))?",
+                   lambda option: f"<span class='flag'>{option.group(0)}</span>", html.escape(text))
+    return f"<p class='note'>{flags}</p>"
 
 
 def _pairs(rows: list[tuple[str, Any]]) -> str:
@@ -222,7 +236,7 @@ def _batching_section(section: dict[str, Any], figure: str) -> str:
     short = short_run_note(frame, batching.label)
     return (f"<p>Batch size {run['batch_size']:,}, {run_length_words(run)}, {run['devices']:,} device(s), seed "
             f"{run['seed']}; every strategy on the same shuffled epochs, every graph kept.</p>"
-            + _table(shown) + (f"<p class='note'>{html.escape(short)}</p>" if short else "") + figure)
+            + _table(shown) + (_note(short) if short else "") + figure)
 
 
 def three_digits(value: float) -> str:
@@ -269,7 +283,7 @@ def _throughput_section(section: dict[str, Any], figure: str) -> str:
         "extrapolated": frame["extrapolated"].map({True: "yes", False: ""}),
     })
     notes = estimate_notes(frame, throughput.label)
-    return facts + _table(shown) + "".join(f"<p class='note'>{html.escape(note)}</p>" for note in notes) + figure
+    return facts + _table(shown) + "".join(map(_note, notes)) + figure
 
 
 def _config_section(config: dict[str, Any], file_name: str) -> str:
