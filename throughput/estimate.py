@@ -17,7 +17,8 @@ by the eager fit. Compilations are one-off costs, so a run is priced three ways:
 ``steady_epoch_s``
     an epoch once every shape is compiled: the step times alone;
 ``first_epoch_s``
-    the steady epoch plus the compilations of the first epoch's steps;
+    the steady epoch plus the compilations of the first epoch's steps (a run shorter than
+    an epoch meets only some of them, so its first epoch is priced from a whole epoch);
 ``run_s``
     the whole run (``epochs`` epochs or ``steps`` steps), every compilation counted once.
 
@@ -147,8 +148,9 @@ def price_batches(batches: pd.DataFrame, calibration: Calibration, epochs_run: f
     """Price a run's batches (``step, device, epoch, graphs, padded_nodes, padded_edges,
     padded_graphs``; ``epochs_run`` epochs of graphs): the numbers of one estimate row
     (module docstring). Steady: every step at its step time; first epoch: steady plus the
-    compilations of the steps that hold graphs of epoch 0 (a run shorter than an epoch is
-    part of its first epoch, which therefore takes longer than the run); run: every step plus every compilation once; the epoch columns
+    compilations of the steps that hold graphs of epoch 0 (for a run shorter than an epoch,
+    only those it ran: :func:`estimate` prices such a row's first epoch from a whole
+    epoch); run: every step plus every compilation once; the epoch columns
     are the run's mean epoch.
 
     Args:
@@ -210,6 +212,22 @@ def price_batches(batches: pd.DataFrame, calibration: Calibration, epochs_run: f
     }
 
 
+def _priced_rows(hist: SizeHistogram, run: RunSpec, requests: dict[str, dict[str, Any]],
+                 calibration: Calibration) -> list[dict[str, Any]]:
+    """One priced row per strategy of ``requests`` and PyG's DataLoader over ``run``, with
+    the epochs of graphs each ran (``epochs_run``)."""
+    rows = []
+    for name, result in run_strategies(hist, run, requests).items():
+        epochs_run = int(result.batches["graphs"].sum()) / hist.num_graphs
+        rows.append({"strategy": name, **price_batches(result.batches, calibration, epochs_run),
+                     "settings": describe_settings(name, result.settings), "epochs_run": epochs_run})
+    loader = pyg_dataloader_batches(hist, run.batch_size, run)
+    rows.append({"strategy": PYG_DATALOADER, **price_batches(loader, calibration, loader.attrs["epochs_run"]),
+                 "settings": f"PyG DataLoader, {run.batch_size:,} graphs per batch, no padding",
+                 "epochs_run": loader.attrs["epochs_run"]})
+    return rows
+
+
 def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, plan: PackingPlan | None = None, *,
              baseline: str = PYG_DATALOADER, devices: int = 1, epochs: int = 1, steps: int | None = None,
              seed: int = 0, num_shapes: int = 8, packs_per_batch: int | None = None) -> pd.DataFrame:
@@ -262,18 +280,15 @@ def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, pla
                          "epoch would mean different things for PyG's DistributedSampler (which repeats graphs to "
                          "fill the devices) and for the simulated strategies (which draw the next epoch). Lower the "
                          "batch size or the devices.")
-    results = run_strategies(hist, run, default_requests(hist, run.batch_size, plan, run.seed, num_shapes,
-                                                               packs_per_batch))
-    rows = []
-    for name, result in results.items():
-        batches = result.batches
-        epochs_run = int(batches["graphs"].sum()) / hist.num_graphs
-        rows.append({"strategy": name, **price_batches(batches, calibration, epochs_run),
-                     "settings": describe_settings(name, result.settings)})
-    loader = pyg_dataloader_batches(hist, run.batch_size, run)
-    rows.append({"strategy": PYG_DATALOADER,
-                 **price_batches(loader, calibration, loader.attrs["epochs_run"]),
-                 "settings": f"PyG DataLoader, {run.batch_size:,} graphs per batch, no padding"})
+    requests = default_requests(hist, run.batch_size, plan, run.seed, num_shapes, packs_per_batch)
+    rows = _priced_rows(hist, run, requests, calibration)
+    if run.steps is not None and any(row["epochs_run"] < 1 for row in rows):
+        # a run shorter than an epoch met only some of its first epoch's shapes: price that epoch whole
+        whole = {row["strategy"]: row["first_epoch_s"] for row in
+                 _priced_rows(hist, RunSpec(run.batch_size, None, 1, run.seed, run.devices), requests, calibration)}
+        for row in rows:
+            if row["epochs_run"] < 1:
+                row["first_epoch_s"] = whole[row["strategy"]]
     table = pd.DataFrame(rows)
     table["graphs_per_second"] = hist.num_graphs / table["epoch_seconds"]
     reference = table.loc[table["strategy"] == baseline].iloc[0]
