@@ -45,10 +45,11 @@ def _bars(table: pd.DataFrame, column: str, low: str, high: str, speedup: str,
         marker_color=[COLORS.get(s, _BASELINE_COLOR) for s in table["strategy"]],
         marker_opacity=np.where(guessed, 0.4, 1.0).tolist(),
         marker_pattern_shape=["/" if s == baseline else "" for s in table["strategy"]],
-        error_x=dict(type="data", symmetric=False, array=(upper - value).tolist(),
-                     arrayminus=(value - lower).tolist(), color="#444"),
+        error_x=dict(type="data", symmetric=False, color="#444",  # None: no error bar at all (0 draws a tick)
+                     array=[None if out else float(e) for e, out in zip(upper - value, guessed)],
+                     arrayminus=[None if out else float(e) for e, out in zip(value - lower, guessed)]),
         customdata=np.stack([band, table["step_ms"], table["steps_per_epoch"], table["compile_seconds"]],
-                            axis=1),
+                            axis=1).astype(object),
         hovertemplate=("%{y}<br>%{x:.3g} s (%{customdata[0]})"
                        "<br>step: %{customdata[1]:.2f} ms x %{customdata[2]:,.1f} steps per epoch"
                        "<br>compilations in the run: %{customdata[3]:.3g} s<extra></extra>"))

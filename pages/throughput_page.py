@@ -262,7 +262,9 @@ def main() -> None:
             st.info(note, icon=":material/info:")
     shown = table.assign(strategy=[throughput_figures.label(s) for s in table["strategy"]],
                          steps_per_epoch=table["steps_per_epoch"].round(1),  # localized: 1,234.5, as the report
-                         graphs_per_second=table["graphs_per_second"].round())
+                         graphs_per_second=table["graphs_per_second"].round(),
+                         **{band: table[band].mask(table["extrapolated"]) for band in ("run_low", "run_high")})
+    # blank bands where extrapolated: no band holds there, as the chart and the note say
     st.dataframe(shown[list(COLUMNS)], hide_index=True, width="stretch", column_config=COLUMNS)
     st.caption(f"{row.note} Run: {run_length_words(table.attrs['run'])} on "
                f"{run['devices']:,} device(s), batch size {run['batch_size']:,}. Error bars: the cost model's "
