@@ -77,7 +77,9 @@ def epoch_figure(table: pd.DataFrame) -> go.Figure:
     >>> len(fig.data), fig.layout.annotations[1].text, fig.data[0].y[-1]
     (2, 'Whole run (1 epoch)', 'PyG DataLoader (no padding)')
     >>> fig.layout.title.subtitle.text.split("<br>")
-    ['Steady epoch: every shape compiled. Whole run: every compilation once.', 'After each bar: the time and the speed-up over PyG DataLoader (no padding) (hatched).']
+    ['Eager mode: nothing is compiled.', 'After each bar: the time and the speed-up over PyG DataLoader (no padding) (hatched).']
+    >>> fig.layout.title.text.split("<br>")[1]
+    'on AMD EPYC, 2026-11-22'
     """
     run = table.attrs.get("run", {})
     # short panel titles: side by side they share half the width each (a laptop's 1,024 px)
@@ -95,14 +97,17 @@ def epoch_figure(table: pd.DataFrame) -> go.Figure:
         fig.update_xaxes(title_text="seconds", range=[0, 1.55 * float(table[high].max())], row=1, col=col)
     calibration = table.attrs.get("calibration", {})
     baseline = table.attrs.get("baseline")
-    lines = ["Steady epoch: every shape compiled. Whole run: every compilation once."]
+    lines = ["Steady epoch: every shape compiled. Whole run: every compilation once."
+             if calibration.get("mode") == "compile" else "Eager mode: nothing is compiled."]
     if baseline:
         lines.append(f"After each bar: the time and the speed-up over {label(baseline)} (hatched).")
-    model, _, device = calibration.get("label", "?").rpartition(" on ")  # two lines: a title does not wrap
+    full = calibration.get("label", "?")
+    where = f" on {calibration.get('device', {}).get('name')}, {str(calibration.get('created'))[:10]}"
+    text = f"Training time, priced with {full.removesuffix(where)}<br>{where.strip()}" if full.endswith(where) else \
+        f"Training time, priced with {full}"  # two lines where the label allows: a title does not wrap
     height = 240 + 50 * len(table)
     fig.update_layout(
-        title=dict(text=f"Training time, priced with {model}<br>on {device}" if model else
-                   f"Training time, priced with {device}", font=dict(size=16), yref="container",
+        title=dict(text=text, font=dict(size=16), yref="container",
                    y=1 - 36 / height, yanchor="top",  # 36 px below the top, clear of the subtitle
                    subtitle=dict(text="<br>".join(lines), font=dict(size=12))),
         yaxis=dict(autorange="reversed"), height=height, showlegend=False,
