@@ -20,6 +20,7 @@ from pages.run_controls import run_controls
 from pages.widgets import mirrored_choice, run_page, show_error
 from throughput import ROWS, Calibration, CalibrationCheck, MachineCalibration, calibrate, load_calibration
 from throughput.calibration import team_calibrations
+from throughput.check import noise_note
 from throughput.shapes import default_shapes
 
 #: Plain session key owned by no widget: the estimate shown last (its calibration, baseline
@@ -130,7 +131,7 @@ def check_of(key: str, cal: Calibration, this: MachineCalibration) -> tuple[Cali
             return None, f"Calibration of this machine: {this.reason}"
         return this.check, f"{this.check.describe()} {this.reason}"
     if key.startswith(SESSION + "measured now"):
-        return None, f"Measured on this machine in this session ({cal.created[11:16]} UTC)."
+        return None, f"Measured on this machine in this session ({cal.created[11:16]} UTC).{noise_note(cal)}"
     try:
         check = cache.calibration_check(cal)
     except ValueError as error:
@@ -160,8 +161,8 @@ def describe(cal: Calibration) -> None:
         fastest, slowest = cal.compile_band
         how = (f"cold: {len(cold)} fresh process{'es' if len(cold) > 1 else ''}, {cost['cold_low']:.3g}-"
                f"{cost['cold_high']:.3g} s" if cost["cold_in_fresh_processes"] else
-               "the calibration's own first shape, timed in the calibrating process: this file is from before "
-               "fresh processes were timed")
+               "the calibration's own first shape, timed in the calibrating process, not in fresh ones (a file of "
+               "schema 1, --cold-runs 0 or a model factory)")
         st.caption(f"torch.compile (dynamic=False): a process's first compilation {cost['first_seconds']:.3g} s "
                    f"({how}), later ones {cost['seconds']:.3g} s (warm: quartiles "
                    f"{cost['p25']:.3g}-{cost['p75']:.3g} s); after {cost['recompile_limit']} shapes new ones run "

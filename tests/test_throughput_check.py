@@ -65,9 +65,9 @@ def test_a_calibration_timed_on_a_busy_machine_says_how_uncertain_it_is(fresh):
                                     device_info=fresh.device_info, versions=fresh.versions,
                                     model_info=fresh.model_info, timing=fresh.timing, created=fresh.created)
     assert busy.error_band > NOISY_BAND
-    assert noise_note(busy) == (f" Its fit misses held-out shapes by up to {busy.error_band:.0%} (90th percentile): "
-                                "the machine was busy while it timed, so its estimates are that uncertain; calibrate "
-                                "again when it is quieter for tighter ones.")
+    assert noise_note(busy) == (f" Its fit misses held-out shapes by up to {busy.error_band:.0%} (90th percentile), "
+                                "so its estimates are that uncertain; most likely the machine was busy while it "
+                                "timed: calibrate again when it is quieter for tighter ones.")
 
 
 def test_the_check_command_exits_1_for_a_calibration_that_does_not_hold_here(fresh, tmp_path):
@@ -156,8 +156,8 @@ def test_schema_1_compile_files_still_load_with_their_first_shape_as_the_cold_co
     rewritten = load_calibration(json.dumps(cal.to_dict()))
     assert rewritten.to_dict()["schema_version"] == 2 and rewritten.compile == cal.compile
     older = {**rewritten.to_dict(), "compile": {k: v for k, v in cal.compile.items() if k != "cold_in_fresh_processes"}}
-    del older["digest"]  # a schema 2 file written before the key: it loads, its cold list taken as fresh processes'
-    assert load_calibration({**older, "digest": digest(older)}).compile["cold_seconds"] == cal.compile["cold_seconds"]
+    del older["digest"]  # a schema 2 file written before the key, its cold cost the first shape's: not fresh
+    assert load_calibration({**older, "digest": digest(older)}).compile["cold_in_fresh_processes"] is False
 
 
 def test_a_stray_file_in_the_team_folder_is_named_and_left_out(fresh, tmp_path, monkeypatch):

@@ -398,16 +398,18 @@ def _same_fit(stored: CostFit, refit: CostFit) -> bool:
         for k in ("median", "p90", "max", "rms"))
 
 
-def _cold_compiles(stored: dict[str, Any], version: int) -> list[float] | None:
+def _cold_compiles(stored: dict[str, Any], version: int, first_shape: float | None) -> list[float] | None:
     """The cold compilations of a compile-mode file; None where it timed none apart (schema 1
-    files, and files rewritten from them)."""
+    files, files rewritten from them, ``--cold-runs 0``): its cold cost is then the first
+    shape's compilation ``first_shape``, which files written before
+    ``cold_in_fresh_processes`` tell only by that value."""
     if version == 1 or stored.get("cold_in_fresh_processes") is False:
         return None
     cold = stored.get("cold_seconds")
     if not isinstance(cold, list) or not cold or not all(
             not isinstance(c, bool) and isinstance(c, (int, float)) and math.isfinite(c) and c >= 0 for c in cold):
         raise ValueError("compile.cold_seconds must list the seconds of at least one cold compilation.")
-    return cold
+    return None if "cold_in_fresh_processes" not in stored and cold == [first_shape] else cold
 
 
 def _verified(data: Any, name: str) -> Calibration:
@@ -445,7 +447,7 @@ def _verified(data: Any, name: str) -> Calibration:
     limit = stored_compile.get("recompile_limit") if isinstance(stored_compile, dict) else None
     if mode == "compile" and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise ValueError("A compile-mode calibration needs a compile object with torch's recompile_limit.")
-    cold = _cold_compiles(stored_compile, version) if mode == "compile" else None
+    cold = _cold_compiles(stored_compile, version, timings[0].compile_seconds) if mode == "compile" else None
     calibration = Calibration.from_timings(
         _text(model_info.get("name"), "model.name"), hidden, layers, _text(device_info.get("device"), "device.device"),
         mode, timings, device_info=device_info, versions=versions, model_info=model_info,

@@ -291,9 +291,9 @@ def calibration_for_this_machine(progress: Progress | None = None, seconds: floa
 
 def noise_note(calibration: Calibration) -> str:
     """A sentence when a calibration's fit misses held-out shapes by more than
-    ``NOISY_BAND`` (a machine busy while it timed); "" otherwise."""
+    ``NOISY_BAND`` (most likely a machine busy while it timed); "" otherwise."""
     if calibration.error_band <= NOISY_BAND:
         return ""
-    return (f" Its fit misses held-out shapes by up to {calibration.error_band:.0%} (90th percentile): the machine "
-            "was busy while it timed, so its estimates are that uncertain; calibrate again when it is quieter for "
-            "tighter ones.")
+    return (f" Its fit misses held-out shapes by up to {calibration.error_band:.0%} (90th percentile), so its "
+            "estimates are that uncertain; most likely the machine was busy while it timed: calibrate again when it "
+            "is quieter for tighter ones.")

@@ -27,7 +27,7 @@ from packing.batching import add_packs_per_batch, packs_per_batch
 from packing.cli import check_out
 
 from .calibration import MAX_COLD_RUNS, MAX_THREADS, MODES, calibrate, load_calibration
-from .check import calibration_for_this_machine, check_calibration
+from .check import calibration_for_this_machine, check_calibration, noise_note
 from .device import check_device
 from .estimate import estimate
 from .model_names import MODELS
@@ -123,10 +123,13 @@ def _calibrate(args: argparse.Namespace) -> None:
              f"held-out error: median {100 * held_out['median']:.1f} %, 90th percentile {100 * held_out['p90']:.1f} %"]
     if cal.compile is not None:
         cost = cal.compile
+        cold = (f"cold, {len(cost['cold_seconds'])} fresh process(es), {cost['cold_low']:.3g}-"
+                f"{cost['cold_high']:.3g} s" if cost["cold_in_fresh_processes"] else
+                "the first shape's, timed in this process: --cold-runs 0")
         lines.append(f"compilations (torch.compile, a new shape): a process's first {cost['first_seconds']:.3g} s "
-                     f"(cold, {cost['cold_low']:.3g}-{cost['cold_high']:.3g} s), later ones {cost['seconds']:.3g} s "
+                     f"({cold}), later ones {cost['seconds']:.3g} s "
                      f"(warm, quartiles {cost['p25']:.3g}-{cost['p75']:.3g} s)")
-    print("\n".join([*lines, f"wrote {path}"]))
+    print("\n".join([*lines, f"wrote {path}"]) + noise_note(cal).replace(" Its fit", "\nnote: its fit"))
 
 
 def _check(args: argparse.Namespace) -> int:
