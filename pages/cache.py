@@ -21,7 +21,7 @@ from packing import (PackingPlan, PackLimits, PackMethod, SizeHistogram, compare
 from packing.batching import compare_batching
 from throughput import (Calibration, CalibrationCheck, MachineCalibration, calibration_for_this_machine,
                         check_calibration, estimate)
-from throughput.calibration import calibrations_by_name
+from throughput.calibration import CalibrationFiles, calibrations_by_name
 
 #: What the cached simulations take from the packing row (:mod:`pages.packing_row`): limits
 #: (None: the dynamic target), method, packs per batch (the row's note, words only, stays out
@@ -229,6 +229,6 @@ def figure_html(fig) -> str:
 
 
 @st.cache_data(show_spinner=False)
-def calibration_options() -> tuple[dict[str, Calibration], list[str]]:
+def calibration_options() -> CalibrationFiles:
     """The calibrations the user can choose from files (:func:`throughput.calibration.calibrations_by_name`)."""
     return calibrations_by_name()

@@ -269,7 +269,7 @@ def _calibration(text: str) -> str:
     if text == UPLOADED:
         raise ValueError("calibration=uploaded: a calibration uploaded or measured in another session cannot "
                          "travel in a link (upload it again on the Throughput page)")
-    stems = list(cache.calibration_options()[0])
+    stems = list(cache.calibration_options().found)
     if text != THIS_MACHINE and text not in stems:
         raise ValueError(f"calibration={text!r} is not a shipped calibration ({', '.join(stems)}) or {THIS_MACHINE}")
     return text

@@ -19,7 +19,6 @@ from pages.packing_row import offer_fitting_limits, packing_row
 from pages.run_controls import run_controls
 from pages.widgets import mirrored_choice, run_page, show_error
 from throughput import ROWS, Calibration, CalibrationCheck, MachineCalibration, calibrate, load_calibration
-from throughput.calibration import team_calibrations
 from throughput.check import noise_note
 from throughput.shapes import default_shapes
 
@@ -89,13 +88,13 @@ def calibrations(this: Calibration, from_files: dict[str, Calibration]) -> dict[
     return {THIS_MACHINE: this, **files, **st.session_state.setdefault(SESSION_CALIBRATIONS, {})}
 
 
-def option_label(key: str, cal: Calibration) -> str:
-    """How calibration ``key`` is listed."""
+def option_label(key: str, cal: Calibration, team: frozenset[str]) -> str:
+    """How calibration ``key`` is listed (``team``: the names from the team's folder)."""
     if key == THIS_MACHINE:
         return f"this machine: {cal.label}"
     if key.startswith(SESSION):
         return key[len(SESSION):]
-    return f"{'team folder' if key in {path.stem for path in team_calibrations()} else 'shipped'}: {cal.label}"
+    return f"{'team folder' if key in team else 'shipped'}: {cal.label}"
 
 
 def add_calibration(label: str, calibration: Calibration) -> None:
@@ -107,13 +106,13 @@ def _save(name: str, key: str) -> None:
     state.throughput_settings()[name] = st.session_state[key]
 
 
-def controls(options: dict[str, Calibration]) -> tuple[str, Calibration, str]:
-    """The calibration and the current batching select boxes; the calibration's id, the
-    calibration and the baseline."""
+def controls(options: dict[str, Calibration], team: frozenset[str]) -> tuple[str, Calibration, str]:
+    """The calibration and the current batching select boxes (``team``: the names from the
+    team's folder); the calibration's id, the calibration and the baseline."""
     saved = state.throughput_settings()
     chosen = saved["calibration"] if saved["calibration"] in options else THIS_MACHINE
     left, right = st.columns([3, 1.4])
-    left.selectbox("Calibration", list(options), format_func=lambda key: option_label(key, options[key]),
+    left.selectbox("Calibration", list(options), format_func=lambda key: option_label(key, options[key], team),
                    on_change=_save, args=("calibration", "tp_calibration"),
                    **mirrored_choice("tp_calibration", list(options), chosen),
                    help="Step times of a real PyG model measured on one device; every number on this page comes "
@@ -236,11 +235,11 @@ def main() -> None:
         return
     _, hist, _ = loaded
     this = machine()
-    from_files, problems = cache.calibration_options()
-    for problem in problems:
+    files = cache.calibration_options()
+    for problem in files.problems:
         st.warning(problem, icon=":material/warning:")
-    options = calibrations(this.calibration, from_files)
-    key, cal, baseline = controls(options)
+    options = calibrations(this.calibration, files.found)
+    key, cal, baseline = controls(options, files.team)
     run = run_controls(seed=False)
     row = packing_row(hist, run)
     table = cache.throughput_table(hist, cal, run, baseline, row.request)
@@ -278,7 +277,7 @@ def main() -> None:
     st.subheader("Calibration")
     describe(cal)
     gpus = sorted({c.device_name for c in options.values() if c.device_info.get("type") == "cuda"})
-    st.info((f"GPU calibrations shipped: {', '.join(gpus)}. For another GPU: " if gpus else
+    st.info((f"GPU calibrations to choose from: {', '.join(gpus)}. For another GPU: " if gpus else
              "No GPU calibration ships with the tool: we publish only numbers measured on a named device. ")
             + GPU_HOWTO, icon=":material/info:")
     upload_calibration()

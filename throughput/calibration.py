@@ -36,7 +36,7 @@ import statistics
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -503,18 +503,9 @@ def shipped_calibrations() -> list[Path]:
     >>> sorted({path.suffix for path in shipped_calibrations()})
     ['.json']
     """
-    return team_calibrations() + sorted(SHIPPED.glob("*.json"))
-
-
-def team_calibrations() -> list[Path]:
-    """The calibration files of the team's folder (``$GRAPH_PACKING_CALIBRATIONS``), sorted
-    by name; none when it is not set.
-
-    >>> all(path.suffix == ".json" for path in team_calibrations())
-    True
-    """
     extra = os.environ.get(CALIBRATIONS_ENV)
-    return sorted(Path(extra).glob("*.json")) if extra and Path(extra).is_dir() else []
+    own = sorted(Path(extra).glob("*.json")) if extra and Path(extra).is_dir() else []
+    return own + sorted(SHIPPED.glob("*.json"))
 
 
 def usable_calibrations() -> tuple[list[tuple[Path, Calibration]], list[str]]:
@@ -544,17 +535,31 @@ def usable_calibrations() -> tuple[list[tuple[Path, Calibration]], list[str]]:
     return found, problems
 
 
-def calibrations_by_name() -> tuple[dict[str, Calibration], list[str]]:
-    """The calibrations of :func:`usable_calibrations` by file stem (a team file replaces a
-    shipped one of the same name: the team's folder comes first), and what is wrong with
-    the team files left out.
+class CalibrationFiles(NamedTuple):
+    """The calibrations of files by name (file stem), what is wrong with the team files left
+    out, and the names whose file is the team's (the others ship with the tool)."""
 
-    >>> found, problems = calibrations_by_name()
-    >>> all(isinstance(name, str) for name in found)
-    True
+    found: dict[str, Calibration]
+    problems: list[str]
+    team: frozenset[str]
+
+
+def calibrations_by_name() -> CalibrationFiles:
+    """The calibrations of :func:`usable_calibrations` by file stem (a team file replaces a
+    shipped one of the same name: the team's folder comes first), what is wrong with the
+    team files left out, and which names are the team's.
+
+    >>> files = calibrations_by_name()
+    >>> all(isinstance(name, str) for name in files.found), files.team <= set(files.found)
+    (True, True)
     """
     usable, problems = usable_calibrations()
     found: dict[str, Calibration] = {}
+    team = set()
     for path, calibration in usable:
-        found.setdefault(Path(path).stem, calibration)
-    return found, problems
+        name = Path(path).stem
+        if name not in found:
+            found[name] = calibration
+            if Path(path).parent != SHIPPED:
+                team.add(name)
+    return CalibrationFiles(found, problems, frozenset(team))

@@ -26,8 +26,8 @@ import numpy as np
 
 from packing import BatchShape, whole_number
 
-from .calibration import (MAX_THREADS, Calibration, Progress, calibrate, require_calibration, shipped_calibrations,
-                          usable_calibrations, utc_timestamp)
+from .calibration import (MAX_THREADS, SHIPPED, Calibration, Progress, calibrate, require_calibration,
+                          shipped_calibrations, usable_calibrations, utc_timestamp)
 from .device import check_device, cpu_description, device_description, same_device, torch_threads
 from .model_names import DEFAULT_IN_CHANNELS
 from .shapes import default_shapes
@@ -272,11 +272,12 @@ def calibration_for_this_machine(progress: Progress | None = None, seconds: floa
     """
     mine = shipped_for_this_cpu()
     shipped = None if mine is None else mine[1]
+    whose = "shipped" if mine is None or mine[0].parent == SHIPPED else "team folder's"
     check = None
     if shipped is not None:
         check = check_calibration(shipped, "cpu", seconds)
         if check.within_band:
-            return MachineCalibration(shipped, check, False, f"The shipped calibration of this CPU passed its check "
+            return MachineCalibration(shipped, check, False, f"The {whose} calibration of this CPU passed its check "
                                                              f"here (measured / predicted {check.ratio_median:.2f}).")
     started = time.perf_counter()
     measured = calibrate("gin", 64, 3, "cpu", default_shapes(QUICK_GRID["count"], **{
@@ -284,7 +285,7 @@ def calibration_for_this_machine(progress: Progress | None = None, seconds: floa
                          progress=progress)
     took = time.perf_counter() - started
     why = ("No calibration of this CPU ships with the tool" if check is None else
-           f"The shipped calibration of this CPU failed its check here ({check.verdict()})")
+           f"The {whose} calibration of this CPU failed its check here ({check.verdict()})")
     return MachineCalibration(measured, check, True,
                               f"{why}, so this machine was calibrated now ({took:.0f} s).{noise_note(measured)}")
 
