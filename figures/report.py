@@ -116,15 +116,24 @@ def _table(frame: pd.DataFrame, header: bool = True, classes: str = "") -> str:
     return f"<div class='wide'>{table}</div>"
 
 
-def _note(text: str) -> str:
-    """A note paragraph; a command's options (``--max-nodes 26386``) never break inside.
+_OPTION = r" --[a-z][\w-]*(?: [\w:/=,]+(?:\.\w+)*)?"  # --max-nodes 26386, --out my_gpu.json
+_COMMAND = re.compile(rf"python -m \w+ \w+(?:{_OPTION})*")
 
-    >>> _note("calibrate with --max-nodes 17109 --mode eager.")
-    "<p class='note'>calibrate with <span class='flag'>--max-nodes 17109</span> <span class='flag'>--mode eager</span>.</p>"
+
+def _note(text: str) -> str:
+    """A note paragraph; a command in it is code, and its options (``--max-nodes 26386``)
+    never break inside.
+
+    >>> _note("Add --check to time; calibrate with python -m throughput calibrate --max-nodes 17109 --mode eager.")
+    "<p class='note'>Add --check to time; calibrate with <code>python -m throughput calibrate <span class='flag'>--max-nodes 17109</span> <span class='flag'>--mode eager</span></code>.</p>"
     """
-    flags = re.sub(r"--[a-z][\w-]*(?: (?!--)\S+?(?=[.,;]?(?:\s|$)))?",
-                   lambda option: f"<span class='flag'>{option.group(0)}</span>", html.escape(text))
-    return f"<p class='note'>{flags}</p>"
+    parts, start = [], 0
+    for command in _COMMAND.finditer(text):
+        options = re.sub(_OPTION, lambda option: f" <span class='flag'>{option.group(0)[1:]}</span>",
+                         html.escape(command.group(0)))  # the space outside: a line may break before an option
+        parts += [html.escape(text[start:command.start()]), f"<code>{options}</code>"]
+        start = command.end()
+    return f"<p class='note'>{''.join(parts)}{html.escape(text[start:])}</p>"
 
 
 def _pairs(rows: list[tuple[str, Any]]) -> str:

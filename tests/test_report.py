@@ -211,7 +211,7 @@ def test_a_plan_whose_graph_limit_never_binds_and_whose_estimate_is_extrapolated
     assert "<td>yes</td>" in found["throughput"]
     assert "Extrapolated: the padded shapes of packing (" in found["throughput"]
     assert "python -m throughput calibrate --model gin" in without_tags(found["throughput"])
-    assert "<span class='flag'>--max-graphs 7425</span>." in found["throughput"]  # an option never breaks inside
+    assert " <span class='flag'>--max-graphs 7425</span></code>." in found["throughput"]  # an option never breaks inside
 
 
 def test_the_no_packing_baseline_is_not_told_to_prove_a_bound():
