@@ -198,14 +198,15 @@ def add_sweep_arguments(grid: argparse.ArgumentParser) -> None:
 
 
 def _plain(value: object) -> object:
-    """A numpy scalar (the only value of a table JSON does not know) as its Python number."""
-    return value.item()  # type: ignore[attr-defined]
+    """A numpy scalar as its Python number, anything else JSON does not know as text."""
+    return value.item() if hasattr(value, "item") else str(value)
 
 
 def _write_table(frame, path: Path) -> None:
     check_out(path)
     if path.suffix == ".json":
-        rows = frame.astype(object).where(frame.notna(), None).to_dict(orient="records")  # NaN: null
+        finite = frame.replace([float("inf"), float("-inf")], float("nan"))
+        rows = finite.astype(object).where(finite.notna(), None).to_dict(orient="records")  # NaN, inf: null
         path.write_text(json.dumps(rows, indent=1, default=_plain) + "\n", encoding="utf-8")  # every digit, as the CSV
     else:
         frame.to_csv(path, index=False)

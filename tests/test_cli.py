@@ -65,6 +65,15 @@ def test_sweep_table(tmp_path, molhiv_file):
     same = pd.DataFrame(json.loads(as_json.read_text()))  # the same table, every digit
     exact = pd.read_csv(out, float_precision="round_trip")
     assert same["node_efficiency"].tolist() == exact["node_efficiency"].tolist()
+    from figures.cli import read_sweep  # the report reads it back, every digit, an infeasible cell as null
+
+    with_infeasible = tmp_path / "with_infeasible.json"
+    assert cli("sweep", str(molhiv_file), "--nodes", "100,222", "--edges", "502", "--workers", "1",
+               "--out", str(with_infeasible)).returncode == 0
+    rows = json.loads(with_infeasible.read_text())
+    assert rows[0]["feasible"] is False and rows[0]["packs"] is None and rows[0]["node_efficiency"] is None
+    back = read_sweep(str(with_infeasible))
+    assert back["node_efficiency"].iloc[1] == rows[1]["node_efficiency"] and not back["feasible"].iloc[0]
 
 
 def test_bad_input_gives_a_message_not_a_traceback(tmp_path, molhiv_file):
