@@ -127,9 +127,11 @@ def results(frame, params: dict, hist) -> None:
     st.plotly_chart(fig, key=CHART_KEY, on_select=_on_cell_click, selection_mode="points")
     best = feasible.loc[feasible["harmonic_mean"].idxmax()]
     infeasible = len(frame) - len(feasible)
+    edgeless = hist.max_edges == 0  # judged by the nodes alone (packing.metrics.harmonic_mean)
+    edge_words = "no edges to judge" if edgeless else f"edge {best['edge_efficiency']:.2%}"
     st.caption(
         f"Best cell (star): {int(best['max_nodes']):,} nodes, {int(best['max_edges']):,} edges, harmonic mean "
-        f"{best['harmonic_mean']:.2%} (node {best['node_efficiency']:.2%}, edge {best['edge_efficiency']:.2%}), "
+        f"{best['harmonic_mean']:.2%} (node {best['node_efficiency']:.2%}, {edge_words}), "
         f"{int(best['packs']):,} packs. Grey cells are below {floor:.0%}"
         + (f"; {infeasible} empty cells are below the largest graph." if infeasible else ".")
         + " Click a cell to choose its limits (red frame)."
@@ -150,21 +152,21 @@ def results(frame, params: dict, hist) -> None:
         st.page_link("pages/packing_page.py", label="See this configuration on the Packing page",
                      icon=":material/arrow_forward:")
     st.subheader("Smallest limits that reach a target")
-    target = st.number_input("Both efficiencies at least (%)", min_value=1.0, max_value=100.0, value=95.0,
+    judged = "node efficiency" if edgeless else "both efficiencies"
+    target = st.number_input(f"{judged.capitalize()} at least (%)", min_value=1.0, max_value=100.0, value=95.0,
                              step=0.5, key="sw_target")
     row = smallest_limits(frame, target / 100)
     if row is None:
-        st.warning(f"No cell reaches {target:g}% for both efficiencies; widen the ranges or lower the target.")
+        st.warning(f"No cell reaches {target:g}% for {judged}; widen the ranges or lower the target.")
     else:
         n, e = int(row["max_nodes"]), int(row["max_edges"])
-        # a side below the target was left out: the graphs have none of it (smallest_limits)
-        edges = (f"edge efficiency {row['edge_efficiency']:.2%}" if row["edge_efficiency"] >= target / 100 else
-                 "edges not judged: the graphs have none")
+        edges = "edges not judged: the graphs have none" if edgeless else \
+            f"edge efficiency {row['edge_efficiency']:.2%}"
         st.markdown(f"**{n:,} nodes x {e:,} edges** (smallest product of the two): node efficiency "
                     f"{row['node_efficiency']:.2%}, {edges}, {int(row['packs']):,} packs, gap {row['gap']:.2%}.")
         st.button("Use these limits", key="sw_use_found", on_click=_use_limits,
                   args=(PackLimits(n, e, params["max_graphs"]), params,
-                        f"the sweep finder (both efficiencies >= {target:g}%)"))
+                        f"the sweep finder ({judged} >= {target:g}%)"))
     st.download_button("Download the sweep as CSV", frame.to_csv(index=False), file_name="sweep.csv",
                        mime="text/csv", key="sw_csv", on_click="ignore")
 

@@ -241,3 +241,6 @@ def test_a_dataset_without_edges_is_said_to_be_judged_by_its_nodes():
     assert not at.exception, [e.value for e in at.exception]
     found = next(m.value for m in at.markdown if " nodes x " in m.value and "(smallest product of the two)" in m.value)
     assert "edges not judged: the graphs have none" in found and "edge efficiency 0.00%" not in found
+    best = next(c.value for c in at.caption if c.value.startswith("Best cell (star)"))
+    assert "no edges to judge" in best and "edge 0.00%" not in best
+    assert at.number_input(key="sw_target").label == "Node efficiency at least (%)"
