@@ -267,6 +267,20 @@ class PackingPlan:
             broken["max_edges"] = self.tight_limits[1]
         return broken
 
+    def metric_notes(self) -> dict[str, str]:
+        """What to say after each metric of a plan that breaks a limit (a 1D baseline), by
+        summary key: an efficiency on a broken side is measured against the largest sum,
+        and the harmonic mean is not comparable with plans that keep every limit; {} when
+        none is broken.
+
+        >>> PackingPlan([(((3, 9, 1),), 1)], PackLimits(5, 4), PackMethod("node_only")).metric_notes()
+        {'edge_efficiency': 'limit broken: measured against the largest sum', 'harmonic_mean': 'not comparable: this plan breaks a limit'}
+        """
+        broken = self.broken_limits()
+        notes = {f"{side}_efficiency": "limit broken: measured against the largest sum"
+                 for side, limit in (("node", "max_nodes"), ("edge", "max_edges")) if limit in broken}
+        return {**notes, "harmonic_mean": "not comparable: this plan breaks a limit"} if broken else {}
+
     @cached_property
     def graphs_that_fit(self) -> int:
         """The most graphs of the plan's histogram that one pack within its limits can hold

@@ -24,6 +24,15 @@ LOAD_KEY = "ex_load_file"
 THROUGHPUT = "throughput"  # the Throughput page's calibration, baseline and check (pages/throughput_page.py)
 
 
+def metric_words(plan: PackingPlan, metrics: dict) -> str:
+    """The plan's three efficiencies in words (``metrics``: its summary), each with what
+    the plan breaks (``PackingPlan.metric_notes``), as the report says them."""
+    notes = plan.metric_notes()
+    return ", ".join(f"{name} {metrics[key]:.2%}" + (f" ({notes[key]})" if key in notes else "") for name, key in (
+        ("node efficiency", "node_efficiency"), ("edge efficiency", "edge_efficiency"),
+        ("harmonic mean", "harmonic_mean")))
+
+
 def sweep_frame(selection: state.Selection, hist: SizeHistogram) -> pd.DataFrame | None:
     """The frame of the dataset's last sweep when it is still cached, else None."""
     last = st.session_state.get(state.SWEEP)
@@ -101,9 +110,7 @@ def load_section(current: PackingPlan | None) -> None:
     same = current is not None and plan == current
     st.success(
         f"Loaded {uploaded.name}: {config['dataset']['name']} ({config['dataset']['split']}), limits "
-        f"{plan.limits}, {plan.num_packs:,} packs, node "
-        f"efficiency {metrics['node_efficiency']:.2%}, edge efficiency {metrics['edge_efficiency']:.2%}, harmonic "
-        f"mean {metrics['harmonic_mean']:.2%}. "
+        f"{plan.limits}, {plan.num_packs:,} packs, {metric_words(plan, metrics)}. "
         "The plan packs its histogram exactly and its metrics check out."
     )
     st.markdown("Same plan as the current configuration: **" + ("yes" if same else "no") + "**")
@@ -145,9 +152,8 @@ def main() -> None:
             f"{limits.max_nodes}n-{limits.max_edges}e-{limits.max_graphs}g")
     st.markdown(
         f"**Max nodes {limits.max_nodes:,}, max edges {limits.max_edges:,}, max graphs "
-        f"{limits.max_graphs:,}**; {plan.label}. Node efficiency {plan.node_efficiency:.2%}, edge efficiency "
-        f"{plan.edge_efficiency:.2%}, harmonic mean {plan.harmonic_mean:.2%}"
-        f"{' (not comparable: a limit is broken)' if plan.broken_limits() else ''}, {plan.num_packs:,} packs "
+        f"{limits.max_graphs:,}**; {plan.label}. {metric_words(plan, plan.summary()).capitalize()}, "
+        f"{plan.num_packs:,} packs "
         f"({plan.bounds.label}: {plan.lower_bound:,}, "
         f"gap {plan.gap:.2%})."
     )
