@@ -109,15 +109,16 @@ def _int_list(text: str) -> list[int]:
     return values
 
 
-def _method_options(parser: argparse.ArgumentParser, algorithms: tuple[str, ...], max_graphs: bool = True) -> None:
+def _method_options(parser: argparse.ArgumentParser, algorithms: tuple[str, ...], max_graphs: bool = True,
+                    what: str = "") -> None:
     """The options that choose a packing method (and, unless ``max_graphs`` is False, the
     graph limit with its default); with every algorithm, also the baselines' 1D algorithm
-    and exact fill."""
+    and exact fill. ``what`` starts every help text (``"packing row: "``)."""
     if max_graphs:
         parser.add_argument("--max-graphs", type=int, default=DEFAULT_MAX_GRAPHS,
                             help=f"graphs per pack at most (default {DEFAULT_MAX_GRAPHS})")
     parser.add_argument("--algorithm", default=BEST_FIT, choices=algorithms,
-                        help="best_fit | worst_fit | first_fit tuple packing, published: the algorithm of Krell "
+                        help=what + "best_fit | worst_fit | first_fit tuple packing, published: the algorithm of Krell "
                              "et al. (2022) as published" + (
                             ", a baseline (none, node_only, edge_only), best: every heuristic and algorithm, "
                             "fewest packs wins, then exact fill, or lp_rounding: the LP relaxation (column "
@@ -125,17 +126,17 @@ def _method_options(parser: argparse.ArgumentParser, algorithms: tuple[str, ...]
                             else "")
                         + " (default best_fit)")
     parser.add_argument("--heuristic", choices=[*HEURISTICS, WEIGHTED, PAPER_MIN],
-                        help="order of the graphs for tuple packing, largest first (default product); worst_fit "
+                        help=what + "order of the graphs for tuple packing, largest first (default product); worst_fit "
                              "and published also rank open packs by the heuristic of their room, best_fit by the "
                              "room on their tighter side; paper_min: "
                              "the published code's min, which computes the maximum (published only)")
     parser.add_argument("--weights", type=float, nargs=2, metavar=("NODE_W", "EDGE_W"),
-                        help="weights for --heuristic weighted: NODE_W*nodes + EDGE_W*edges")
+                        help=what + "weights for --heuristic weighted: NODE_W*nodes + EDGE_W*edges")
     if algorithms == ALL_ALGORITHMS:
         parser.add_argument("--one-dim", choices=ONE_DIM_ALGORITHMS,
-                            help="1D algorithm of the node_only / edge_only baselines (default lpfhp)")
+                            help=what + "1D algorithm of the node_only / edge_only baselines (default lpfhp)")
         parser.add_argument("--improve", action="store_true",
-                            help="re-pack the packs greedy packing left with slack by exact fill (tuple packing)")
+                            help=what + "re-pack the packs greedy packing left with slack by exact fill (tuple packing)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -327,7 +328,7 @@ def _add_batching(commands) -> None:
     compare.add_argument("--max-edges", type=int, help="packing row: edges per pack (default: the dynamic target)")
     compare.add_argument("--max-graphs", type=int,
                          help="packing row: graphs per pack (default: the batch size less the padding graph, B - 1)")
-    _method_options(compare, ALL_ALGORITHMS, max_graphs=False)  # the packing row's method
+    _method_options(compare, ALL_ALGORITHMS, max_graphs=False, what="packing row: ")
     add_packs_per_batch(compare)
     compare.add_argument("--out", type=Path,
                          help="write the table: .csv (one row per strategy) or .json (the export's batching section: "
