@@ -84,7 +84,7 @@ def calibrations(this: Calibration, from_files: dict[str, Calibration]) -> dict[
     """Every calibration the user can choose, by id: this machine's, those from files
     (:func:`pages.cache.calibration_options`) but the one this machine's already is (a
     shipped file that passed its check), then this session's."""
-    files = {key: cal for key, cal in from_files.items() if cal != this}
+    files = {key: cal for key, cal in from_files.items() if not cal.same_measurement(this)}
     return {THIS_MACHINE: this, **files, **st.session_state.setdefault(SESSION_CALIBRATIONS, {})}
 
 

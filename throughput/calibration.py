@@ -161,6 +161,17 @@ class Calibration:
         return (f"{self.model} (hidden {self.hidden}, {self.layers} layers, {self.mode}) on {self.device_name}, "
                 f"{self.created[:10]}")
 
+    def same_measurement(self, other: "Calibration") -> bool:
+        """Whether ``other`` holds the same measurements (a copy of this calibration read
+        back from its file: its fit is refitted on load, so it may differ in the last digits).
+
+        >>> cal = Calibration.from_dict(json.loads(shipped_calibrations()[0].read_text()))
+        >>> cal.same_measurement(load_calibration(json.dumps(cal.to_dict())))
+        True
+        """
+        return (self.created, self.mode, self.device_info, self.model_info, self.timings) == \
+            (other.created, other.mode, other.device_info, other.model_info, other.timings)
+
     @property
     def filename(self) -> str:
         """The file name calibrations are shipped under: device, model, mode."""
