@@ -79,6 +79,22 @@ def test_throughput_page_replaces_a_failing_calibration_and_takes_an_uploaded_on
     hover = page.locator(".hoverlayer .hovertext").first.text_content()
     assert "ms x" in hover and "steps per epoch" in hover
 
+    # at a laptop's 1,024 px the panel titles stand apart and the title stays inside the chart
+    page.set_viewport_size({"width": 1024, "height": 900})
+    settle(page)
+    boxes = chart.evaluate(
+        """gd => {
+            const box = element => element.getBoundingClientRect();
+            const texts = [...gd.querySelectorAll('.annotation-text, .gtitle')];
+            const find = start => box(texts.find(t => t.textContent.startsWith(start)));
+            return {steady: find('Steady epoch'), run: find('Whole run'), title: find('Training time'),
+                    chart: box(gd)};
+        }""")
+    assert boxes["steady"]["right"] < boxes["run"]["left"]
+    assert boxes["chart"]["left"] <= boxes["title"]["left"] and boxes["title"]["right"] <= boxes["chart"]["right"]
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    settle(page)
+
     # the speed-ups follow the batching chosen as current
     page.get_by_role("combobox", name="Your current batching").click()
     page.get_by_role("option", name="static-64").click()
