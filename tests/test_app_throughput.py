@@ -137,6 +137,7 @@ def test_a_failing_shipped_calibration_is_replaced_by_one_of_this_machine(tmp_pa
         labels = at.selectbox(key="tp_calibration").options
         assert f"team folder: {slow.label}" in labels and any(label.startswith("shipped: ") for label in labels)
         this.calibration.save(tmp_path / "mine.json")  # this machine's calibration as a file too: listed once
+        st.cache_data.clear()  # the files are read again (the options are cached per server process)
         at.run()
         assert at.selectbox(key="tp_calibration").options == labels
         at.selectbox(key="tp_calibration").select(slow.filename.removesuffix(".json")).run()
