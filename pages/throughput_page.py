@@ -156,14 +156,9 @@ def describe(cal: Calibration) -> None:
         f"{held_out['median']:.1%}, 90th percentile {held_out['p90']:.1%} (the error bars).")
     if cal.compile is not None:
         cost = cal.compile
-        cold = cost["cold_seconds"]
         fastest, slowest = cal.compile_band
-        how = (f"cold: {len(cold)} fresh process{'es' if len(cold) > 1 else ''}, {cost['cold_low']:.3g}-"
-               f"{cost['cold_high']:.3g} s" if cost["cold_in_fresh_processes"] else
-               "the calibration's own first shape, timed in the calibrating process, not in fresh ones (a file of "
-               "schema 1, --cold-runs 0 or a model factory)")
         st.caption(f"torch.compile (dynamic=False): a process's first compilation {cost['first_seconds']:.3g} s "
-                   f"({how}), later ones {cost['seconds']:.3g} s (warm: quartiles "
+                   f"({cal.cold_words}), later ones {cost['seconds']:.3g} s (warm: quartiles "
                    f"{cost['p25']:.3g}-{cost['p75']:.3g} s); after {cost['recompile_limit']} shapes new ones run "
                    "eagerly. A compilation costs more or less with what the process compiled before, so the error "
                    f"bars take each one anywhere from {fastest:.3g} to {slowest:.3g} s.")

@@ -127,6 +127,23 @@ class Calibration:
         return self.fit.error_band
 
     @property
+    def cold_words(self) -> str:
+        """How a process's first compilation was timed, in words (compile mode only).
+
+        >>> compiled = next(p for p in shipped_calibrations() if p.name.endswith("__compile.json"))
+        >>> load_calibration(compiled).cold_words[:40]
+        "the calibration's own first shape, timed"
+        """
+        cost = self.compile
+        if cost is None:
+            raise ValueError(f"{self.label} is an eager calibration: it measured no compilations.")
+        if not cost["cold_in_fresh_processes"]:
+            return ("the calibration's own first shape, timed in the calibrating process, not in fresh ones (a file "
+                    "of schema 1, --cold-runs 0 or a model factory)")
+        runs = len(cost["cold_seconds"])
+        return f"cold: {runs} fresh process{'es' if runs > 1 else ''}, {cost['cold_low']:.3g}-{cost['cold_high']:.3g} s"
+
+    @property
     def compile_band(self) -> tuple[float, float]:
         """Seconds any one compilation may take, cold or warm: from the fastest to the
         slowest the calibration measured (a compilation costs more or less with what the

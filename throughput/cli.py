@@ -123,13 +123,11 @@ def _calibrate(args: argparse.Namespace) -> None:
              f"held-out error: median {100 * held_out['median']:.1f} %, 90th percentile {100 * held_out['p90']:.1f} %"]
     if cal.compile is not None:
         cost = cal.compile
-        cold = (f"cold, {len(cost['cold_seconds'])} fresh process(es), {cost['cold_low']:.3g}-"
-                f"{cost['cold_high']:.3g} s" if cost["cold_in_fresh_processes"] else
-                "the first shape's, timed in this process: --cold-runs 0")
         lines.append(f"compilations (torch.compile, a new shape): a process's first {cost['first_seconds']:.3g} s "
-                     f"({cold}), later ones {cost['seconds']:.3g} s "
+                     f"({cal.cold_words}), later ones {cost['seconds']:.3g} s "
                      f"(warm, quartiles {cost['p25']:.3g}-{cost['p75']:.3g} s)")
-    print("\n".join([*lines, f"wrote {path}"]) + noise_note(cal).replace(" Its fit", "\nnote: its fit"))
+    noisy = noise_note(cal).strip()
+    print("\n".join([*lines, f"wrote {path}", *([f"note: {noisy}"] if noisy else [])]))
 
 
 def _check(args: argparse.Namespace) -> int:
