@@ -286,9 +286,11 @@ class PackedLoader(DataLoader):
         packs_per_step: packs in one batch.
         remainder: ``"pad"`` or ``"drop"`` (see :class:`PackedBatchSampler`).
         shape: the padded shape of every batch (``loader.shape``); by default
-            ``BatchShape.for_plan(plan, packs_per_step)``, the limits plus one padding node and
+            ``BatchShape.for_plan(plan, packs_per_step)``: the node and edge limits and the
+            most graphs a pack holds, times ``packs_per_step``, plus one padding node and
             one padding graph. A larger one (a BatchShape or a plain (nodes, edges, graphs)
-            tuple) must hold that.
+            tuple) must hold that; pass one to give the loaders of two plans (train and
+            validation) one shape.
         pad_values: the padding value of every attribute: one number, or a dict per
             attribute (0 for those not named).
         exclude_keys: attributes left out of the batches.
@@ -305,7 +307,7 @@ class PackedLoader(DataLoader):
     >>> plan = pack(SizeHistogram.from_sizes(*dataset_sizes(dataset)), max_nodes=7, max_edges=10)
     >>> loader = PackedLoader(dataset, plan)
     >>> [(b.x.shape[0], b.edge_index.shape[1], b.num_graphs, int(b.graph_mask.sum())) for b in loader]
-    [(8, 10, 257, 2), (8, 10, 257, 2)]
+    [(8, 10, 3, 2), (8, 10, 3, 2)]
     """
 
     def __init__(

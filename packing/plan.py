@@ -149,6 +149,18 @@ class PackingPlan:
         return self.tight_limits[1] if self.method.unlimited == EDGES else self.limits.max_edges
 
     @property
+    def graph_capacity(self) -> int:
+        """Graph slots per pack: the most graphs any pack of the plan holds (at most
+        ``limits.max_graphs``). The packed loader pads each pack to this many graph slots,
+        not to the limit, since a limit no pack reaches would only add empty graph slots
+        (:meth:`packing.BatchShape.for_plan`).
+
+        >>> PackingPlan([(((3, 4, 2),), 5), (((5, 8, 1),), 2)], PackLimits(6, 8, 256)).graph_capacity
+        2
+        """
+        return int(self.pack_graphs.max())
+
+    @property
     def node_efficiency(self) -> float:
         """Real nodes / node slots of all packs, in [0, 1]."""
         return efficiency(self.total_nodes, self.num_packs, self.node_capacity)
@@ -299,9 +311,9 @@ class PackingPlan:
 
     @property
     def unused_graph_slots(self) -> str:
-        """A sentence for a graph limit above what any pack can hold (the padding it costs,
-        since the packed loader pads every pack to ``max_graphs`` graph slots, plus one for
-        the padding graph of each step); "" when the limit can bind.
+        """A sentence for a graph limit above what any pack can hold (it never binds; the
+        packed loader pads each pack to :attr:`graph_capacity` graph slots, not to the
+        limit); "" when the limit can bind.
 
         >>> PackingPlan([(((3, 4, 2),), 1)], PackLimits(7, 100, 256), PackMethod()).unused_graph_slots[:57]
         'No pack within these node and edge limits can hold more t'
@@ -310,8 +322,8 @@ class PackingPlan:
         if limit <= fit:
             return ""
         return (f"No pack within these node and edge limits can hold more than {fit:,} graphs of this dataset, so "
-                f"Max graphs {limit:,} never binds here: the packed loader pads every pack to {limit:,} graph "
-                f"slots (and each step to one more, for its padding graph), of which at most {fit:,} can be used.")
+                f"Max graphs {limit:,} never binds here; the packed loader pads each pack to the "
+                f"{self.graph_capacity:,} graph slots its fullest pack uses, not to {limit:,}.")
 
     def graphs_per_pack(self) -> dict[int, int]:
         """How many packs hold k graphs, for each k that occurs."""

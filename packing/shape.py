@@ -98,9 +98,16 @@ class BatchShape(_Fields):
         Node and edge room is the plan's capacity: its limits, or for a 1D baseline's
         unlimited component the largest sum a pack reaches (``plan.node_capacity``,
         ``plan.edge_capacity``), the same numbers its efficiencies are measured against.
+        Graph room is the most graphs a pack of the plan holds (``plan.graph_capacity``),
+        which may be far below the graph limit (QM9 bonds at 29 nodes: 2 graphs, against
+        the paper's limit of 256). Two plans with the same limits can so get shapes with different graph
+        counts; pass one shape to both loaders to compile one shape for both.
         ``ValueError`` when ``packs_per_step`` is not a whole number of at least 1.
+
+        >>> BatchShape.for_plan(PackingPlan([(((3, 4, 2),), 5)], PackLimits(6, 8, 256)))
+        BatchShape(num_nodes=7, num_edges=8, num_graphs=3)
         """
-        return cls._holding(plan.node_capacity, plan.edge_capacity, plan.limits.max_graphs, packs_per_step)
+        return cls._holding(plan.node_capacity, plan.edge_capacity, plan.graph_capacity, packs_per_step)
 
     @property
     def real_room(self) -> tuple[int, int, int]:

@@ -11,7 +11,7 @@ from packing.batching import DEFAULT_BUCKETS, MAX_SHAPES, short_run_note
 import figures.batching as batching_figures
 from pages import cache, state
 from pages.header import page_header
-from pages.packing_row import offer_fitting_limits, packing_row
+from pages.packing_row import packing_row
 from pages.run_controls import run_controls
 from pages.widgets import mirrored, run_page
 
@@ -81,7 +81,6 @@ def main() -> None:
     show_table(table)
     short = short_run_note(table, batching_figures.label)
     st.caption(row.note + (f" {short}" if short else ""))
-    offer_fitting_limits(row, "bt_fitting_limits")
     target = BatchShape(*table.attrs["settings"]["dynamic"]["target"])
     limits = target.pack_limits()
     if state.choice().limits != limits:

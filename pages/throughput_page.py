@@ -15,7 +15,7 @@ from packing import devices_note, extrapolation_note, one_off_notes
 from packing.batching import run_length_words, short_run_note
 from pages import cache, state
 from pages.header import page_header
-from pages.packing_row import offer_fitting_limits, packing_row
+from pages.packing_row import packing_row
 from pages.run_controls import run_controls
 from pages.widgets import mirrored_choice, run_page, show_error
 from throughput import ROWS, Calibration, CalibrationCheck, MachineCalibration, calibrate, load_calibration
@@ -266,7 +266,6 @@ def main() -> None:
                "90th-percentile error on held-out shapes, as a factor (t / (1 + e) to t x (1 + e)). In compile mode "
                "every new padded shape of a device is one torch.compile compilation at the measured cost (its first "
                "at a fresh process's cost), paid once per run.")
-    offer_fitting_limits(row, "tp_fitting_limits")
     if not foreign:  # the warning above said it
         st.caption(f"**Calibration check:** {check_words}")
     st.subheader("Calibration")

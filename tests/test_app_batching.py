@@ -52,9 +52,12 @@ def test_table_and_padding_chart_on_the_default_dataset(app):
     assert chosen(app).source == "data defaults (largest graph)"
     hist, _ = data_loaders.load_histogram("qm9")
     packs = round(32 / pack(hist, limits).packing_factor)
-    # padded as the packed loader pads: the packs' limits plus one padding node and one padding graph
+    # padded as the packed loader pads: the packs' node limit and fullest pack's graphs (2 of QM9's molecules
+    # of up to 29 nodes, not the limit's 256) plus one padding node and one padding graph
     assert rows.loc["packing", "max_padded_nodes"] == packs * limits.max_nodes + 1
-    assert rows.loc["packing", "max_padded_graphs"] == packs * limits.max_graphs + 1
+    assert limits.max_graphs == 256 and rows.loc["packing", "max_padded_graphs"] == packs * 2 + 1
+    note = next(c.value for c in app.caption if c.value.startswith("Packing row"))
+    assert f"{packs * 2 + 1:,} graphs (2 graph slots per pack, the most any pack holds" in note
     (padding,) = charts(app)  # only the open tab runs
     assert padding["layout"]["title"]["text"].startswith("Real share of every padded batch")
     assert [trace["name"] for trace in padding["data"]] == ["real nodes", "real edges", "real graphs"]
@@ -185,17 +188,3 @@ def test_the_bucket_tab_says_what_the_shapes_minimise_and_the_curve_keeps_it(app
     assert all(later <= earlier + 1e-9 for earlier, later in zip(cost, cost[1:]))
     assert any(b < a for a, b in zip(nodes, nodes[1:]))  # the node share alone dips (QM9: K = 4)
 
-
-def test_a_graph_limit_no_pack_can_fill_is_offered_lower_with_the_same_packs(app):
-    open_batching(app)  # QM9 bonds, data defaults 29 nodes, 56 edges, 256 graphs: packs hold at most 7 graphs
-    before = app.dataframe[0].value.set_index("strategy").loc["packing"]
-    button = next(b for b in app.button if b.label.startswith("Use Max graphs 7 (the same packs"))
-    button.click().run()
-    assert not app.exception
-    assert chosen(app).limits == PackLimits(29, 56, 7)
-    after = app.dataframe[0].value.set_index("strategy").loc["packing"]
-    assert after["batches"] == before["batches"] and after["node_efficiency"] == before["node_efficiency"]
-    packs = round(32 / pack(data_loaders.load_histogram("qm9")[0], PackLimits(29, 56, 7)).packing_factor)
-    assert (before["max_padded_graphs"], after["max_padded_graphs"]) == (256 * packs + 1, 7 * packs + 1)
-    assert not any(b.label.startswith("Use Max graphs") for b in app.button)  # nothing left to lower
-    assert any("Max graphs lowered to what a pack can hold" in c.value for c in app.caption)

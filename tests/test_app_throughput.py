@@ -75,9 +75,9 @@ def test_the_chosen_configuration_is_priced_with_its_packs_per_step(app):
     limits = chosen(app).limits  # the data defaults until others are chosen: the sidebar's configuration
     note = next(c.value for c in app.caption if c.value.startswith("Packing row: the chosen configuration"))
     assert str(limits) in note and "about 32 graphs, the batch size" in note
-    # QM9's largest molecule sets the limits (29 nodes): the paper's 256 graph slots per pack are mostly padding
-    assert limits.max_graphs == 256 and "no pack within 29 nodes and 56 edges holds more than 7 graphs" in note
-    assert "Max graphs 7 packs the same packs" in note
+    # QM9's largest molecule sets the limits (29 nodes): packs pad to their fullest pack's 2 graphs, not to the
+    # paper's limit of 256
+    assert limits.max_graphs == 256 and "2 graph slots per pack, the most any pack holds" in note
     rows = app.dataframe[0].value.set_index("strategy")
     packs = rows.loc["packing", "steps_per_epoch"]
     app.number_input(key="run_packs_per_batch").set_value(2).run()

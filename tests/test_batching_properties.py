@@ -103,7 +103,7 @@ def test_padded_shapes_hold_their_batches(run):
     elif strategy == "packing":
         plan, k = options["plan"], options["packs_per_batch"]
         assert (padded_nodes == k * plan.node_capacity + 1).all() and (padded_edges == k * plan.edge_capacity).all()
-        assert (padded_graphs == k * plan.limits.max_graphs + 1).all()
+        assert (padded_graphs == k * plan.graph_capacity + 1).all() and plan.graph_capacity <= plan.limits.max_graphs
         # room for the padding graph, as every other strategy leaves it
         assert (nodes + 1 <= padded_nodes).all() and (edges <= padded_edges).all() and (graphs + 1 <= padded_graphs).all()
     else:

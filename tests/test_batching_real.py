@@ -69,10 +69,12 @@ def test_packing_rows_are_the_plan_padded_as_the_loader_pads(molhiv):
     table = compare_batching(molhiv, 32, plan=plan, packs_per_batch=1).set_index("strategy")
     row = table.loc["packing"]
     assert row["batches"] == plan.num_packs
-    # one padding node and one padding graph per batch, as PackedLoader pads (BatchShape.for_plan)
+    # one padding node and one padding graph per batch, as PackedLoader pads (BatchShape.for_plan);
+    # graph slots: the fullest pack's 27 graphs, not the limit's 256
     assert row["node_efficiency"] == plan.total_nodes / (plan.num_packs * 223)
     assert row["edge_efficiency"] == plan.edge_efficiency
-    assert row["graph_efficiency"] == plan.num_graphs / (plan.num_packs * 257)
+    assert plan.graph_capacity == max(graphs for items, _ in plan.packs for graphs in [sum(c for *_, c in items)]) == 27
+    assert row["graph_efficiency"] == plan.num_graphs / (plan.num_packs * 28)
     assert row["max_padded_nodes"] == 223 and row["distinct_shapes"] == 1
     # one epoch of every strategy covers the training split once
     assert np.allclose(table["batches_per_epoch"] * table["mean_graphs_per_batch"], molhiv.num_graphs)

@@ -69,7 +69,7 @@ def test_batching_page_compares_and_sets_pack_limits(server, browser):
     packs.press("Enter")
     settle(page)
     assert main.get_by_text(re.compile(r"2 packs per step \(set on this page\), which carry .* padded to 59 nodes, "
-                                       r"112 edges, 513 graphs")).is_visible()
+                                       r"112 edges, 5 graphs \(2 graph slots per pack, the most any pack holds")).is_visible()
 
     open_tab(page, "Buckets vs packing")
     page.locator(".js-plotly-plot").first.wait_for()

@@ -192,12 +192,13 @@ def test_node_level_targets_and_graphs_without_features():
 def test_several_packs_per_step(molhiv_sample):
     plan = plan_for(molhiv_sample, max_nodes=150, max_edges=330, max_graphs=16)
     loader = PackedLoader(molhiv_sample, plan, packs_per_step=3, seed=1)
-    assert loader.shape == BatchShape(451, 990, 49)
+    # graph slots: 3 times the fullest pack's 13 graphs (not the limit's 16), plus the padding graph
+    assert plan.graph_capacity == 13 and loader.shape == BatchShape(451, 990, 40)
     steps = list(loader.batch_sampler)
     assert len(steps) == len(loader) == -(-plan.num_packs // 3)
     assert sorted(i for step in steps for i in step) == list(range(len(molhiv_sample)))
     for step, batch in zip(steps, loader, strict=True):
-        assert batch.x.shape == (451, 9) and batch.edge_attr.shape == (990, 3) and batch.y.shape == (49, 1)
+        assert batch.x.shape == (451, 9) and batch.edge_attr.shape == (990, 3) and batch.y.shape == (40, 1)
         assert int(batch.graph_mask.sum()) == len(step)
         assert int(batch.node_mask.sum()) == sum(molhiv_sample[i].num_nodes for i in step)
 
@@ -275,7 +276,7 @@ def test_ranks_share_every_epoch_exactly(case, world_size, packs_per_step, remai
         for batch in steps:
             assert batch.x.shape[0] == packs_per_step * plan.limits.max_nodes + 1
             assert batch.edge_index.shape[1] == packs_per_step * plan.limits.max_edges
-            assert batch.num_graphs == packs_per_step * plan.limits.max_graphs + 1
+            assert batch.num_graphs == packs_per_step * plan.graph_capacity + 1
             assert_padded_correctly(batch, loader.shape, [dataset[i] for i in real_ids(batch)])
             seen.extend(real_ids(batch))
     assert len(seen) == len(set(seen))

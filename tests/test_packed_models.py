@@ -104,7 +104,7 @@ def test_readme_training_example_runs(tmp_path):
                             env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"})
     assert result.returncode == 0, result.stderr[-3000:]
     lines = result.stdout.strip().splitlines()
-    assert re.fullmatch(r"\d+ steps of 1,025 nodes, 2,304 edges, 257 graphs", lines[0]), lines[0]
+    assert re.fullmatch(r"\d+ steps of 1,025 nodes, 2,304 edges, 83 graphs", lines[0]), lines[0]
     losses = [float(line.split()[-1]) for line in lines[1:]]
     assert len(losses) == 2 and all(0 < loss < 10 for loss in losses)
 

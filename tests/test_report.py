@@ -197,21 +197,24 @@ def test_report_states_an_lp_proof_and_what_the_configuration_lacks():
 
 def test_a_plan_whose_graph_limit_never_binds_and_whose_estimate_is_extrapolated_says_so():
     """QM9 bonds at their data defaults (29 nodes, 56 edges, 256 graphs): no pack holds more
-    than 7 graphs, yet every pack pads 256 graph slots, so the packing row's shape is far
-    beyond what the shipped CPU calibration timed; the report says both, as the pages do."""
+    than 7 graphs and best fit puts at most 2 in one, so the packs pad 2 graph slots each, not
+    256; with 2,000 packs per step the
+    packing row's shape is far beyond what the shipped CPU calibration timed. The report says
+    both, as the pages do."""
     hist, info = load_histogram("qm9")
     plan = pack(hist, PackLimits(29, 56, 256))
-    priced = estimate(hist, 32, load_calibration(shipped_calibrations()[0]), plan, epochs=1)
+    assert plan.graph_capacity == 2
+    priced = estimate(hist, 32, load_calibration(shipped_calibrations()[0]), plan, epochs=1, packs_per_batch=2000)
     assert priced.set_index("strategy").loc["packing", "extrapolated"]
     config, loaded = load_config(export_config(plan, hist, info, {"throughput": throughput_section(priced)}))
     found = {key: html.unescape(text) for key, text in sections(build_report(config, loaded)).items()}
-    assert "can hold more than 7 graphs of this dataset, so Max graphs 256 never binds here: the packed loader " \
-           "pads every pack to 256 graph slots (and each step to one more, for its padding graph), of which at " \
-           "most 7 can be used" in found["choice"]
+    assert "can hold more than 7 graphs of this dataset, so Max graphs 256 never binds here; the packed loader " \
+           "pads each pack to the 2 graph slots its fullest pack uses, not to 256." in found["choice"]
     assert "<td>yes</td>" in found["throughput"]
-    assert "Extrapolated: the padded shapes of packing (" in found["throughput"]
+    assert "Extrapolated: the padded shapes of packing (58,001 nodes, 4,001 graphs)" \
+        in found["throughput"]
     assert "python -m throughput calibrate --model gin" in without_tags(found["throughput"])
-    assert " <span class='flag'>--max-graphs 7425</span></code>." in found["throughput"]  # an option never breaks inside
+    assert " <span class='flag'>--max-graphs 4001</span></code>." in found["throughput"]  # an option never breaks inside
 
 
 def test_the_no_packing_baseline_is_not_told_to_prove_a_bound():

@@ -48,9 +48,9 @@ the graph count (:mod:`packing.batching.padding`):
     the packs of a plan (``plan``, or ``limits`` and ``method`` to pack with), every epoch
     in a random order, ``packs_per_batch`` packs per batch (default 1), each batch padded
     to the shape the packed loader gives it: that many times the pack capacity (the plan's
-    limits; a 1D baseline's ignored component: its largest pack) plus one padding node and
-    one padding graph (:meth:`packing.BatchShape.for_plan`). One shape. The batch size does
-    not apply.
+    node and edge limits, a 1D baseline's ignored component its largest pack; graphs: the
+    most any pack holds) plus one padding node and one padding graph
+    (:meth:`packing.BatchShape.for_plan`). One shape. The batch size does not apply.
 
 Every graph is kept: the published static code drops the graph that triggers each yield
 (one graph per batch lost); we do not. A run covers ``epochs`` whole epochs or ``steps``
@@ -491,7 +491,7 @@ def _simulate_packing(sizes: GraphSizes, run: RunSpec, cross: bool, options: dic
     settings = {"limits": plan.limits.to_dict(), "method": plan.method.to_dict(), "plan_label": plan.label,
                 "packs_per_batch": packs,
                 "plan_packs": plan.num_packs, "capacity": [plan.node_capacity, plan.edge_capacity,
-                                                           plan.limits.max_graphs],
+                                                           plan.graph_capacity],
                 "shape": list(shape), "broken_limits": plan.broken_limits(), "cross_epochs": cross}
     return BatchingResult("packing", run, settings, sizes.num_graphs, done.start, padded,
                           lambda epoch: stream.order(epoch, run.seed))
