@@ -1,6 +1,7 @@
 """Timing and result files shared by the benchmark scripts."""
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -13,6 +14,22 @@ from pathlib import Path
 from typing import Callable
 
 import pandas as pd
+
+
+def run_from_command_line(doc: str, results: str, argv: list[str] | None = None) -> None:
+    """Parse the command line of a benchmark that takes no options (``argv``; None: the
+    process's): ``--help`` prints what it measures and exits, an unknown argument is an
+    error; neither runs the benchmark, whose run overwrites ``results``.
+
+    >>> run_from_command_line("Speed of X.\\n\\nMore.", "benchmarks/results/x.csv", [])  # returns: the caller runs
+    >>> run_from_command_line("Speed of X.", "benchmarks/results/x.csv", ["--fast"])
+    Traceback (most recent call last):
+    ...
+    SystemExit: 2
+    """
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0],
+                                     epilog=f"Takes no options; a run writes {results}.")
+    parser.parse_args(argv)
 
 
 def timed(run: Callable[[], object], repeats: int, warmup: bool = False) -> tuple[float, object]:
