@@ -20,7 +20,8 @@ rank reaches alone; both choices here keep the counts equal.
 
 ``PackedLoader`` is PyG's ``DataLoader`` with that sampler. Its batches (see
 ``data_loaders.packed_collate``) always hold ``shape.num_nodes`` nodes, ``shape.num_edges``
-edges and ``shape.num_graphs`` graphs, by default the plan's limits plus one padding node
+edges and ``shape.num_graphs`` graphs, by default the plan's node and edge limits and the
+most graphs any of its packs holds (``PackingPlan.graph_capacity``), plus one padding node
 and one padding graph, with ``node_mask``, ``edge_mask`` and ``graph_mask``, so a model
 compiled with ``torch.compile`` sees one shape for the whole run.
 """
@@ -289,8 +290,8 @@ class PackedLoader(DataLoader):
             ``BatchShape.for_plan(plan, packs_per_step)``: the node and edge limits and the
             most graphs a pack holds, times ``packs_per_step``, plus one padding node and
             one padding graph. A larger one (a BatchShape or a plain (nodes, edges, graphs)
-            tuple) must hold that; pass one to give the loaders of two plans (train and
-            validation) one shape.
+            tuple) must hold that; give the loaders of two plans (training and validation)
+            ``BatchShape.covering(...)`` of their shapes to compile one shape for both.
         pad_values: the padding value of every attribute: one number, or a dict per
             attribute (0 for those not named).
         exclude_keys: attributes left out of the batches.

@@ -248,6 +248,27 @@ def _batching_section(section: dict[str, Any], figure: str) -> str:
             + _table(shown) + (_note(short) if short else "") + figure)
 
 
+def older_loader_note(config: dict[str, Any], plan: PackingPlan) -> str:
+    """For a file exported before schema 4 (tool 0.4.0), whose batching and throughput
+    sections priced packs padded to ``max_graphs`` graph slots: a sentence saying that the
+    packed loader now pads to fewer, "" where the two are the same.
+
+    >>> from packing import PackLimits, PackingPlan
+    >>> plan = PackingPlan([(((3, 4, 2),), 5)], PackLimits(6, 8, 256))
+    >>> older_loader_note({"schema_version": 3, "tool": {"version": "0.3.0"}}, plan)[:71]
+    'Computed by version 0.3.0 of this tool, which padded every pack to 256 '
+    >>> older_loader_note({"schema_version": 4}, plan)
+    ''
+    """
+    if config["schema_version"] >= 4 or plan.graph_capacity >= plan.limits.max_graphs:
+        return ""
+    version = config.get("tool", {}).get("version", "?")
+    return (f"Computed by version {version} of this tool, which padded every pack to {plan.limits.max_graphs:,} "
+            f"graph slots (Max graphs); the packed loader now pads each to the {plan.graph_capacity:,} its fullest "
+            "pack holds, so these numbers are of larger batches than training will see. Export the configuration "
+            "again for numbers of today's loader.")
+
+
 def three_digits(value: float) -> str:
     """A time or speed-up to three significant digits, trailing zeros kept, so a column
     reads alike (thousands grouped from 1,000).
@@ -343,12 +364,14 @@ def build_report(config: dict[str, Any], plan: PackingPlan, sweep: pd.DataFrame 
     if sweep is not None:
         sections.append(("sweep", "Limit sweep", f"<p>{_sweep_words(sweep, plan)} The star marks the best "
                          "harmonic mean.</p>" + figures["sweep-heatmap"]))
+    older = older_loader_note(config, plan)
+    older = _note(older) if older else ""
     if "batching" in config:
         sections.append(("batching", "Batching comparison",
-                         _batching_section(config["batching"], figures["batching-padding"])))
+                         older + _batching_section(config["batching"], figures["batching-padding"])))
     if "throughput" in config:
         sections.append(("throughput", "Throughput estimate",
-                         _throughput_section(config["throughput"], figures.get("throughput-epoch", ""))))
+                         older + _throughput_section(config["throughput"], figures.get("throughput-epoch", ""))))
     sections.append(("configuration", "Configuration", _config_section(config, file_name)))
     missing = [words for key, words in (("batching", "batching comparison (Batching page)"),
                                         ("throughput", "throughput estimate (Throughput page)")) if key not in config]

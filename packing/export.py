@@ -1,11 +1,11 @@
 """Export a chosen packing configuration as JSON and load it back, verified.
 
-The JSON file (``SCHEMA_VERSION`` 3) is one object::
+The JSON file (``SCHEMA_VERSION`` 4) is one object::
 
     {
       "schema": "graph-packing-config",
-      "schema_version": 3,
-      "tool": {"name": "graph-packing", "version": "0.3.0"},
+      "schema_version": 4,
+      "tool": {"name": "graph-packing", "version": "0.4.0"},
       "created": "2026-01-01T12:00:00Z",            # UTC, informational
       "dataset": {
         "name": "ogbg-molhiv", "split": "train",     # data_loaders names; "upload:<file>" for uploads
@@ -21,6 +21,7 @@ The JSON file (``SCHEMA_VERSION`` 3) is one object::
       "metrics": {"packs": 3744, "lower_bound": 3744, "gap": 0.0, "bound": "lp",   # bound: which bound
                   "node_efficiency": 0.99, "edge_efficiency": 0.94, "harmonic_mean": 0.97,
                   "packing_factor": 8.8, "strategies": 700, "tight_limits": [222, 502],
+                  "graph_capacity": 33,              # graph slots a pack pads to: its fullest pack's graphs
                   "broken_limits": {}},               # limits a 1D baseline breaks, with its largest sum
       "bounds": {                                     # packing.Bounds.to_dict(): every bound computed
         "volume": 3743, "large_items": 3743, "large_items_by": "nodes", "lp": 3744,   # lp: null unless proved
@@ -103,7 +104,10 @@ from .throughput_section import check_throughput_section
 from .version import __version__
 
 SCHEMA = "graph-packing-config"
-SCHEMA_VERSION = 3
+#: 4 (tool 0.4.0) adds ``metrics.graph_capacity``: from then on the packed loader pads each
+#: pack to its plan's fullest pack's graphs, where it padded to ``max_graphs`` before, so
+#: the batching and throughput sections of older files priced larger shapes.
+SCHEMA_VERSION = 4
 #: The split of a configuration made from a size table, which does not say (``python -m packing pack --out``).
 WHOLE_TABLE = "whole table"
 TOOL_NAME = "graph-packing"
@@ -121,6 +125,7 @@ def _metrics(plan: PackingPlan) -> dict[str, Any]:
         BOUND_COLUMN: plan.bound_name,
         "strategies": plan.num_strategies,
         "tight_limits": list(plan.tight_limits),
+        "graph_capacity": plan.graph_capacity,
         "broken_limits": plan.broken_limits(),
     }
 
@@ -180,7 +185,7 @@ def _check_metrics(stored: Any, actual: dict[str, Any], version: int) -> None:
     if not isinstance(stored, dict):
         raise ValueError("metrics must be an object.")
     names = [*METRIC_NAMES, "strategies", "tight_limits"] + ["broken_limits"] * (version >= 2) + \
-        [BOUND_COLUMN] * (version >= 3)
+        [BOUND_COLUMN] * (version >= 3) + ["graph_capacity"] * (version >= 4)
     for name in names:
         _check_same(stored, "metrics", name, actual[name])
 

@@ -100,14 +100,26 @@ class BatchShape(_Fields):
         ``plan.edge_capacity``), the same numbers its efficiencies are measured against.
         Graph room is the most graphs a pack of the plan holds (``plan.graph_capacity``),
         which may be far below the graph limit (QM9 bonds at 29 nodes: 2 graphs, against
-        the paper's limit of 256). Two plans with the same limits can so get shapes with different graph
-        counts; pass one shape to both loaders to compile one shape for both.
+        the paper's limit of 256). Two plans with the same limits (training and validation)
+        can so get different graph counts: :meth:`covering` gives one shape for both.
         ``ValueError`` when ``packs_per_step`` is not a whole number of at least 1.
 
         >>> BatchShape.for_plan(PackingPlan([(((3, 4, 2),), 5)], PackLimits(6, 8, 256)))
         BatchShape(num_nodes=7, num_edges=8, num_graphs=3)
         """
         return cls._holding(plan.node_capacity, plan.edge_capacity, plan.graph_capacity, packs_per_step)
+
+    @classmethod
+    def covering(cls, *shapes: "BatchShape") -> "BatchShape":
+        """The smallest shape that holds each of ``shapes``: one shape for the loaders of
+        several plans (training and validation), so that a compiled model sees one shape.
+
+        >>> BatchShape.covering(BatchShape(223, 502, 29), BatchShape(223, 502, 20), BatchShape(201, 480, 23))
+        BatchShape(num_nodes=223, num_edges=502, num_graphs=29)
+        """
+        if not shapes:
+            raise ValueError("covering needs at least one shape.")
+        return cls(*(max(values) for values in zip(*shapes)))
 
     @property
     def real_room(self) -> tuple[int, int, int]:
@@ -141,7 +153,7 @@ class BatchShape(_Fields):
         >>> BatchShape(10, 20, 4).check_holds(BatchShape(11, 20, 3))
         Traceback (most recent call last):
         ...
-        ValueError: The batch shape has 10 nodes, but the plan needs at least 11 (its packs plus one padding node); use BatchShape.for_plan(plan) or larger.
+        ValueError: The batch shape has 10 nodes, but the plan needs at least 11 (its packs plus one padding node); use BatchShape.for_plan(plan, packs_per_step) or larger.
         """
         for name, word, extra in (("num_nodes", "nodes", " (its packs plus one padding node)"),
                                   ("num_edges", "edges", ""),
@@ -149,7 +161,7 @@ class BatchShape(_Fields):
             have, need = getattr(self, name), getattr(needed, name)
             if have < need:
                 raise ValueError(f"The batch shape has {have:,} {word}, but the plan needs at least {need:,}"
-                                 f"{extra}; use BatchShape.for_plan(plan) or larger.")
+                                 f"{extra}; use BatchShape.for_plan(plan, packs_per_step) or larger.")
         return self
 
     def __str__(self) -> str:

@@ -86,8 +86,8 @@ def main() -> None:
     if state.choice().limits != limits:
         st.button(f"Use the dynamic target as pack limits ({limits})", on_click=use_target_as_limits,
                   args=(limits,), key="bt_use_target",
-                  help=f"Packs of these limits pad to the dynamic batches' shape ({target}): one node and one graph "
-                       "of it belong to the padding graph. The Packing and Export pages use these limits too.")
+                  help=f"Packs of these limits pad to the dynamic batches' shape ({target}), or to fewer graph slots "
+                       "where no pack fills all of them: one node and one graph of it belong to the padding graph. The Packing and Export pages use these limits too.")
     padding, shapes, graphs, sizes, buckets = st.tabs(
         ["Padding", "Shapes over steps", "Graphs per batch", "Nodes and edges per batch", "Buckets vs packing"],
         key="bt_view", on_change="rerun")
@@ -159,7 +159,8 @@ STRATEGY_NOTES = """
   nodes / real nodes + padded edges / real edges least.
 - **packing**: the plan of the chosen limits and method, packs in a random order each epoch, as many packs per
   batch as carry about batch size graphs (so about as many steps per epoch as the others), each batch padded to
-  that many packs' limits. Before limits are chosen: packs of the dynamic target's shape, one per batch.
+  that many packs' node and edge limits and graph slots (as many per pack as the fullest pack holds). Before
+  limits are chosen: packs of the dynamic target's shape, one per batch.
 
 The static strategies keep every graph (the published code drops one graph per batch). Efficiencies are real over
 padded totals of the whole run.

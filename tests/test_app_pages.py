@@ -111,7 +111,7 @@ def test_packing_page_cards_plots_table_and_strategies(app):
     hist_plan = pack(hist)
     assert metrics["Packs"] == f"{hist_plan.num_packs:,}"
     assert metrics["Node efficiency"] == f"{hist_plan.node_efficiency:.2%}"
-    assert hist_plan.graphs_that_fit < 256  # the paper's graph limit is only padding here, and the page says so
+    assert hist_plan.graphs_that_fit < 256  # the paper's graph limit never binds here, and the page says so
     assert any(f"can hold more than {hist_plan.graphs_that_fit} graphs of this dataset, so Max graphs 256 never "
                "binds" in c.value for c in app.caption)
     assert {"Harmonic mean", "Gap to bound", "Packing factor", "Packs closed by", "Lower bound"} <= set(metrics)

@@ -158,8 +158,9 @@ def test_packing_rows_follow_the_plan():
     plan = pack(hist, PackLimits(24, 60, 6))
     result = simulate(hist, "packing", batch_size=8, plan=plan)
     summary = result.summary
-    # every batch is padded as the packed loader pads it: the pack's limits plus one padding node and graph
-    assert summary["batches"] == plan.num_packs
+    # every batch is padded as the packed loader pads it: the pack's node and edge limits and its fullest pack's
+    # graphs (here the limit's 6), plus one padding node and graph
+    assert summary["batches"] == plan.num_packs and plan.graph_capacity == 6
     assert summary["node_efficiency"] == plan.total_nodes / (plan.num_packs * 25)
     assert summary["edge_efficiency"] == plan.edge_efficiency
     assert summary["graph_efficiency"] == plan.num_graphs / (plan.num_packs * 7)

@@ -37,7 +37,7 @@ def test_round_trip_through_a_file_gives_the_same_plan(molhiv, tmp_path):
     path = save_config(config, tmp_path / "config.json")
     loaded_config, loaded_plan = load_config(path)
     assert loaded_plan == plan
-    assert loaded_config["schema_version"] == SCHEMA_VERSION == 3
+    assert loaded_config["schema_version"] == SCHEMA_VERSION == 4
     assert loaded_config["dataset"]["provenance"] == info["provenance"]
     assert loaded_config["dataset"]["name"] == "ogbg-molhiv" and loaded_config["dataset"]["split"] == "train"
     assert config_histogram(loaded_config) == hist

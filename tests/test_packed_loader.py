@@ -203,6 +203,22 @@ def test_several_packs_per_step(molhiv_sample):
         assert int(batch.node_mask.sum()) == sum(molhiv_sample[i].num_nodes for i in step)
 
 
+def test_loaders_of_two_plans_with_the_same_limits_share_one_covering_shape(molhiv_sample):
+    """Graph slots follow each plan's fullest pack, so a training and a validation plan of
+    the same limits pad to different graph counts; BatchShape.covering gives both one shape."""
+    parts = molhiv_sample[:1600], molhiv_sample[1600:]
+    plans = [plan_for(part, max_nodes=150, max_edges=330, max_graphs=64) for part in parts]
+    own = [BatchShape.for_plan(plan, 2) for plan in plans]
+    assert own[0].num_graphs != own[1].num_graphs and own[0][:2] == own[1][:2]
+    shared = BatchShape.covering(*own)
+    assert shared.num_graphs == max(shape.num_graphs for shape in own)
+    seen = set()
+    for part, plan in zip(parts, plans):
+        loader = PackedLoader(part, plan, packs_per_step=2, shape=shared)
+        seen |= {(b.x.shape[0], b.edge_index.shape[1], b.num_graphs, b.y.shape[0]) for b in loader}
+    assert seen == {(*shared, shared.num_graphs)}
+
+
 def test_a_larger_shape_is_kept_and_a_smaller_one_refused(mixed):
     plan = plan_for(mixed, max_nodes=7, max_edges=10, max_graphs=3)
     batch = next(iter(PackedLoader(mixed, plan, shape=BatchShape(16, 16, 8))))

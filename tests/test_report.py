@@ -217,6 +217,29 @@ def test_a_plan_whose_graph_limit_never_binds_and_whose_estimate_is_extrapolated
     assert " <span class='flag'>--max-graphs 4001</span></code>." in found["throughput"]  # an option never breaks inside
 
 
+def test_a_file_from_before_graph_slots_followed_the_packs_says_its_sections_priced_larger_batches():
+    """Schema 3 files (tool 0.3.0) priced packs padded to max_graphs graph slots; the loader
+    now pads to the fullest pack's graphs, so such a file's report says its batching and
+    throughput numbers are of larger batches. Today's files say nothing of it."""
+    hist, info = load_histogram("qm9")
+    plan = pack(hist, PackLimits(29, 56, 256))
+    today = export_config(plan, hist, info, {"batching": batching_section(compare_batching(hist, 32, plan=plan,
+                                                                                             epochs=1))})
+    assert today["schema_version"] == 4 and today["metrics"]["graph_capacity"] == 2
+    older = json.loads(json.dumps(today))
+    older["schema_version"], older["tool"]["version"] = 3, "0.3.0"
+    del older["metrics"]["graph_capacity"]
+    for config, said in ((today, False), (older, True)):
+        loaded_config, loaded = load_config(config)
+        found = html.unescape(sections(build_report(loaded_config, loaded))["batching"])
+        assert ("Computed by version 0.3.0 of this tool, which padded every pack to 256 graph slots (Max graphs); "
+                "the packed loader now pads each to the 2 its fullest pack holds" in found) is said
+    edited = json.loads(json.dumps(today))
+    edited["metrics"]["graph_capacity"] = 256
+    with pytest.raises(ValueError, match=r"metrics.graph_capacity \(256\) does not match"):
+        load_config(edited)
+
+
 def test_the_no_packing_baseline_is_not_told_to_prove_a_bound():
     hist, info = load_histogram("ogbg-molhiv", "train")
     plan = pack(hist, PackLimits.for_histogram(hist), algorithm="none")

@@ -647,7 +647,8 @@ def default_requests(hist: SizeHistogram, batch_size: int, plan: PackingPlan | N
     ``num_shapes`` shapes; packing uses ``plan`` with ``packs_per_batch`` packs per batch
     (None: :func:`packs_matching_batch_size`, about ``batch_size`` graphs), or without a plan packs with best fit (product) into the real room of the dynamic target
     (T_v - 1 nodes, T_e edges, B - 1 graphs), so that its batches, one pack each, pad to
-    the padded shape of dynamic batching.
+    the padded shape of dynamic batching (to fewer graph slots where no pack holds B - 1
+    graphs).
 
     Args:
         hist: the dataset's size histogram.
