@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Iterator, TextIO
 
 import pandas as pd
 
-from packing import load_size_table, save_histogram, sweep
+from packing import load_size_table, replacing, save_histogram, sweep
 from packing.cli import add_sweep_arguments, check_out, report_sweep, sweep_request
 
 from .aflow import DEFAULT_K
@@ -154,7 +154,8 @@ def _sharded(args: argparse.Namespace) -> None:
     if args.shard_report:
         frame = pd.DataFrame(info["shards"])
         frame["invalid_examples"] = frame["invalid_examples"].map("; ".join)
-        frame.to_csv(args.shard_report, index=False)
+        with replacing(args.shard_report) as part:
+            frame.to_csv(part, index=False)
         print(f"report per shard -> {args.shard_report}")
 
 

@@ -78,10 +78,20 @@ def safe_torch_load(path: str | Path) -> Any:
     except pickle.UnpicklingError as error:
         text = str(error)
         if "GLOBAL" not in text:  # no object refused: not a pickle torch can read at all
-            raise ValueError(f"{Path(path).name} is not a readable PyTorch file ({_refusal_cause(text)}).") from None
+            raise ValueError(_unreadable(path, _refusal_cause(text))) from None
         raise ValueError(
             f"{Path(path).name} contains Python objects other than PyG data and tensors; "
             f"it was not loaded, for safety ({_refusal_cause(text)})."
         ) from None
     except Exception as error:  # torch raises many types (KeyError, RuntimeError...) on junk
-        raise ValueError(f"{Path(path).name} is not a readable PyTorch file: {error}") from None
+        raise ValueError(_unreadable(path, f"{type(error).__name__}: {error}")) from None
+
+
+def _unreadable(path: str | Path, cause: str) -> str:
+    """The message for a file torch cannot read at all, with what to do.
+
+    >>> _unreadable("/data/qm9/processed/data_v3.pt", "KeyError: 1748")[:78]
+    '/data/qm9/processed/data_v3.pt is not a readable PyTorch file (KeyError: 1748)'
+    """
+    return (f"{path} is not a readable PyTorch file ({cause}): it is damaged, cut short or of another kind. If a "
+            "download or processing step made it, delete it so that the next run makes it again.")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from packing import load_config
+from packing import load_config, write_replacing
 from packing.cli import check_out
 
 from .pdf import report_pdf
@@ -60,6 +60,9 @@ def read_sweep(path: str) -> pd.DataFrame:
     missing = [column for column in SWEEP_COLUMNS if column not in frame.columns]
     if missing:
         raise ValueError(f"{path} is not a sweep table: it has no column {', '.join(missing)}.")
+    if frame.empty:
+        raise ValueError(f"{path} has a sweep table's columns but no rows; write it again with python -m packing "
+                         "sweep ... --out sweep.csv.")
     wrong = [column for column in SWEEP_COLUMNS if not (
         pd.api.types.is_bool_dtype(frame[column]) if column == "feasible" else
         pd.api.types.is_integer_dtype(frame[column]) if column in ("max_nodes", "max_edges") else
@@ -67,6 +70,17 @@ def read_sweep(path: str) -> pd.DataFrame:
     if wrong:
         raise ValueError(f"{path} is not a sweep table: column {', '.join(wrong)} holds values of the wrong type "
                          "(limits are whole numbers, feasible is True or False, the metrics are numbers).")
+    for column in ("max_nodes", "max_edges"):
+        if (frame[column] < 1).any():
+            row = int(frame.index[(frame[column] < 1).to_numpy().argmax()])
+            raise ValueError(f"{path} is not a sweep table: row {row + 1} has {column} {frame.at[row, column]}, "
+                             "below 1 (was the file edited?).")
+    repeated = frame.duplicated(["max_nodes", "max_edges"])
+    if repeated.any():
+        row = int(frame.index[repeated.to_numpy().argmax()])
+        raise ValueError(f"{path} is not a sweep table: row {row + 1} repeats the cell of "
+                         f"{frame.at[row, 'max_nodes']} nodes and {frame.at[row, 'max_edges']} edges (a sweep has "
+                         "one row per limit pair; were two files joined?).")
     feasible = frame[frame["feasible"]]
     for column, low, high in (("node_efficiency", 0, 1), ("edge_efficiency", 0, 1), ("harmonic_mean", 0, 1),
                               ("gap", 0, float("inf")), ("lower_bound", 1, float("inf"))):
@@ -93,7 +107,7 @@ def run(argv: list[str] | None = None) -> int:
         sweep = read_sweep(args.sweep) if args.sweep else None
         page = build_report(config, plan, sweep, file_name=Path(args.config).name)
         data = report_pdf(page) if out.suffix == ".pdf" else page.encode("utf-8")
-        out.write_bytes(data)
+        write_replacing(out, data)
     except (ValueError, OSError, subprocess.TimeoutExpired) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

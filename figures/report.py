@@ -248,6 +248,17 @@ def _batching_section(section: dict[str, Any], figure: str) -> str:
             + _table(shown) + (_note(short) if short else "") + figure)
 
 
+def tool_of(config: dict[str, Any]) -> dict[str, Any]:
+    """The configuration's ``tool`` object (the exporting tool's name and version), which
+    loading keeps as given; {} when it is not an object.
+
+    >>> tool_of({"tool": {"version": "0.4.0"}}), tool_of({"tool": None}), tool_of({})
+    ({'version': '0.4.0'}, {}, {})
+    """
+    tool = config.get("tool")
+    return tool if isinstance(tool, dict) else {}
+
+
 def older_loader_note(config: dict[str, Any], plan: PackingPlan) -> str:
     """For a file exported before schema 4 (tool 0.4.0), whose batching and throughput
     sections priced packs padded to ``max_graphs`` graph slots: a sentence saying that the
@@ -262,7 +273,7 @@ def older_loader_note(config: dict[str, Any], plan: PackingPlan) -> str:
     """
     if config["schema_version"] >= 4 or plan.graph_capacity >= plan.limits.max_graphs:
         return ""
-    version = config.get("tool", {}).get("version", "?")
+    version = tool_of(config).get("version", "?")
     return (f"Computed by version {version} of this tool, which padded every pack to {plan.limits.max_graphs:,} "
             f"graph slots (Max graphs); the packed loader now pads each to the {plan.graph_capacity:,} its fullest "
             "pack holds, so these numbers are of larger batches than training will see. Export the configuration "
@@ -379,7 +390,7 @@ def build_report(config: dict[str, Any], plan: PackingPlan, sweep: pd.DataFrame 
     body = "".join(f"<section id='section-{key}'><h2>{heading}</h2>{content}</section>"
                    for key, heading, content in sections)
     note = (f"<p class='note'>Not in this configuration: {', '.join(missing)}.</p>" if missing else "")
-    tool = config.get("tool", {})
+    tool = tool_of(config)
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         f"<title>Packing report: {html.escape(line)}</title><style>{_STYLE}</style>"

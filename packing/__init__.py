@@ -13,6 +13,7 @@ from .bounds import BOUND_LABELS, BOUND_NAMES, Bounds, lower_bounds
 from .column_generation import DEFAULT_TIME_BUDGET, LPBound, lp_bound
 from .compare import compare, published_table
 from .export import SCHEMA_VERSION, WHOLE_TABLE, config_histogram, config_json, export_config, load_config, save_config
+from .files import replacing, write_replacing
 from .heuristics import HEURISTICS, weighted_sum
 from .histogram import SizeHistogram
 from .json_file import read_json_object
@@ -105,6 +106,7 @@ __all__ = [
     "read_file_bytes",
     "read_json_object",
     "read_table",
+    "replacing",
     "row_index",
     "save_config",
     "save_histogram",
@@ -113,4 +115,5 @@ __all__ = [
     "sweep",
     "weighted_sum",
     "whole_number",
+    "write_replacing",
 ]

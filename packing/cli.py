@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Callable, NamedTuple, Sequence
@@ -20,6 +20,7 @@ from .batching import (DEFAULT_BUCKETS, add_packs_per_batch, batching_section, c
 from .bounds import lower_bounds
 from .column_generation import DEFAULT_TIME_BUDGET, MAX_TIME_BUDGET
 from .export import WHOLE_TABLE, export_config, save_config
+from .files import replacing, write_replacing
 from .heuristics import HEURISTICS
 from .histogram import SizeHistogram
 from .limits import DEFAULT_MAX_GRAPHS, PackLimits
@@ -80,12 +81,33 @@ def check_out(path: str | Path | None, suffixes: tuple[str, ...] = (".csv", ".js
         raise ValueError(f"{flag} {path} is a folder; give a file name in it, e.g. {path / ('out' + suffixes[0])}.")
     if not path.parent.is_dir():
         raise ValueError(f"{flag} {path}: the folder {path.parent} does not exist; create it or choose another.")
-    if not os.access(path.parent, os.W_OK):
-        raise ValueError(f"{flag} {path}: the folder {path.parent} cannot be written; choose another.")
+    try:
+        with tempfile.TemporaryFile(dir=path.parent):  # the folder takes a new file (os.access trusts /proc)
+            pass
+    except OSError as error:
+        raise ValueError(f"{flag} {path}: the folder {path.parent} cannot be written ({error.strerror or error}); "
+                         "choose another.") from None
     if any(source is not None and Path(source).exists() and Path(source).resolve() == path.resolve()
            for source in inputs):
         raise ValueError(f"{flag} {path} is a file this command reads; writing it would replace it. Choose another "
                          "path.")
+
+
+#: the API's argument names that the command lines' options set, for their messages
+OPTION_FLAGS = {"num_shapes": "--buckets", "time_budget": "--prove-seconds", "batch_size": "--batch-size", "steps": "--steps",
+          "epochs": "--epochs", "devices": "--devices", "seed": "--seed", "packs_per_batch": "--packs-per-batch",
+          "workers": "--workers"}
+
+
+def flag_named(error: Exception, flags: dict[str, str]) -> Exception:
+    """``error`` with the argument its message starts with (``num_shapes must ...``) named
+    by the command line's option for it (``--buckets must ...``); other errors as they are.
+
+    >>> str(flag_named(ValueError("num_shapes must lie between 1 and 16, got 0."), {"num_shapes": "--buckets"}))
+    '--buckets must lie between 1 and 16, got 0.'
+    """
+    name, _, rest = str(error).partition(" ")
+    return ValueError(f"{flags[name]} {rest}") if isinstance(error, ValueError) and name in flags else error
 
 
 def _int_list(text: str) -> list[int]:
@@ -208,9 +230,10 @@ def _write_table(frame, path: Path) -> None:
     if path.suffix == ".json":
         finite = frame.replace([float("inf"), float("-inf")], float("nan"))
         rows = finite.astype(object).where(finite.notna(), None).to_dict(orient="records")  # NaN, inf: null
-        path.write_text(json.dumps(rows, indent=1, default=_plain) + "\n", encoding="utf-8")  # every digit, as the CSV
+        write_replacing(path, json.dumps(rows, indent=1, default=_plain) + "\n")  # every digit, as the CSV
     else:
-        frame.to_csv(path, index=False)
+        with replacing(path) as part:
+            frame.to_csv(part, index=False)
 
 
 def _method(args: argparse.Namespace) -> PackMethod:
@@ -353,7 +376,7 @@ def _batching(args: argparse.Namespace, hist: SizeHistogram) -> None:
     if args.out is None:
         return
     if args.out.suffix == ".json":
-        args.out.write_text(json.dumps(batching_section(table), indent=1))
+        write_replacing(args.out, json.dumps(batching_section(table), indent=1) + "\n")
     else:
         _write_table(table, args.out)
 
@@ -383,6 +406,6 @@ def run(argv: list[str] | None = None) -> int:
         else:
             report_sweep(args, sweep(hist, *sweep_request(args, hist), workers=args.workers))
     except (ValueError, OSError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {flag_named(error, OPTION_FLAGS)}", file=sys.stderr)
         return 2
     return 0

@@ -93,6 +93,7 @@ from typing import Any
 
 from .batching import check_batching_section
 from .bounds import Bounds, lower_bounds
+from .files import write_replacing
 from .histogram import SizeHistogram
 from .json_file import read_json_object
 from .limits import PackLimits
@@ -288,9 +289,7 @@ def save_config(config: dict[str, Any], path: str | Path) -> Path:
     ...     print(path.name, json.loads(path.read_text()))
     config.json {'schema': 'graph-packing-config'}
     """
-    path = Path(path)
-    path.write_text(config_json(config) + "\n", encoding="utf-8")
-    return path
+    return write_replacing(path, config_json(config) + "\n")
 
 
 def config_histogram(config: dict[str, Any]) -> SizeHistogram:

@@ -44,9 +44,17 @@ def _as_int_array(values: Iterable, name: str) -> np.ndarray:
 
 
 def _from_objects(array: np.ndarray, name: str) -> np.ndarray:
-    """Python objects (e.g. ints too large for int64, strings) to int64, exactly or not at all."""
+    """Python objects (e.g. ints too large for int64, strings) to int64, exactly or not at all.
+
+    >>> _from_objects(np.array(["99999999999999999999999"], dtype=object), "count")  # a CSV reader's text
+    Traceback (most recent call last):
+    ...
+    ValueError: count holds 99999999999999999999999, too large to count exactly (limit 4,611,686,018,427,387,904).
+    """
     out = np.empty(array.size, dtype=np.int64)
     for index, value in enumerate(array.tolist()):
+        if isinstance(value, str) and value.strip().removeprefix("-").isdigit():
+            value = int(value)  # a whole number too long for int64, read as text
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValueError(f"{name} must hold whole numbers; found non-numeric values ({value!r}).")
         if isinstance(value, float):

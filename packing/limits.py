@@ -72,7 +72,15 @@ class PackLimits:
 
         >>> PackLimits.for_histogram(SizeHistogram.from_sizes([3, 5], [0, 0]))
         PackLimits(max_nodes=5, max_edges=1, max_graphs=256)
+        >>> PackLimits.for_histogram(SizeHistogram.from_sizes([3, 2**41], [0, 0]))
+        Traceback (most recent call last):
+        ...
+        ValueError: The largest graph has 2,199,023,255,552 nodes, more than the 1,099,511,627,776 a pack can hold, so no limits hold it; leave it out of the size table.
         """
+        for given, largest, word in ((max_nodes, hist.max_nodes, "nodes"), (max_edges, hist.max_edges, "edges")):
+            if given is None and largest > MAX_LIMIT:
+                raise ValueError(f"The largest graph has {largest:,} {word}, more than the {MAX_LIMIT:,} a pack can "
+                                 "hold, so no limits hold it; leave it out of the size table.")
         return cls(
             max(hist.max_nodes, 1) if max_nodes is None else max_nodes,
             max(hist.max_edges, 1) if max_edges is None else max_edges,

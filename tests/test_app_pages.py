@@ -192,7 +192,7 @@ def test_export_page_offers_json_csv_and_figures(app):
     assert labels.count("HTML") >= 4
     shown = app.json[0].value
     config = json.loads(shown)
-    assert config["schema_version"] == 3 and config["dataset"]["name"] == "qm9"
+    assert config["schema_version"] == 4 and config["dataset"]["name"] == "qm9"
     assert config["limits"]["max_nodes"] == 29
     summary = next(m.value for m in app.markdown if m.value.startswith("**Max nodes 29"))
     assert f"harmonic mean {config['metrics']['harmonic_mean']:.2%}, " in summary  # as the Packing page's cards

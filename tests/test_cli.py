@@ -1,5 +1,6 @@
 """The command line, run as a user would: `python -m packing ...` in a subprocess."""
 import json
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -103,7 +104,7 @@ def test_bad_input_gives_a_message_not_a_traceback(tmp_path, molhiv_file):
 
 @pytest.mark.parametrize("args, message", [
     (("pack", "--max-nodes", str(2**64)), "max_nodes must lie between 1 and"),
-    (("sweep", "--workers", "0"), "workers must lie between 1 and 64, got 0"),
+    (("sweep", "--workers", "0"), "--workers must lie between 1 and 64, got 0"),
     (("sweep", "--workers", "100000"), "workers must lie between 1 and 64"),
     (("sweep", "--nodes", "1:10000000:1"), "more than 100,000 values"),
     (("sweep", "--nodes", "222:20222:10", "--edges", "502:100502:100"), "limit pairs is more than 1,000,000"),
@@ -112,7 +113,10 @@ def test_bad_input_gives_a_message_not_a_traceback(tmp_path, molhiv_file):
     (("pack", "--heuristic", "weighted", "--weights", "nan", "1"), "weights must be finite numbers"),
     (("pack", "--heuristic", "sum", "--weights", "1", "1"), "weights apply to the 'weighted' heuristic only"),
     (("pack", "--algorithm", "node_only", "--prove"), "--prove bounds plans that keep every limit"),
-    (("pack", "--prove", "--prove-seconds", "0"), "time_budget must be a number of seconds"),
+    (("pack", "--prove", "--prove-seconds", "0"), "--prove-seconds must be a number of seconds"),
+    (("batching", "--batch-size", "32", "--buckets", "0"), "--buckets must lie between 1 and 16, got 0"),
+    (("batching", "--batch-size", "0"), "--batch-size must lie between 2 and"),
+    (("pack", "--out", "/proc/plan.json"), "the folder /proc cannot be written"),
     (("pack", "--heuristic", "paper_min"), "belongs to algorithm='published'"),
     (("pack", "--prove-seconds", "5"), "--prove-seconds is the time budget of --prove; add --prove"),
     (("sweep", "--nodes", "100"), "holds the largest graph (222 nodes, 502 edges), so no cell could be packed: "
@@ -206,3 +210,23 @@ def test_the_published_algorithm_from_the_command_line(molhiv_file, molhiv):
                 "--workers", "1")
     assert sweep.returncode == 0, sweep.stderr
     assert json.loads(sweep.stdout)["best_harmonic_mean"]["packs"] == 3917  # product, the default heuristic
+
+
+def test_a_write_cut_short_leaves_the_earlier_file_whole(tmp_path, molhiv_file):
+    """A full disk or a killed process mid-write (here a 16 KB file-size limit) must not
+    leave a half-written file in place of a good one: outputs are written under another
+    name and renamed over the old file once complete."""
+    good = tmp_path / "plan.json"
+    assert cli("pack", str(molhiv_file), "--out", str(good)).returncode == 0
+    before = good.read_bytes()
+    assert len(before) > 16_384
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (16_384, 16_384))
+
+    cut = subprocess.run([sys.executable, "-m", "packing", "pack", str(molhiv_file), "--heuristic", "sum",
+                          "--out", str(good)], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                         preexec_fn=small_files)
+    assert cut.returncode == 2 and "File too large" in cut.stderr and "Traceback" not in cut.stderr
+    assert good.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["plan.json"]
+    load_config(good)

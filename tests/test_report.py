@@ -343,10 +343,18 @@ def test_cli_errors_are_one_line_and_exit_2(saved, tmp_path):
     pd.read_csv(saved[1]).assign(feasible="maybe").to_csv(maybe, index=False)
     edited = tmp_path / "edited.csv"
     pd.read_csv(saved[1]).assign(node_efficiency=3.0).to_csv(edited, index=False)
+    joined, negative, empty = tmp_path / "joined.csv", tmp_path / "negative.csv", tmp_path / "empty.csv"
+    table = pd.read_csv(saved[1])
+    pd.concat([table, table.tail(1)]).to_csv(joined, index=False)
+    table.assign(max_nodes=-table["max_nodes"]).to_csv(negative, index=False)
+    table.head(0).to_csv(empty, index=False)
     for args, words in (((str(bad),), "metrics.packs"), ((str(tmp_path / "missing.json"),), "missing.json"),
                         ((str(saved[0]), "--sweep", str(saved[0])), "not a sweep table"),
                         ((str(saved[0]), "--sweep", str(maybe)), "column feasible holds values of the wrong type"),
                         ((str(saved[0]), "--sweep", str(edited)), "row 1 has node_efficiency 3, outside 0 to 1"),
+                        ((str(saved[0]), "--sweep", str(joined)), f"row {len(table) + 1} repeats the cell of"),
+                        ((str(saved[0]), "--sweep", str(negative)), "row 1 has max_nodes -222, below 1"),
+                        ((str(saved[0]), "--sweep", str(empty)), "has a sweep table's columns but no rows"),
                         ((str(saved[0]), "--sweep", str(tmp_path / "none.csv")), "No sweep file at"),
                         ((str(saved[0]), "--sweep", str(tmp_path)), "(it is a folder); write one with"),
                         ((str(saved[0]), "--sweep", str(bad.with_suffix(".png"))), "not a text (CSV) file")):
@@ -358,6 +366,17 @@ def test_cli_errors_are_one_line_and_exit_2(saved, tmp_path):
     assert result.returncode == 2 and result.stderr == "error: --out must end in .html or .pdf, got 'r.txt'.\n"
     result = run_cli("report", str(saved[0]), "--out", str(tmp_path / "no" / "r.html"))
     assert result.returncode == 2 and "the folder " + str(tmp_path / "no") + " does not exist" in result.stderr
+
+
+def test_a_configuration_whose_tool_field_is_not_an_object_still_reports(saved, tmp_path):
+    """Loading keeps ``tool`` as given; the report names an unknown tool instead of failing."""
+    config = json.loads(saved[0].read_text())
+    config["tool"] = None
+    odd = tmp_path / "odd.json"
+    odd.write_text(json.dumps(config))
+    result = run_cli("report", str(odd), "--out", str(tmp_path / "r.html"))
+    assert result.returncode == 0, result.stderr
+    assert "Made by ? " in (tmp_path / "r.html").read_text()
 
 
 def test_export_page_report_has_every_section_and_the_pages_numbers(monkeypatch):

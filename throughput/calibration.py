@@ -40,7 +40,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from packing import BatchShape, read_json_object, whole_number
+from packing import BatchShape, read_json_object, whole_number, write_replacing
 
 from .cold_compile import cold_compile_seconds
 from .device import check_device, device_description, torch_threads
@@ -221,7 +221,7 @@ class Calibration:
         if path.is_dir():
             path = path / self.filename
         try:
-            path.write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+            write_replacing(path, json.dumps(self.to_dict(), indent=1) + "\n")
         except OSError as error:
             raise ValueError(f"Could not write the calibration to {path}: {error.strerror or error}.") from None
         return path

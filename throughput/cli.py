@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from packing import config_histogram, load_config, whole_number
+from packing import config_histogram, load_config, replacing, whole_number, write_replacing
 from packing.batching import add_packs_per_batch, packs_per_batch
-from packing.cli import check_out
+from packing.cli import OPTION_FLAGS, check_out, flag_named
 
 from .calibration import MAX_COLD_RUNS, MAX_THREADS, MODES, calibrate, load_calibration
 from .check import calibration_for_this_machine, check_calibration, noise_note
@@ -107,11 +107,9 @@ def _calibrate(args: argparse.Namespace) -> None:
         shapes = default_shapes(args.shapes, max_nodes=args.max_nodes, max_edges=args.max_edges,
                                 max_graphs=args.max_graphs)
     except ValueError as error:  # "count must lie between ..." names the flag instead: "--shapes must ..."
-        name, _, rest = str(error).partition(" ")
-        raise ValueError(f"{_FLAGS.get(name, name)} {rest}") from None
-    if args.out is not None and not (args.out.is_dir() or args.out.parent.is_dir()):
-        raise ValueError(f"--out {args.out}: the folder {args.out.parent} does not exist; create it or choose "
-                         "another (checked before the timing starts).")
+        raise flag_named(error, _FLAGS) from None
+    if args.out is not None:  # a folder (the file is named after the calibration) or a .json file
+        check_out(args.out / "calibration.json" if args.out.is_dir() else args.out, (".json",))
     print(f"timing {args.model} (hidden {args.hidden}, {args.layers} layers, {args.mode}) on {args.device} at "
           f"{len(shapes)} shapes", file=sys.stderr)
     start = time.perf_counter()
@@ -149,8 +147,8 @@ def _check(args: argparse.Namespace) -> int:
             print(f"  {nodes:>7,} nodes {edges:>9,} edges {graphs:>4} graphs: predicted {1e3 * shape.predicted:8.3f} "
                   f"ms, measured {1e3 * shape.measured:8.3f} ms, ratio {shape.ratio:.2f}")
     if args.out is not None:
-        args.out.write_text(json.dumps({"check": None if check is None else check.to_dict(), "note": text}, indent=1)
-                            + "\n", encoding="utf-8")
+        write_replacing(args.out, json.dumps({"check": None if check is None else check.to_dict(), "note": text},
+                                             indent=1) + "\n")
         print(f"wrote {args.out}")
     return 1 if args.calibration is not None and not check.within_band else 0
 
@@ -186,10 +184,10 @@ def _estimate(args: argparse.Namespace) -> None:
               "this machine; add --check to time a few shapes here.")
     if args.out is not None:
         if args.out.suffix == ".json":
-            args.out.write_text(json.dumps(throughput_section(table, check, check_note), indent=1) + "\n",
-                                encoding="utf-8")
+            write_replacing(args.out, json.dumps(throughput_section(table, check, check_note), indent=1) + "\n")
         else:
-            table.to_csv(args.out, index=False)
+            with replacing(args.out) as part:
+                table.to_csv(part, index=False)
         print(f"wrote {args.out}")
 
 
@@ -204,6 +202,6 @@ def run(argv: list[str] | None = None) -> int:
     try:
         status = {"calibrate": _calibrate, "check": _check, "estimate": _estimate}[args.command](args)
     except (ValueError, OSError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {flag_named(error, {**OPTION_FLAGS, 'seconds': '--seconds'})}", file=sys.stderr)
         return 2
     return status or 0

@@ -629,7 +629,7 @@ def packs_matching_batch_size(plan: PackingPlan, batch_size: int) -> int:
     >>> plan.packing_factor, packs_matching_batch_size(plan, batch_size=32)
     (4.0, 8)
     """
-    whole_number(batch_size, "batch_size", 1, 1 << 40)
+    whole_number(batch_size, "batch_size", 2, MAX_BATCH_SIZE)
     packs = max(1, round(batch_size / plan.packing_factor))
     if packs > MAX_PACKS_PER_BATCH:
         raise ValueError(f"A batch of {batch_size:,} graphs takes {packs:,} packs of limits {plan.limits} (about "
