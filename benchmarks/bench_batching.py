@@ -22,7 +22,7 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 
-from benchmarks.timing import run_from_command_line, save_results, timed
+from benchmarks.timing import save_results, take_no_options, timed
 from data_loaders import load_histogram
 from packing import SizeHistogram
 from packing.batching import GraphSizes, RunSpec, compare_batching, estimate_target, run_strategies
@@ -104,5 +104,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    run_from_command_line(__doc__, "benchmarks/results/batching_speed.csv and batching_speckhard2025.csv")
+    take_no_options(__doc__, "benchmarks/results/batching_speed.csv and batching_speckhard2025.csv")
     main()

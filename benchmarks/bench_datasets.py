@@ -17,7 +17,7 @@ import pandas as pd
 import torch
 from torch_geometric.data import Data, InMemoryDataset
 
-from benchmarks.timing import run_from_command_line, save_results, timed
+from benchmarks.timing import save_results, take_no_options, timed
 from data_loaders import load_histogram, load_user_file
 from data_loaders.pyg_sizes import dataset_sizes, loop_sizes
 from data_loaders.qm9 import read_qm9
@@ -107,5 +107,5 @@ def main() -> pd.DataFrame:
 
 
 if __name__ == "__main__":
-    run_from_command_line(__doc__, "benchmarks/results/datasets.csv")
+    take_no_options(__doc__, "benchmarks/results/datasets.csv")
     main()

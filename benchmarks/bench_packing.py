@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from benchmarks.synthetic import adversarial_random, ppa_like
-from benchmarks.timing import (histogram_payload, packing_copy, run_from_command_line, save_results, side_by_side,
+from benchmarks.timing import (histogram_payload, packing_copy, save_results, side_by_side, take_no_options,
                                timed)
 from data_loaders import load_histogram
 from packing import HEURISTICS, PackLimits, PackMethod, SizeHistogram, default_limits, pack, sweep
@@ -287,5 +287,5 @@ def main() -> pd.DataFrame:
 
 
 if __name__ == "__main__":
-    run_from_command_line(__doc__, "benchmarks/results/packing.csv, packing_side_by_side.csv and best_fit_*.csv")
+    take_no_options(__doc__, "benchmarks/results/packing.csv, packing_side_by_side.csv and best_fit_*.csv")
     main()

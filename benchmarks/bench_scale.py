@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 import pandas as pd
 
-from benchmarks.timing import run_from_command_line, save_results
+from benchmarks.timing import save_results, take_no_options
 from data_loaders import dask_client, sharded_histogram
 from data_loaders.qm9 import read_qm9
 from data_loaders.shards import ShardFormat, merge_partials, read_shard
@@ -227,5 +227,5 @@ def main(rows: int = SIZE_ROWS, repeat: int = SMILES_REPEAT) -> pd.DataFrame:
 
 
 if __name__ == "__main__":
-    run_from_command_line(__doc__, "benchmarks/results/scale.csv")
+    take_no_options(__doc__, "benchmarks/results/scale.csv")
     main()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from benchmarks.timing import run_from_command_line, save_results
+from benchmarks.timing import save_results, take_no_options
 from data_loaders import load_histogram
 from packing import PAPER_TABLE2, PackLimits, PackMethod, compare, pack, published_table
 
@@ -59,5 +59,5 @@ def main() -> pd.DataFrame:
 
 
 if __name__ == "__main__":
-    run_from_command_line(__doc__, "benchmarks/results/table2.csv")
+    take_no_options(__doc__, "benchmarks/results/table2.csv")
     main()

@@ -16,13 +16,13 @@ from typing import Callable
 import pandas as pd
 
 
-def run_from_command_line(doc: str, results: str, argv: list[str] | None = None) -> None:
-    """Parse the command line of a benchmark that takes no options (``argv``; None: the
-    process's): ``--help`` prints what it measures and exits, an unknown argument is an
-    error; neither runs the benchmark, whose run overwrites ``results``.
+def take_no_options(doc: str, results: str, argv: list[str] | None = None) -> None:
+    """Refuse any option on the command line of a benchmark that takes none (``argv``;
+    None: the process's): ``--help`` prints what it measures and exits, an unknown argument
+    is an error (exit 2); neither runs the benchmark, whose run overwrites ``results``.
 
-    >>> run_from_command_line("Speed of X.\\n\\nMore.", "benchmarks/results/x.csv", [])  # returns: the caller runs
-    >>> run_from_command_line("Speed of X.", "benchmarks/results/x.csv", ["--fast"])
+    >>> take_no_options("Speed of X.\\n\\nMore.", "benchmarks/results/x.csv", [])  # returns: the caller runs
+    >>> take_no_options("Speed of X.", "benchmarks/results/x.csv", ["--fast"])
     Traceback (most recent call last):
     ...
     SystemExit: 2

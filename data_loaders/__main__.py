@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any, Iterator, TextIO
 
 import pandas as pd
 
-from packing import load_size_table, replacing, save_histogram, sweep
-from packing.cli import add_sweep_arguments, check_out, report_sweep, sweep_request
+from packing import load_size_table, save_histogram, sweep, write_frame
+from packing.cli import OPTION_FLAGS, add_sweep_arguments, check_out, flag_named, report_sweep, sweep_request
 
 from .aflow import DEFAULT_K
 from .api import load_histogram
@@ -154,8 +154,7 @@ def _sharded(args: argparse.Namespace) -> None:
     if args.shard_report:
         frame = pd.DataFrame(info["shards"])
         frame["invalid_examples"] = frame["invalid_examples"].map("; ".join)
-        with replacing(args.shard_report) as part:
-            frame.to_csv(part, index=False)
+        write_frame(frame, args.shard_report)
         print(f"report per shard -> {args.shard_report}")
 
 
@@ -232,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 3
     except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {flag_named(error, OPTION_FLAGS, args)}", file=sys.stderr)
         return 2
     except OSError as error:
         print(f"error: {error}. Check that the input file is readable and that the output folder exists "

@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from packing import SizeHistogram, histogram_from_table
+from packing import SizeHistogram, histogram_from_table, replacing
 
 from .paths import cache_root
 
@@ -66,14 +64,8 @@ def save_cached(key: dict[str, Any], hist: SizeHistogram, provenance: str) -> Pa
     meta = {"key": key, "provenance": provenance, "graphs": hist.num_graphs, "sha256": hist.fingerprint()}
     table = pa.Table.from_pandas(hist.to_frame(), preserve_index=False)
     table = table.replace_schema_metadata({_META_KEY: json.dumps(meta).encode()})
-    handle, tmp_name = tempfile.mkstemp(prefix=".tmp-", suffix=".parquet", dir=path.parent)
-    os.close(handle)
-    try:
-        pq.write_table(table, tmp_name)
-        os.replace(tmp_name, path)
-    finally:
-        if os.path.exists(tmp_name):
-            os.unlink(tmp_name)
+    with replacing(path) as part:
+        pq.write_table(table, part)
     return path
 
 

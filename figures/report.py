@@ -266,17 +266,18 @@ def older_loader_note(config: dict[str, Any], plan: PackingPlan) -> str:
 
     >>> from packing import PackLimits, PackingPlan
     >>> plan = PackingPlan([(((3, 4, 2),), 5)], PackLimits(6, 8, 256))
-    >>> older_loader_note({"schema_version": 3, "tool": {"version": "0.3.0"}}, plan)[:71]
-    'Computed by version 0.3.0 of this tool, which padded every pack to 256 '
+    >>> older_loader_note({"schema_version": 3}, plan)[:82]
+    'Exported with schema version 3 (before tool 0.4.0), when the packed loader padded '
     >>> older_loader_note({"schema_version": 4}, plan)
     ''
     """
-    if config["schema_version"] >= 4 or plan.graph_capacity >= plan.limits.max_graphs:
+    version = config["schema_version"]
+    if version >= 4 or plan.graph_capacity >= plan.limits.max_graphs:
         return ""
-    version = tool_of(config).get("version", "?")
-    return (f"Computed by version {version} of this tool, which padded every pack to {plan.limits.max_graphs:,} "
-            f"graph slots (Max graphs); the packed loader now pads each to the {plan.graph_capacity:,} its fullest "
-            "pack holds, so these numbers are of larger batches than training will see. Export the configuration "
+    return (f"Exported with schema version {version} (before tool 0.4.0), when the packed loader padded every pack "
+            f"to {plan.limits.max_graphs:,} graph slots (Max graphs); it now pads each to the "
+            f"{plan.graph_capacity:,} its fullest pack holds, so the packing row's numbers below are of larger "
+            "batches than training will see (the other strategies' are not affected). Export the configuration "
             "again for numbers of today's loader.")
 
 

@@ -13,7 +13,7 @@ from .bounds import BOUND_LABELS, BOUND_NAMES, Bounds, lower_bounds
 from .column_generation import DEFAULT_TIME_BUDGET, LPBound, lp_bound
 from .compare import compare, published_table
 from .export import SCHEMA_VERSION, WHOLE_TABLE, config_histogram, config_json, export_config, load_config, save_config
-from .files import replacing, write_replacing
+from .files import replacing, write_frame, write_replacing
 from .heuristics import HEURISTICS, weighted_sum
 from .histogram import SizeHistogram
 from .json_file import read_json_object
@@ -115,5 +115,6 @@ __all__ = [
     "sweep",
     "weighted_sum",
     "whole_number",
+    "write_frame",
     "write_replacing",
 ]

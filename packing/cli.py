@@ -20,7 +20,7 @@ from .batching import (DEFAULT_BUCKETS, add_packs_per_batch, batching_section, c
 from .bounds import lower_bounds
 from .column_generation import DEFAULT_TIME_BUDGET, MAX_TIME_BUDGET
 from .export import WHOLE_TABLE, export_config, save_config
-from .files import replacing, write_replacing
+from .files import write_frame, write_replacing
 from .heuristics import HEURISTICS
 from .histogram import SizeHistogram
 from .limits import DEFAULT_MAX_GRAPHS, PackLimits
@@ -85,7 +85,7 @@ def check_out(path: str | Path | None, suffixes: tuple[str, ...] = (".csv", ".js
         with tempfile.TemporaryFile(dir=path.parent):  # the folder takes a new file (os.access trusts /proc)
             pass
     except OSError as error:
-        raise ValueError(f"{flag} {path}: the folder {path.parent} cannot be written ({error.strerror or error}); "
+        raise ValueError(f"{flag} {path}: the folder {path.parent} takes no new file ({error.strerror or error}); "
                          "choose another.") from None
     if any(source is not None and Path(source).exists() and Path(source).resolve() == path.resolve()
            for source in inputs):
@@ -94,20 +94,28 @@ def check_out(path: str | Path | None, suffixes: tuple[str, ...] = (".csv", ".js
 
 
 #: the API's argument names that the command lines' options set, for their messages
-OPTION_FLAGS = {"num_shapes": "--buckets", "time_budget": "--prove-seconds", "batch_size": "--batch-size", "steps": "--steps",
-          "epochs": "--epochs", "devices": "--devices", "seed": "--seed", "packs_per_batch": "--packs-per-batch",
-          "workers": "--workers"}
+OPTION_FLAGS = {"num_shapes": "--buckets", "time_budget": "--prove-seconds", "batch_size": "--batch-size",
+                "steps": "--steps", "epochs": "--epochs", "devices": "--devices", "seed": "--seed",
+                "packs_per_batch": "--packs-per-batch", "workers": "--workers", "seconds": "--seconds"}
 
 
-def flag_named(error: Exception, flags: dict[str, str]) -> Exception:
+def flag_named(error: Exception, flags: dict[str, str], given: argparse.Namespace) -> Exception:
     """``error`` with the argument its message starts with (``num_shapes must ...``) named
-    by the command line's option for it (``--buckets must ...``); other errors as they are.
+    by the command line's option for it (``--buckets must ...``), where that option was
+    given (``given``: the parsed command line; a value from elsewhere, e.g. a configuration
+    file, keeps the argument's name); other errors as they are.
 
-    >>> str(flag_named(ValueError("num_shapes must lie between 1 and 16, got 0."), {"num_shapes": "--buckets"}))
+    >>> error = ValueError("num_shapes must lie between 1 and 16, got 0.")
+    >>> str(flag_named(error, {"num_shapes": "--buckets"}, argparse.Namespace(buckets=0)))
     '--buckets must lie between 1 and 16, got 0.'
+    >>> str(flag_named(error, {"num_shapes": "--buckets"}, argparse.Namespace(buckets=None)))
+    'num_shapes must lie between 1 and 16, got 0.'
     """
     name, _, rest = str(error).partition(" ")
-    return ValueError(f"{flags[name]} {rest}") if isinstance(error, ValueError) and name in flags else error
+    flag = flags.get(name) if isinstance(error, ValueError) else None
+    if flag is None or getattr(given, flag.removeprefix("--").replace("-", "_"), None) is None:
+        return error
+    return ValueError(f"{flag} {rest}")
 
 
 def _int_list(text: str) -> list[int]:
@@ -232,8 +240,7 @@ def _write_table(frame, path: Path) -> None:
         rows = finite.astype(object).where(finite.notna(), None).to_dict(orient="records")  # NaN, inf: null
         write_replacing(path, json.dumps(rows, indent=1, default=_plain) + "\n")  # every digit, as the CSV
     else:
-        with replacing(path) as part:
-            frame.to_csv(part, index=False)
+        write_frame(frame, path)
 
 
 def _method(args: argparse.Namespace) -> PackMethod:
@@ -406,6 +413,6 @@ def run(argv: list[str] | None = None) -> int:
         else:
             report_sweep(args, sweep(hist, *sweep_request(args, hist), workers=args.workers))
     except (ValueError, OSError) as error:
-        print(f"error: {flag_named(error, OPTION_FLAGS)}", file=sys.stderr)
+        print(f"error: {flag_named(error, OPTION_FLAGS, args)}", file=sys.stderr)
         return 2
     return 0

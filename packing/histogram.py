@@ -53,7 +53,7 @@ def _from_objects(array: np.ndarray, name: str) -> np.ndarray:
     """
     out = np.empty(array.size, dtype=np.int64)
     for index, value in enumerate(array.tolist()):
-        if isinstance(value, str) and value.strip().removeprefix("-").isdigit():
+        if isinstance(value, str) and value.strip().removeprefix("-").isdecimal() and value.isascii():
             value = int(value)  # a whole number too long for int64, read as text
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValueError(f"{name} must hold whole numbers; found non-numeric values ({value!r}).")

@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 from pyarrow.lib import ArrowException
 
-from .files import replacing
+from .files import write_frame
 from .histogram import SizeHistogram
 
 MAX_BYTES = 512 * 2**20
@@ -236,10 +236,4 @@ def save_histogram(hist: SizeHistogram, path: str | Path) -> Path:
     path = Path(path)
     if path.suffix not in (".csv", ".parquet"):
         raise ValueError(f"Unknown histogram file type {path.suffix!r}; use .csv or .parquet.")
-    frame = hist.to_frame()
-    with replacing(path) as part:
-        if path.suffix == ".parquet":
-            frame.to_parquet(part, index=False)
-        else:
-            frame.to_csv(part, index=False)
-    return path
+    return write_frame(hist.to_frame(), path)

@@ -116,7 +116,7 @@ def test_bad_input_gives_a_message_not_a_traceback(tmp_path, molhiv_file):
     (("pack", "--prove", "--prove-seconds", "0"), "--prove-seconds must be a number of seconds"),
     (("batching", "--batch-size", "32", "--buckets", "0"), "--buckets must lie between 1 and 16, got 0"),
     (("batching", "--batch-size", "0"), "--batch-size must lie between 2 and"),
-    (("pack", "--out", "/proc/plan.json"), "the folder /proc cannot be written"),
+    (("pack", "--out", "/proc/plan.json"), "the folder /proc takes no new file"),
     (("pack", "--heuristic", "paper_min"), "belongs to algorithm='published'"),
     (("pack", "--prove-seconds", "5"), "--prove-seconds is the time budget of --prove; add --prove"),
     (("sweep", "--nodes", "100"), "holds the largest graph (222 nodes, 502 edges), so no cell could be packed: "

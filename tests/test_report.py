@@ -232,8 +232,9 @@ def test_a_file_from_before_graph_slots_followed_the_packs_says_its_sections_pri
     for config, said in ((today, False), (older, True)):
         loaded_config, loaded = load_config(config)
         found = html.unescape(sections(build_report(loaded_config, loaded))["batching"])
-        assert ("Computed by version 0.3.0 of this tool, which padded every pack to 256 graph slots (Max graphs); "
-                "the packed loader now pads each to the 2 its fullest pack holds" in found) is said
+        assert ("Exported with schema version 3 (before tool 0.4.0), when the packed loader padded every pack to 256 "
+                "graph slots (Max graphs); it now pads each to the 2 its fullest pack holds, so the packing row's "
+                "numbers below are of larger batches" in found) is said
     edited = json.loads(json.dumps(today))
     edited["metrics"]["graph_capacity"] = 256
     with pytest.raises(ValueError, match=r"metrics.graph_capacity \(256\) does not match"):

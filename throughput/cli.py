@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from packing import config_histogram, load_config, replacing, whole_number, write_replacing
+from packing import config_histogram, load_config, whole_number, write_frame, write_replacing
 from packing.batching import add_packs_per_batch, packs_per_batch
 from packing.cli import OPTION_FLAGS, check_out, flag_named
 
@@ -107,15 +107,17 @@ def _calibrate(args: argparse.Namespace) -> None:
         shapes = default_shapes(args.shapes, max_nodes=args.max_nodes, max_edges=args.max_edges,
                                 max_graphs=args.max_graphs)
     except ValueError as error:  # "count must lie between ..." names the flag instead: "--shapes must ..."
-        raise flag_named(error, _FLAGS) from None
-    if args.out is not None:  # a folder (the file is named after the calibration) or a .json file
-        check_out(args.out / "calibration.json" if args.out.is_dir() else args.out, (".json",))
+        raise flag_named(error, _FLAGS, args) from None
+    out = Path.cwd() if args.out is None else args.out  # a folder (file named after the calibration) or .json
+    if not out.is_dir() and out.suffix == "":
+        raise ValueError(f"--out {out}: no such folder; create it, or give a .json file name.")
+    check_out(out / "calibration.json" if out.is_dir() else out, (".json",))
     print(f"timing {args.model} (hidden {args.hidden}, {args.layers} layers, {args.mode}) on {args.device} at "
           f"{len(shapes)} shapes", file=sys.stderr)
     start = time.perf_counter()
     cal = calibrate(args.model, args.hidden, args.layers, args.device, shapes, args.mode, threads=args.threads,
                     cold_runs=cold_runs, progress=_progress)
-    path = cal.save(args.out if args.out is not None else Path.cwd())
+    path = cal.save(out)
     held_out = cal.fit.held_out
     lines = [f"{cal.label}: {len(cal.timings)} shapes in {time.perf_counter() - start:.0f} s", cal.fit.describe(),
              f"held-out error: median {100 * held_out['median']:.1f} %, 90th percentile {100 * held_out['p90']:.1f} %"]
@@ -186,8 +188,7 @@ def _estimate(args: argparse.Namespace) -> None:
         if args.out.suffix == ".json":
             write_replacing(args.out, json.dumps(throughput_section(table, check, check_note), indent=1) + "\n")
         else:
-            with replacing(args.out) as part:
-                table.to_csv(part, index=False)
+            write_frame(table, args.out)
         print(f"wrote {args.out}")
 
 
@@ -202,6 +203,6 @@ def run(argv: list[str] | None = None) -> int:
     try:
         status = {"calibrate": _calibrate, "check": _check, "estimate": _estimate}[args.command](args)
     except (ValueError, OSError) as error:
-        print(f"error: {flag_named(error, {**OPTION_FLAGS, 'seconds': '--seconds'})}", file=sys.stderr)
+        print(f"error: {flag_named(error, OPTION_FLAGS, args)}", file=sys.stderr)
         return 2
     return status or 0
