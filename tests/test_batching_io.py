@@ -101,9 +101,9 @@ def test_cli_packing_defaults_hold_the_largest_graph(tmp_path, molhiv_file, molh
 
 
 def test_cli_bad_input_gets_a_message(tmp_path, molhiv_file):
-    for args, message in ((("--batch-size", "1"), "batch_size must lie between 2"),
-                          (("--batch-size", "8", "--steps", "0"), "steps must lie between 1"),
-                          (("--batch-size", "8", "--buckets", "40"), "num_shapes must lie between 1"),
+    for args, message in ((("--batch-size", "1"), "--batch-size must lie between 2"),  # the option, by its name
+                          (("--batch-size", "8", "--steps", "0"), "--steps must lie between 1"),
+                          (("--batch-size", "8", "--buckets", "40"), "--buckets must lie between 1"),
                           (("--batch-size", "8", "--max-nodes", "50"), "do not fit into one pack")):
         result = cli("batching", str(molhiv_file), *args)
         assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
