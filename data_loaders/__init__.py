@@ -18,7 +18,7 @@ from typing import Any
 from packing import BatchShape
 
 from .api import load_histogram
-from .dask_cluster import dask_client
+from .dask_cluster import cluster_sweep, dask_client
 from .dask_histogram import ShardError, sharded_histogram
 from .errors import DatasetUnavailableError
 from .pyg_sizes import dataset_sizes, load_pyg_dataset
@@ -41,6 +41,7 @@ __all__ = [
     "DatasetSpec",
     "DatasetUnavailableError",
     "ShardError",
+    "cluster_sweep",
     "dask_client",
     "dataset_sizes",
     "get_spec",

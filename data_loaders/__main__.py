@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any, Iterator, TextIO
 
 import pandas as pd
 
-from packing import load_size_table, save_histogram, sweep, write_frame
+from packing import load_size_table, save_histogram, write_frame
 from packing.cli import OPTION_FLAGS, add_sweep_arguments, check_out, flag_named, report_sweep, sweep_request
 
 from .aflow import DEFAULT_K
 from .api import load_histogram
-from .dask_cluster import dask_client
+from .dask_cluster import cluster_sweep, dask_client, task_failure_words
 from .dask_histogram import sharded_histogram
 from .errors import DatasetUnavailableError
 from .pyg_sizes import load_pyg_dataset
@@ -108,11 +108,24 @@ def _check_file_flags(args: argparse.Namespace, info: dict[str, Any]) -> None:
 
 def _progress_printer(stream: TextIO, what: str):
     """``progress(done, total)`` for the terminal, e.g. "3 of 8 shards read" for ``what``
-    "shards read": one updating line, or ten lines in a log."""
+    "shards read": one updating line, or in a log a line each time another tenth is done
+    (progress may jump by many at once: a sweep reports its cells in chunks).
+
+    >>> import io
+    >>> log = io.StringIO()
+    >>> report = _progress_printer(log, "pairs packed")
+    >>> for done in (40, 45, 80, 100):
+    ...     report(done, 100)
+    >>> log.getvalue().splitlines()
+    ['40 of 100 pairs packed', '80 of 100 pairs packed', '100 of 100 pairs packed']
+    """
+    tenths = [-1]  # the tenth last reported in a log
+
     def report(done: int, total: int) -> None:
         if stream.isatty():
             print(f"\r{done:,} of {total:,} {what}", end="\n" if done == total else "", file=stream, flush=True)
-        elif done == total or done * 10 // total != (done - 1) * 10 // total:
+        elif done * 10 // total > tenths[0]:
+            tenths[0] = done * 10 // total
             print(f"{done:,} of {total:,} {what}", file=stream, flush=True)
     return report
 
@@ -132,8 +145,8 @@ def _cluster_sweep(args: argparse.Namespace) -> None:
     hist = load_size_table(args.histogram)
     request = sweep_request(args, hist)
     with _cluster(args) as client:
-        frame = sweep(hist, *request, executor=client.get_executor(),
-                      progress=_progress_printer(sys.stderr, "limit pairs packed"))
+        frame = cluster_sweep(hist, *request, client=client,
+                              progress=_progress_printer(sys.stderr, "limit pairs packed"))
     report_sweep(args, frame)
 
 
@@ -234,9 +247,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {flag_named(error, OPTION_FLAGS, args)}", file=sys.stderr)
         return 2
     except OSError as error:
-        print(f"error: {error}. Check that the input file is readable and that the output folder exists "
-              "and is writable.", file=sys.stderr)
+        if type(error).__module__.startswith("distributed"):  # the cluster's connection, not a file
+            print(f"error: {task_failure_words(error)}", file=sys.stderr)
+        else:
+            print(f"error: {error}. Check that the input file is readable and that the output folder exists "
+                  "and is writable.", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("interrupted (an output file is written whole or not at all)", file=sys.stderr)
+        return 130
     return 0
 
 

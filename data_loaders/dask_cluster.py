@@ -30,12 +30,16 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
+
+import pandas as pd
 
 from packing import whole_number
 
 if TYPE_CHECKING:
     from distributed import Client
+
+    from packing import SizeHistogram
 
 CONNECT_TIMEOUT = 5.0  # seconds to reach a scheduler, and to wait for its first worker
 LOCAL_START_TIMEOUT = 120.0  # seconds for a local cluster to start (a busy machine is slow)
@@ -145,6 +149,9 @@ def _client(address: str, timeout: float) -> Iterator["Client"]:
         try:
             client.wait_for_workers(1, timeout=timeout)
         except TimeoutError:
+            paused = _worker_counts(client)[1]
+            if paused:
+                raise ValueError(_paused_words(address, paused)) from None
             raise ValueError(f"The Dask scheduler at {address} has no workers (waited {timeout:g} s); start some "
                              f"with `dask worker {address}`.") from None
         threading.Thread(target=_watch_workers, args=(client, address, stop, lost), daemon=True).start()
@@ -159,20 +166,94 @@ def _client(address: str, timeout: float) -> Iterator["Client"]:
         client.close()
 
 
+def task_failure_words(error: BaseException | None) -> str:
+    """Why a Dask task or the call waiting on it failed, in words with what to do (None:
+    the future has no exception, as when the connection to the scheduler went first).
+
+    >>> task_failure_words(RuntimeError("Error during deserialization of the task graph"))[:60]
+    'RuntimeError: Error during deserialization of the task graph'
+    >>> task_failure_words(None)[:44]
+    'the connection to the Dask scheduler was los'
+    """
+    from distributed import CancelledError, KilledWorker
+    from distributed.comm import CommClosedError
+
+    if error is None or isinstance(error, CommClosedError):
+        return ("the connection to the Dask scheduler was lost (it stopped, or the network dropped): start it again "
+                "(and its workers) and run the command again.")
+    if isinstance(error, KilledWorker):
+        return ("the Dask workers running it died each time it was tried (KilledWorker). A shard must fit in "
+                "one worker's memory: check the worker logs, give workers more memory or split the shard.")
+    if isinstance(error, CancelledError):
+        return f"it was cancelled ({error}); the cluster may have restarted or lost its workers."
+    if "deserializ" in str(error):  # the scheduler or a worker cannot import this project
+        return (f"{type(error).__name__}: {error} The scheduler and every worker must import this project: start "
+                "`dask scheduler` and `dask worker` with PYTHONPATH set to its folder, in an environment with "
+                "the versions pinned in requirements.txt.")
+    if isinstance(error, (ValueError, OSError)):
+        return str(error)
+    return f"{type(error).__name__}: {error}"
+
+
+def cluster_sweep(hist: "SizeHistogram", *request: Any, client: "Client",
+                  progress: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+    """``packing.sweep(hist, *request)`` with the cells packed by ``client``'s workers (the
+    same table); a failure of the cluster is a ``ValueError`` saying what happened and what
+    to do, as for the shards of a histogram.
+
+    >>> from packing import SizeHistogram
+    >>> from distributed import Client, LocalCluster
+    >>> with LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster, Client(cluster) as client:
+    ...     table = cluster_sweep(SizeHistogram.from_sizes([3, 2], [4, 2]), [3, 5], [4, 6], client=client)
+    >>> table["packs"].tolist()
+    [2, 2, 2, 1]
+    """
+    from packing import sweep
+
+    try:
+        return sweep(hist, *request, executor=client.get_executor(), progress=progress)
+    except ValueError:
+        raise
+    except Exception as error:
+        raise ValueError(f"The sweep on the Dask cluster failed: {task_failure_words(error)}") from None
+
+
+def _worker_counts(client: "Client") -> tuple[int, int]:
+    """Workers of the client's cluster that run tasks, and those paused (a worker pauses
+    when its memory passes Dask's pause threshold, 80 % of its limit, and runs nothing
+    until it falls again)."""
+    statuses = [str(worker.get("status", "running")) for worker in client.scheduler_info()["workers"].values()]
+    paused = sum(status.endswith("paused") for status in statuses)
+    return len(statuses) - paused, paused
+
+
+def _paused_words(address: str, paused: int) -> str:
+    """Why nothing runs on a cluster whose workers are all paused, and what to do.
+
+    >>> _paused_words("tcp://10.0.0.5:8786", 2)[:66]
+    'The Dask cluster at tcp://10.0.0.5:8786 has 2 workers, all paused:'
+    """
+    return (f"The Dask cluster at {address} has {paused:,} worker{'s' if paused > 1 else ''}, all paused: a worker "
+            "stops running tasks when its memory passes Dask's pause threshold (80 % of its --memory-limit). Start "
+            "workers with more memory, or fewer threads per worker; the workers' logs say how much they hold.")
+
+
 def _watch_workers(client: "Client", address: str, stop: threading.Event, lost: list[str]) -> None:
-    """Close ``client`` when its cluster has had no worker for ``NO_WORKERS_TIMEOUT`` seconds
-    (e.g. every worker died unpickling a task because it cannot import this project), so
-    that a call waiting on the cluster ends instead of waiting for ever; ``lost`` gets why."""
+    """Close ``client`` when its cluster has had no running worker for
+    ``NO_WORKERS_TIMEOUT`` seconds (every worker died unpickling a task because it cannot
+    import this project, or paused for memory), so that a call waiting on the cluster ends
+    instead of waiting for ever; ``lost`` gets why."""
     since = None
     while not stop.wait(WATCH_SECONDS):
         try:
-            workers = len(client.nthreads())
+            running, paused = _worker_counts(client)
         except Exception:  # the client is closing
             return
         now = time.monotonic()
-        since = None if workers else (since or now)
+        since = None if running else (since or now)
         if since is not None and now - since >= NO_WORKERS_TIMEOUT:
-            lost.append(f"The Dask cluster at {address} has had no workers for {NO_WORKERS_TIMEOUT:g} s, so the work "
+            lost.append(_paused_words(address, paused) if paused else
+                        f"The Dask cluster at {address} has had no workers for {NO_WORKERS_TIMEOUT:g} s, so the work "
                         "sent to it cannot finish. Its workers left or died: every worker must be able to import "
                         "this project (start `dask worker` from the project folder, or with PYTHONPATH set to "
                         "it) and have the packages of requirements.txt; the workers' logs say why they stopped.")
@@ -220,8 +301,9 @@ def local_cluster(workers: int) -> Iterator[str]:
     process, for the ``with`` block; yields its scheduler address."""
     path = os.pathsep.join([str(_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
     code = f"from data_loaders.dask_cluster import serve_local_cluster; serve_local_cluster({int(workers)})"
+    # a session of its own: Ctrl-C reaches this process alone, which then closes the cluster
     process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                               env={**os.environ, "PYTHONPATH": path})
+                               env={**os.environ, "PYTHONPATH": path}, start_new_session=True)
     try:
         yield _ready_address(process, LOCAL_START_TIMEOUT)
     finally:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from packing import SizeHistogram
 
+from .dask_cluster import task_failure_words
 from .shards import PartialHistogram, ShardFormat, ShardReport, merge_partials, read_shard, shard_paths
 
 if TYPE_CHECKING:
@@ -64,25 +65,7 @@ class _TreeMerge:
         try:
             return final.result()
         except Exception as error:
-            raise ValueError(f"Merging the partial histograms failed: {_describe(error)}") from None
-
-
-def _describe(error: BaseException) -> str:
-    """An exception from a Dask task in words; a worker that kept dying gets advice."""
-    from distributed import CancelledError, KilledWorker
-
-    if isinstance(error, KilledWorker):
-        return ("the Dask workers running it died each time it was tried (KilledWorker). A shard must fit in "
-                "one worker's memory: check the worker logs, give workers more memory or split the shard.")
-    if isinstance(error, CancelledError):
-        return f"it was cancelled ({error}); the cluster may have restarted or lost its workers."
-    if "deserializ" in str(error):  # the scheduler or a worker cannot import this project
-        return (f"{type(error).__name__}: {error} The scheduler and every worker must import this project: start "
-                "`dask scheduler` and `dask worker` with PYTHONPATH set to its folder, in an environment with "
-                "the versions pinned in requirements.txt.")
-    if isinstance(error, (ValueError, OSError)):
-        return str(error)
-    return f"{type(error).__name__}: {error}"
+            raise ValueError(f"Merging the partial histograms failed: {task_failure_words(error)}") from None
 
 
 def _failure(future: "Future") -> BaseException:
@@ -154,14 +137,17 @@ def _histogram(patterns: list[str], label: str, shard_format: ShardFormat, clien
     except ValueError as error:  # no file matches: the worker's message as it is
         raise ValueError(str(error)) from None
     except Exception as error:
-        raise ValueError(f"Listing the shards on a worker failed: {_describe(error)}") from None
+        raise ValueError(f"Listing the shards on a worker failed: {task_failure_words(error)}") from None
     futures = client.map(read_shard, paths, shard_format=shard_format, pure=False)
     shard_of = {future.key: path for future, path in zip(futures, paths)}
     merge = _TreeMerge(client)
     try:
         for done, future in enumerate(as_completed(futures, loop=client.loop), start=1):
             if future.status != "finished":
-                raise ShardError(shard_of[future.key], _describe(_failure(future)))
+                failure = _failure(future)
+                if failure is None or client.status != "running":  # the cluster went, not the shard
+                    raise ValueError(f"Reading the shards stopped: {task_failure_words(failure)}")
+                raise ShardError(shard_of[future.key], task_failure_words(failure))
             merge.add(future)
             if progress is not None:
                 progress(done, len(paths))

@@ -193,8 +193,8 @@ def run_sweep(
             frame = sweep(hist, node_limits, edge_limits, max_graphs=max_graphs, method=method, progress=progress)
         else:
             with data_loaders.dask_client(scheduler) as client:
-                frame = sweep(hist, node_limits, edge_limits, max_graphs=max_graphs, method=method,
-                              progress=progress, executor=client.get_executor())
+                frame = data_loaders.cluster_sweep(hist, node_limits, edge_limits, max_graphs, method, client=client,
+                                                   progress=progress)
         _stores()["sweeps"].put(key, frame)
     return frame
 

@@ -22,7 +22,7 @@ from common_helpers import stop_process
 
 from data_loaders import ShardError, dask_client, sharded_histogram
 from data_loaders.__main__ import main
-from data_loaders.dask_cluster import CONNECT_TIMEOUT, default_workers, local_cluster
+from data_loaders.dask_cluster import CONNECT_TIMEOUT, NO_WORKERS_TIMEOUT, default_workers, local_cluster
 from data_loaders.ogb_layout import read_raw_sizes
 from data_loaders.paths import shared_data_root
 from data_loaders.qm9 import read_qm9
@@ -431,3 +431,39 @@ def test_the_dask_dashboard_port_is_named_as_not_a_scheduler():
             with dask_client(f"127.0.0.1:{port}"):
                 pass
         assert time.perf_counter() - start < 10
+
+
+def test_a_cluster_whose_workers_are_all_paused_says_so_instead_of_waiting():
+    """A worker pauses when its memory passes Dask's pause threshold and then runs nothing:
+    connecting to such a cluster, or losing the last running worker to a pause mid-run,
+    ends with the reason instead of a hang (the worker's memory monitor is off here, so
+    the pause set by the test stays)."""
+    from distributed.core import Status
+
+    with LocalCluster(n_workers=1, processes=False, threads_per_worker=1, dashboard_address="127.0.0.1:0",
+                      memory_limit=0) as cluster:
+        worker = next(iter(cluster.workers.values()))
+        with pytest.raises(ValueError, match=r"has 1 worker, all paused: a worker stops running tasks when its "
+                                             r"memory passes Dask's pause threshold"):
+            with dask_client(cluster.scheduler_address) as client:
+                cluster.loop.add_callback(setattr, worker, "status", Status.paused)
+                start = time.perf_counter()
+                client.submit(sum, [1, 2]).result()  # waits until the watchdog closes the client
+        assert time.perf_counter() - start < NO_WORKERS_TIMEOUT + 10
+        with pytest.raises(ValueError, match="all paused"):
+            with dask_client(cluster.scheduler_address):
+                pass
+
+
+def test_progress_in_a_log_has_a_line_per_tenth_even_when_it_jumps():
+    """A sweep reports its cells in chunks of 256: a log (stderr not a terminal) still gets
+    a line each time another tenth is done, not only the last one."""
+    from data_loaders.__main__ import _progress_printer
+
+    log = io.StringIO()
+    report = _progress_printer(log, "limit pairs packed")
+    for done in [*range(256, 3721, 256), 3721]:
+        report(done, 3721)
+    lines = log.getvalue().splitlines()
+    assert lines[0] == "256 of 3,721 limit pairs packed" and lines[-1] == "3,721 of 3,721 limit pairs packed"
+    assert 9 <= len(lines) <= 11
