@@ -32,7 +32,7 @@ from .dask_histogram import sharded_histogram
 from .errors import DatasetUnavailableError
 from .pyg_sizes import load_pyg_dataset
 from .registry import list_datasets
-from .shards import ShardFormat
+from .shards import ShardFormat, shard_paths
 from .user_files import load_user_file
 
 if TYPE_CHECKING:
@@ -153,6 +153,8 @@ def _cluster_sweep(args: argparse.Namespace) -> None:
 def _sharded(args: argparse.Namespace) -> None:
     """``histogram --input``: the histogram of the shards, computed on a Dask cluster."""
     ShardFormat(args.column, args.hydrogens)  # refuse bad options before a cluster starts
+    if args.scheduler is None:  # a local cluster sees this file system: no match is said before it starts
+        shard_paths(args.input)
     with _cluster(args) as client:
         hist, info = sharded_histogram(args.input, column=args.column, hydrogens=args.hydrogens, client=client,
                                        progress=_progress_printer(sys.stderr, "shards read"))

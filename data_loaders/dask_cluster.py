@@ -118,7 +118,7 @@ def _connect(address: str, timeout: float) -> "Client":
     from distributed import Client
 
     advice = (f"Start a scheduler there with `dask scheduler` and workers with `dask worker {address}`, check "
-              "the address and the firewall, or leave the scheduler out to use a local cluster.")
+              "the address and the firewall, or leave the scheduler out to run on this machine.")
     try:
         _identity(address, timeout)
     except TimeoutError:
