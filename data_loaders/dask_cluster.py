@@ -129,8 +129,10 @@ def _connect(address: str, timeout: float) -> "Client":
         raise ValueError(f"Could not reach a Dask scheduler at {address} within {timeout:g} s ({error}). "
                          f"{advice}") from None
     except Exception as error:  # something answered, but not as a Dask scheduler (e.g. garbage framing)
-        raise ValueError(f"Something answers at {address}, but not as a Dask scheduler "
-                         f"({type(error).__name__}: {str(error)[:200]}). {advice}") from None
+        # read as Dask's framing, another protocol's bytes can announce a message of exabytes
+        why = "its answer is not in Dask's protocol" if isinstance(error, MemoryError) else \
+            f"{type(error).__name__}: {str(error)[:200]}"
+        raise ValueError(f"Something answers at {address}, but not as a Dask scheduler ({why}). {advice}") from None
     try:
         return Client(address, timeout=timeout, set_as_default=False)
     except (OSError, TimeoutError) as error:
