@@ -56,3 +56,14 @@ def test_dynamic_batches_keep_the_real_room_of_their_target():
     assert (batches["nodes"] <= room_nodes).all() and (batches["edges"] <= room_edges).all()
     assert (batches["graphs"] <= room_graphs).all()
     assert (batches[["padded_nodes", "padded_edges", "padded_graphs"]] == (64, 128, 8)).all().all()
+
+
+@given(st.lists(st.tuples(st.integers(1, 10**6), st.integers(0, 10**6), st.integers(1, 10**4)), min_size=1, max_size=5))
+def test_the_covering_shape_holds_every_shape_and_no_smaller_one_does(triples):
+    shapes = [BatchShape(*triple) for triple in triples]
+    shared = BatchShape.covering(*shapes)
+    assert all(shared.check_holds(shape) is shared for shape in shapes)
+    for component in range(3):  # one less of any component no longer holds them all
+        smaller = list(shared)
+        smaller[component] -= 1
+        assert any(any(a < b for a, b in zip(smaller, shape)) for shape in shapes)
