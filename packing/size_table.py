@@ -172,12 +172,25 @@ def lower_columns(frame: pd.DataFrame, name: str) -> pd.DataFrame:
     return frame.set_axis(lowered, axis=1)
 
 
+#: column names that would hold a size's graph count under another name: read as one graph
+#: per row they would undercount silently, so a table carrying one is refused
+COUNT_LOOKALIKES = ("counts", "num_graphs", "n_graphs", "frequency", "freq", "multiplicity")
+
+
 def histogram_from_table(frame: pd.DataFrame, name: str) -> SizeHistogram:
     """The histogram of a size table (``num_nodes,num_edges`` per graph, or with ``count``).
 
     >>> histogram_from_table(pd.DataFrame({"num_nodes": [3, 3], "num_edges": [4, 4]}), "t").num_graphs
     2
+    >>> histogram_from_table(pd.DataFrame({"num_nodes": [3], "num_edges": [4], "counts": [1000]}), "t.csv")
+    Traceback (most recent call last):
+    ...
+    ValueError: t.csv has a column 'counts' but no 'count': its graph counts would be read as one graph per row. Name the column count (or drop it when every row is one graph).
     """
+    lookalike = next((column for column in COUNT_LOOKALIKES if column in frame.columns), None)
+    if lookalike is not None and "count" not in frame.columns:
+        raise ValueError(f"{name} has a column {lookalike!r} but no 'count': its graph counts would be read as one "
+                         "graph per row. Name the column count (or drop it when every row is one graph).")
     columns = ["num_nodes", "num_edges"] + (["count"] if "count" in frame.columns else [])
     missing = [column for column in columns if column not in frame.columns]
     if missing:

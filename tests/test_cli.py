@@ -164,6 +164,12 @@ def test_both_command_lines_read_size_files_by_the_same_rules(tmp_path):
                    subprocess.run([sys.executable, "-m", "data_loaders", "file", str(shifted), "--out", str(out)],
                                   cwd=ROOT, capture_output=True, text=True, timeout=120)):
         assert result.returncode == 2 and "more fields than the header" in result.stderr
+    misnamed = tmp_path / "misnamed.csv"
+    misnamed.write_text("num_nodes,num_edges,counts\n3,4,1000\n")  # read as one graph, 1,000 would be lost
+    for result in (cli("stats", str(misnamed)),
+                   subprocess.run([sys.executable, "-m", "data_loaders", "file", str(misnamed), "--out", str(out)],
+                                  cwd=ROOT, capture_output=True, text=True, timeout=120)):
+        assert result.returncode == 2 and "has a column 'counts' but no 'count'" in result.stderr, result.stderr
 
 
 def test_a_wide_header_is_refused_before_parsing(tmp_path):
