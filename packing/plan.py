@@ -66,6 +66,11 @@ class PackingPlan:
     requested: PackMethod | None = None
     bounds: Bounds | None = field(default=None, compare=False, repr=False)
 
+    def __post_init__(self) -> None:
+        if not self.packs:
+            raise ValueError("A packing plan needs at least one pack; pack a histogram with graphs in it "
+                             "(packing.pack) or build the plan from its packs.")
+
     # ----------------------------------------------------------------- per-pack arrays
     @cached_property
     def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from common_helpers import replaced
 
 import data_loaders
-from packing import TUPLE_ALGORITHMS, PackLimits, PackMethod, SizeHistogram, lower_bounds, pack
+from packing import TUPLE_ALGORITHMS, PackingPlan, PackLimits, PackMethod, SizeHistogram, lower_bounds, pack
 from packing.export import (
     SCHEMA_VERSION,
     config_histogram,
@@ -158,6 +158,11 @@ def test_a_tuple_plan_with_an_unlimited_component_is_refused():
     config["plan"]["packs"] = [{"items": [[2, 12, 1]], "count": 1}]
     with pytest.raises(ValueError, match="unlimited"):
         load_config(config)
+
+
+def test_a_plan_without_packs_is_refused_by_name():
+    with pytest.raises(ValueError, match="at least one pack"):
+        PackingPlan([], PackLimits(5, 8, 4))
 
 
 def test_odd_inputs_get_one_clear_error(tmp_path):
