@@ -13,7 +13,7 @@ from pages import cache, state
 from pages.header import page_header
 from pages.packing_row import packing_row
 from pages.run_controls import run_controls
-from pages.widgets import mirrored, run_page
+from pages.widgets import mirrored, percent_column, run_page
 
 #: Table column -> (label, number format, help).
 _NUMBERS = {
@@ -39,8 +39,8 @@ _NUMBERS = {
 _COUNT_WIDTH = 110
 COLUMNS = {
     "strategy": st.column_config.TextColumn("Strategy", pinned=True),  # stays in view while scrolling right
-    **{column: st.column_config.NumberColumn(label, format=number_format, help=text,
-                                             width=None if number_format == "percent" else _COUNT_WIDTH)
+    **{column: percent_column(label, help=text) if number_format == "percent"
+       else st.column_config.NumberColumn(label, format=number_format, help=text, width=_COUNT_WIDTH)
        for column, (label, number_format, text) in _NUMBERS.items()},
     "settings": st.column_config.TextColumn("Settings", width="large"),
 }

@@ -17,7 +17,7 @@ from pages import cache, state
 from pages.header import page_header
 from pages.packing_row import packing_row
 from pages.run_controls import run_controls
-from pages.widgets import mirrored_choice, run_page, show_error
+from pages.widgets import mirrored_choice, percent_column, run_page, show_error
 from throughput import ROWS, Calibration, CalibrationCheck, MachineCalibration, calibrate, load_calibration
 from throughput.check import noise_note
 from throughput.shapes import default_shapes
@@ -58,8 +58,7 @@ COLUMNS = {
                                                        help="graphs of the run / its time"),
     "speedup_steady": st.column_config.NumberColumn("Speed-up, steady", format="%.2fx", help="over your batching"),
     "speedup_run": st.column_config.NumberColumn("Speed-up, run", format="%.2fx", help="over your batching"),
-    "wait_share": st.column_config.NumberColumn("Waiting", format="percent",
-                                                help="device time spent waiting for the step's largest batch"),
+    "wait_share": percent_column("Waiting", help="device time spent waiting for the step's largest batch"),
     "extrapolated": st.column_config.CheckboxColumn("Extrapolated", help="a shape larger than any timed"),
 }
 

@@ -25,6 +25,13 @@ def algorithm_name(algorithm: str) -> str:
     return ALGORITHMS[algorithm].name
 
 
+def percent_column(label: str, help: str | None = None) -> Any:
+    """A table column of shares shown as percentages with one decimal ("60.2%", "100.0%"):
+    Streamlit's percent format shows ``step``'s decimals less two, and up to two, with
+    trailing zeros dropped, without one."""
+    return st.column_config.NumberColumn(label, format="percent", step=0.001, help=help)
+
+
 #: The largest node / edge weight the weight boxes take (the heuristics need only their ratio).
 MAX_WEIGHT = 1e6
 
