@@ -134,7 +134,7 @@ def results(frame, params: dict, hist) -> None:
         f"{best['harmonic_mean']:.2%} (node {best['node_efficiency']:.2%}, {edge_words}), "
         f"{int(best['packs']):,} packs. Grey cells are below {floor:.0%}"
         + (f"; {infeasible} empty cells are below the largest graph." if infeasible else ".")
-        + " Click a cell to choose its limits (red frame)."
+        + f" Click a cell to choose its limits with this sweep's method, {sweep_method(params).label} (red frame)."
     )
     largest = frame.loc[(frame["max_nodes"] * frame["max_edges"]).idxmax()]  # the largest cell
     n, e = int(largest["max_nodes"]), int(largest["max_edges"])
@@ -146,9 +146,11 @@ def results(frame, params: dict, hist) -> None:
                     f"it packs {int(largest['packs']):,} packs, {free:,} with Max graphs {most:,} (where only nodes "
                     "and edges decide).", icon=":material/info:")
     if chosen and chosen.source.startswith("the sweep"):
-        limits = chosen.limits
+        limits, method = chosen.limits, state.method()
+        other = "" if method == sweep_method(params) else \
+            f" The heatmap above is of {sweep_method(params).label}; click a cell to choose that method."
         st.success(f"Chosen: max nodes {limits.max_nodes:,}, max edges {limits.max_edges:,}, "
-                   f"max graphs {limits.max_graphs:,} ({sweep_method(params).label}).")
+                   f"max graphs {limits.max_graphs:,} ({method.label}).{other}")
         st.page_link("pages/packing_page.py", label="See this configuration on the Packing page",
                      icon=":material/arrow_forward:")
     st.subheader("Smallest limits that reach a target")

@@ -178,6 +178,11 @@ def test_sweep_runs_and_finder_selects_limits(app):
     app.button(key="sw_use_found").click().run()
     found = chosen(app)
     assert found.source.startswith("the sweep finder")
+    # a sweep with another heuristic keeps the chosen configuration's method, and says so
+    app.selectbox(key="sw_heuristic").set_value("sum").run()
+    app.button[0].click().run()
+    (box,) = [s.value for s in app.success if s.value.startswith("Chosen:")]
+    assert "(best fit, product heuristic). The heatmap above is of best fit, sum heuristic" in box
     open_page(app, "packing")
     assert app.number_input(key="pk_max_nodes").value == found.limits.max_nodes
     open_page(app, "export")  # the sweep's heatmap is offered for export, on the Export page alone
