@@ -1,6 +1,6 @@
 """The packing row of the Batching, Throughput and Export pages: the chosen configuration
 of the sidebar (limits and method, the data defaults until others are chosen), with the
-run's packs per step, or as many as carry about the batch size in graphs; the simulator's
+run's packs per batch, or as many as carry about the batch size in graphs; the simulator's
 default (packs that pad to the dynamic batching target's shape, one per batch) only when the chosen
 limits do not hold every graph, and the note says so."""
 from __future__ import annotations
@@ -36,13 +36,13 @@ def packing_row(hist: SizeHistogram, run: dict) -> PackingRow:
         chosen.limits.check_fits(hist)
     except ValueError as error:
         return PackingRow(None, method, 1, f"The chosen limits do not hold every graph ({error}) The packing row "
-                                           "packs into the dynamic batching target instead, one pack per step.")
+                                           "packs into the dynamic batching target instead, one pack per batch.")
     plan = cache.plan_for(hist, chosen.limits, method)
     packs = run["packs_per_batch"] or packs_matching_batch_size(plan, run["batch_size"])
     how = "set on this page" if run["packs_per_batch"] else f"chosen to carry about {run['batch_size']:,} graphs, " \
                                                            "the batch size"
     note = (f"Packing row: the chosen configuration, limits {chosen.limits} from {chosen.source}, {method.label}; "
-            f"{packs:,} pack{'s' if packs > 1 else ''} per step ({how}), which carry "
+            f"{packs:,} pack{'s' if packs > 1 else ''} per batch ({how}), which carry "
             f"{packs * plan.packing_factor:,.1f} graphs on average, padded to {BatchShape.for_plan(plan, packs)} "
             f"({plan.graph_capacity:,} graph slots per pack, the most any pack holds, and one padding node and graph).")
     return PackingRow(chosen.limits, method, packs, note)

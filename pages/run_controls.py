@@ -1,5 +1,5 @@
 """The controls of the simulated training run, shared by the Batching and Throughput pages:
-batch size, run length (epochs or steps), data-parallel devices, packs per step and seed.
+batch size, run length (epochs or steps), data-parallel devices, packs per batch and seed.
 They show and write ``state.run_settings()``, so a change on one page is the setting of
 the other (and of the Export page and the link)."""
 from __future__ import annotations
@@ -41,8 +41,8 @@ def run_controls(seed: bool = True) -> dict:
     columns[2].number_input("Data-parallel devices", min_value=1, max_value=64, step=1, on_change=_save,
                             args=("run_devices",), **mirrored("run_devices", settings["devices"]),
                             help="Each step takes one batch per device and waits for the slowest.")
-    columns[3].number_input("Packs per step", min_value=1, max_value=4096, step=1, on_change=_save,
-                            args=("run_packs_per_batch",), placeholder="about batch size graphs",
+    columns[3].number_input("Packs per batch", min_value=1, max_value=4096, step=1, on_change=_save,
+                            args=("run_packs_per_batch",), placeholder="≈ batch size",
                             **mirrored("run_packs_per_batch", settings["packs_per_batch"]),
                             help="Packs of the chosen limits in one batch. Empty: as many as carry about batch "
                                  "size graphs, so packing takes about as many steps as the others.")

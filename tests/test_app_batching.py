@@ -94,7 +94,7 @@ def test_packing_row_follows_limits_chosen_on_the_packing_page_and_the_target_bu
     assert (rows.loc["packing", "max_padded_nodes"], rows.loc["packing", "max_padded_edges"]) == (120 * packs + 1,
                                                                                                   240 * packs)
     assert rows.loc["packing", "mean_graphs_per_batch"] == pytest.approx(packs * plan.packing_factor, rel=0.02)
-    assert any(f"{packs} packs per step (chosen to carry about 32 graphs, the batch size" in c.value and
+    assert any(f"{packs} packs per batch (chosen to carry about 32 graphs, the batch size" in c.value and
                "limits 120 nodes, 240 edges, 256 graphs from your input on the Packing page" in c.value
                for c in app.caption)
     button = next(b for b in app.button if b.label.startswith("Use the dynamic target as pack limits"))

@@ -1,7 +1,7 @@
 """The Throughput page rendered headless with Streamlit's AppTest on the bundled data: the
 calibration checked (or measured) on this machine, a failing shipped one replaced, the
 steady-epoch and whole-run chart with error bars, the table, the chosen configuration
-with its packs per step, the run shared with the Batching page, the baseline, the GPU
+with its packs per batch, the run shared with the Batching page, the baseline, the GPU
 calibrations labelled as the GPU's, a calibration measured from the page, and the figure."""
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ def test_the_chosen_configuration_is_priced_with_its_packs_per_step(app):
     assert not app.exception
     assert app.session_state["batching"]["packs_per_batch"] == 2
     note = next(c.value for c in app.caption if c.value.startswith("Packing row"))
-    assert "2 packs per step (set on this page" in note and f"{2 * limits.max_nodes + 1:,} nodes" in note
+    assert "2 packs per batch (set on this page" in note and f"{2 * limits.max_nodes + 1:,} nodes" in note
     assert app.dataframe[0].value.set_index("strategy").loc["packing", "steps_per_epoch"] != packs
 
 

@@ -169,7 +169,7 @@ def test_runs_too_large_for_memory_are_refused_at_once(molhiv_file, args, messag
 
 def test_packs_per_step_count_in_the_work_of_a_run(molhiv):
     plan = pack(molhiv, PackLimits(222, 502, 64))
-    with pytest.raises(ValueError, match=r"draws [\d,]+ graphs \(steps x devices x graphs per batch\).* packs per step"):
+    with pytest.raises(ValueError, match=r"draws [\d,]+ graphs \(steps x devices x graphs per batch\).* packs per batch"):
         compare_batching(molhiv, 32, plan=plan, steps=100_000, packs_per_batch=4096)
 
 

@@ -28,8 +28,8 @@ def test_batching_page_compares_and_sets_pack_limits(server, browser):
     # the sidebar's chosen configuration (the data defaults) is what the packing row packs
     assert main.get_by_text(re.compile(r"^Packing row: the chosen configuration, limits 29 nodes, 56 edges, 256 "
                                        r"graphs from data defaults")).is_visible()
-    packs = page.get_by_role("spinbutton", name="Packs per step")
-    assert packs.input_value() == "" and packs.get_attribute("placeholder") == "about batch size graphs"
+    packs = page.get_by_role("spinbutton", name="Packs per batch")
+    assert packs.input_value() == "" and packs.get_attribute("placeholder") == "≈ batch size"
     # the padding chart names every strategy
     chart_text = page.locator(".js-plotly-plot").first.inner_text()
     for name in ("static-constant", "static-64", "static-2^N", "dynamic (jraph)", "shape buckets", "packing"):
@@ -68,7 +68,7 @@ def test_batching_page_compares_and_sets_pack_limits(server, browser):
     packs.fill("2")
     packs.press("Enter")
     settle(page)
-    assert main.get_by_text(re.compile(r"2 packs per step \(set on this page\), which carry .* padded to 59 nodes, "
+    assert main.get_by_text(re.compile(r"2 packs per batch \(set on this page\), which carry .* padded to 59 nodes, "
                                        r"112 edges, 5 graphs \(2 graph slots per pack, the most any pack holds")).is_visible()
 
     open_tab(page, "Buckets vs packing")

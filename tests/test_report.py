@@ -198,7 +198,7 @@ def test_report_states_an_lp_proof_and_what_the_configuration_lacks():
 def test_a_plan_whose_graph_limit_never_binds_and_whose_estimate_is_extrapolated_says_so():
     """QM9 bonds at their data defaults (29 nodes, 56 edges, 256 graphs): no pack holds more
     than 7 graphs and best fit puts at most 2 in one, so the packs pad 2 graph slots each, not
-    256; with 2,000 packs per step the
+    256; with 2,000 packs per batch the
     packing row's shape is far beyond what the shipped CPU calibration timed. The report says
     both, as the pages do."""
     hist, info = load_histogram("qm9")

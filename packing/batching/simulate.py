@@ -158,7 +158,7 @@ class RunSpec:
         simulate more than ``MAX_BATCHES`` batches or draw more than ``MAX_GRAPHS_DRAWN``
         graphs (the work and memory grow with the products, not with each number alone).
         ``graphs_per_batch`` (fewest, most) covers strategies whose batches hold another
-        number of graphs than the batch size (packs per step of a plan); default: the batch size.
+        number of graphs than the batch size (packs per batch of a plan); default: the batch size.
 
         >>> RunSpec(2, 20_000_000, 1, 0, 1).check_work(1000)
         Traceback (most recent call last):
@@ -167,17 +167,17 @@ class RunSpec:
         >>> RunSpec(32, 100_000, 1, 0, 1).check_work(1000, (31, 4096 * 8.5))
         Traceback (most recent call last):
         ...
-        ValueError: This run draws 3,481,600,000 graphs (steps x devices x graphs per batch); at most 200,000,000 fit in memory: lower the steps, the devices, the batch size or the packs per step.
+        ValueError: This run draws 3,481,600,000 graphs (steps x devices x graphs per batch); at most 200,000,000 fit in memory: lower the steps, the devices, the batch size or the packs per batch.
         """
         fewest, most = graphs_per_batch or (self.batch_size - 1, self.batch_size)
         if self.steps is not None:
             batches, graphs = self.steps * self.devices, math.ceil(self.steps * self.devices * max(most, self.batch_size))
             what, lower = "steps x devices", "the steps or the devices"
             drawn, fewer = "steps x devices x graphs per batch", \
-                "the steps, the devices, the batch size or the packs per step"
+                "the steps, the devices, the batch size or the packs per batch"
         else:
             batches, graphs = math.ceil(self.epochs * num_graphs / max(1.0, fewest)), self.epochs * num_graphs
-            what, lower = "epochs x graphs / graphs per batch", "the epochs, or raise the batch size or packs per step"
+            what, lower = "epochs x graphs / graphs per batch", "the epochs, or raise the batch size or packs per batch"
             drawn, fewer = "epochs x graphs", "the epochs"
         if batches > MAX_BATCHES:
             raise ValueError(f"This run simulates {batches:,} batches ({what}); at most {MAX_BATCHES:,} fit in memory: "
