@@ -11,7 +11,7 @@ import json
 import streamlit as st
 
 import figures.throughput as throughput_figures
-from packing import devices_note, extrapolation_note, one_off_notes
+from packing import BatchShape, devices_note, extrapolation_note, one_off_notes
 from packing.batching import run_length_words, short_run_note
 from pages import cache, state
 from pages.header import page_header
@@ -30,11 +30,17 @@ SESSION_CALIBRATIONS = "tp_calibrations"
 #: The id of the calibration that speaks for this machine (checked, or measured at first use).
 THIS_MACHINE = "this_machine"
 SESSION = "session:"
-GRIDS = {
-    "quick: 8 shapes up to 4,096 nodes (about 15 s)": {"count": 8, "max_nodes": 4096, "max_edges": 32_768,
-                                                        "max_graphs": 256, "budget": 0.3},
-    "standard: 24 shapes up to 32,768 nodes (about a minute)": {"count": 24, "budget": 1.0},
-}
+
+
+def _grid(name: str, duration: str, budget: float, shapes: list[BatchShape]) -> tuple[str, dict]:
+    """A calibration grid's choice: its label, which names the largest shape it times, and
+    its settings (the shapes and the seconds per shape)."""
+    largest = max(shape.num_nodes for shape in shapes)
+    return f"{name}: {len(shapes)} shapes up to {largest:,} nodes ({duration})", {"shapes": shapes, "budget": budget}
+
+
+GRIDS = dict([_grid("quick", "about 15 s", 0.3, default_shapes(8, max_nodes=4096, max_edges=32_768, max_graphs=256)),
+              _grid("standard", "about a minute", 1.0, default_shapes(24))])
 GPU_HOWTO = (
     "On your GPU machine, in this project, run `python -m throughput calibrate --model gin --device cuda --out "
     "my_gpu.json` (about a minute; `--mode compile` also prices torch.compile) and upload `my_gpu.json` here.")
@@ -191,8 +197,6 @@ def calibrate_here() -> None:
                    "work on the machine slows the steps down: calibrate when it is quiet.")
         if st.button("Calibrate this machine now", key="tp_calibrate", icon=":material/play_arrow:"):
             settings = GRIDS[grid]
-            shapes = default_shapes(settings["count"], **{k: v for k, v in settings.items()
-                                                           if k.startswith("max_")})
             bar = st.progress(0.0, text="Starting...")
 
             def progress(done: int, total: int, shape: tuple[int, int, int]) -> None:
@@ -200,7 +204,7 @@ def calibrate_here() -> None:
                                                      f"{shape[1]:,} edges, {shape[2]:,} graphs"
                 bar.progress(done / total, text=words)
 
-            cal = calibrate(model, int(hidden), int(layers), "cpu", shapes, budget=settings["budget"],
+            cal = calibrate(model, int(hidden), int(layers), "cpu", settings["shapes"], budget=settings["budget"],
                             progress=progress)
             add_calibration(f"measured now: {cal.label}", cal)
             st.rerun()
