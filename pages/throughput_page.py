@@ -93,10 +93,11 @@ def calibrations(this: Calibration, from_files: dict[str, Calibration]) -> dict[
     return {THIS_MACHINE: this, **files, **st.session_state.setdefault(SESSION_CALIBRATIONS, {})}
 
 
-def option_label(key: str, cal: Calibration, team: frozenset[str]) -> str:
-    """How calibration ``key`` is listed (``team``: the names from the team's folder)."""
+def option_label(key: str, cal: Calibration, team: frozenset[str], this: MachineCalibration) -> str:
+    """How calibration ``key`` is listed (``team``: the names from the team's folder;
+    ``this``: whether this machine's was measured here or is a shipped one checked here)."""
     if key == THIS_MACHINE:
-        return f"this machine: {cal.label}"
+        return f"this machine ({'measured here' if this.measured else 'shipped for this CPU, checked here'}): {cal.label}"
     if key.startswith(SESSION):
         return key[len(SESSION):]
     return f"{'team folder' if key in team else 'shipped'}: {cal.label}"
@@ -111,13 +112,15 @@ def _save(name: str, key: str) -> None:
     state.throughput_settings()[name] = st.session_state[key]
 
 
-def controls(options: dict[str, Calibration], team: frozenset[str]) -> tuple[str, Calibration, str]:
+def controls(options: dict[str, Calibration], team: frozenset[str],
+             this: MachineCalibration) -> tuple[str, Calibration, str]:
     """The calibration and the current batching select boxes (``team``: the names from the
-    team's folder); the calibration's id, the calibration and the baseline."""
+    team's folder, ``this``: this machine's calibration); the calibration's id, the
+    calibration and the baseline."""
     saved = state.throughput_settings()
     chosen = saved["calibration"] if saved["calibration"] in options else THIS_MACHINE
     left, right = st.columns([3, 1.4])
-    left.selectbox("Calibration", list(options), format_func=lambda key: option_label(key, options[key], team),
+    left.selectbox("Calibration", list(options), format_func=lambda key: option_label(key, options[key], team, this),
                    on_change=_save, args=("calibration", "tp_calibration"),
                    **mirrored_choice("tp_calibration", list(options), chosen),
                    help="Step times of a real PyG model measured on one device; every number on this page comes "
@@ -237,7 +240,7 @@ def main() -> None:
     for problem in files.problems:
         st.warning(problem, icon=":material/warning:")
     options = calibrations(this.calibration, files.found)
-    key, cal, baseline = controls(options, files.team)
+    key, cal, baseline = controls(options, files.team, this)
     run = run_controls(seed=False)
     row = packing_row(hist, run)
     table = cache.throughput_table(hist, cal, run, baseline, row.request)

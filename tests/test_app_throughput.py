@@ -45,6 +45,8 @@ def test_page_starts_on_a_calibration_checked_on_this_machine(app):
     this = cache.machine_calibration()
     assert app.title[0].value == "Throughput"
     assert app.selectbox(key="tp_calibration").value == "this_machine"
+    where = "measured here" if this.measured else "shipped for this CPU, checked here"  # never "measured" if shipped
+    assert app.selectbox(key="tp_calibration").options[0].startswith(f"this machine ({where}): ")
     assert this.calibration.device_info["name"] == cpu_name() and this.calibration.device_info["type"] == "cpu"
     assert any(c.value.startswith("**Calibration check:**") and this.reason in c.value for c in app.caption)
     table = app.dataframe[0].value
@@ -135,6 +137,7 @@ def test_a_failing_shipped_calibration_is_replaced_by_one_of_this_machine(tmp_pa
         assert at.selectbox(key="tp_calibration").value == "this_machine"
         assert at.session_state["throughput"]["calibration"] == this.calibration != slow
         labels = at.selectbox(key="tp_calibration").options
+        assert labels[0].startswith("this machine (measured here): ")
         assert f"team folder: {slow.label}" in labels and any(label.startswith("shipped: ") for label in labels)
         this.calibration.save(tmp_path / "mine.json")  # this machine's calibration as a file too: listed once
         st.cache_data.clear()  # the files are read again (the options are cached per server process)
@@ -154,7 +157,7 @@ def test_the_shipped_h100_calibrations_price_the_same_batches_on_the_gpu(app):
     assert any(f"GPU calibrations to choose from: {gpu}" in i.value for i in app.info)
     cpu_rows = app.dataframe[0].value.set_index("strategy")
     labels = app.selectbox(key="tp_calibration").options  # shown as labels, chosen by file stem
-    assert labels[0].startswith("this machine: ") and sum(gpu in label for label in labels) == 2
+    assert labels[0].startswith("this machine (") and sum(gpu in label for label in labels) == 2
     eager = "nvidia-h100-80gb-hbm3__gin-h64-l3__eager"
     app.selectbox(key="tp_calibration").select(eager).run()
     assert not app.exception and not app.error
