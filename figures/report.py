@@ -13,7 +13,6 @@ numbers are the file's.
 from __future__ import annotations
 
 import html
-import math
 import re
 from typing import Any, Callable
 
@@ -22,7 +21,7 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from data_loaders.registry import task_of
-from packing import NONE, PackingPlan, config_histogram, config_json, estimate_notes
+from packing import NONE, PackingPlan, config_histogram, config_json, estimate_notes, three_digits
 from packing.batching import describe_settings, run_length_words, short_run_note
 
 from . import batching, throughput
@@ -279,19 +278,6 @@ def older_loader_note(config: dict[str, Any], plan: PackingPlan) -> str:
             f"{plan.graph_capacity:,} its fullest pack holds, so the packing row's numbers below are of larger "
             "batches than training will see (the other strategies' are not affected). Export the configuration "
             "again for numbers of today's loader.")
-
-
-def three_digits(value: float) -> str:
-    """A time or speed-up to three significant digits, trailing zeros kept, so a column
-    reads alike (thousands grouped from 1,000).
-
-    >>> [three_digits(value) for value in (1234.5, 117.4, 17, 0.56, 0.0, 9.996)]
-    ['1,230', '117', '17.0', '0.560', '0.00', '10.0']
-    """
-    value = float(f"{value:.3g}")  # rounded first: 9.996 is 10.0, not 10.00
-    if value == 0 or abs(value) >= 100:
-        return f"{value:,.0f}" if value else "0.00"
-    return f"{value:.{max(0, 2 - math.floor(math.log10(abs(value))))}f}"
 
 
 def _throughput_section(section: dict[str, Any], figure: str) -> str:

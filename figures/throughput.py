@@ -8,6 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from packing import three_digits
 from packing.batching import run_length_words
 
 from .batching import COLORS, label as batching_label
@@ -38,7 +39,7 @@ def _bars(table: pd.DataFrame, column: str, low: str, high: str, speedup: str,
     upper = np.where(guessed, value, table[high].to_numpy(dtype=float))
     lower = np.where(guessed, value, table[low].to_numpy(dtype=float))
     baseline = table.attrs.get("baseline")
-    band = [f"{lo:.3g} to {hi:.3g} s" if not out else "extrapolated: no band" for lo, hi, out in
+    band = [f"{three_digits(lo)} to {three_digits(hi)} s" if not out else "extrapolated: no band" for lo, hi, out in
             zip(lower, upper, guessed)]
     bar = go.Bar(
         y=names, x=value.tolist(), orientation="h", name=column,
@@ -50,10 +51,11 @@ def _bars(table: pd.DataFrame, column: str, low: str, high: str, speedup: str,
                      arrayminus=[None if out else float(e) for e, out in zip(value - lower, guessed)]),
         customdata=np.stack([band, table["step_ms"], table["steps_per_epoch"], table["compile_seconds"]],
                             axis=1).astype(object),
-        hovertemplate=("%{y}<br>%{x:.3g} s (%{customdata[0]})"
+        hovertemplate=("%{y}<br>%{x:,.3r} s (%{customdata[0]})"
                        "<br>step: %{customdata[1]:.2f} ms x %{customdata[2]:,.1f} steps per epoch"
-                       "<br>compilations in the run: %{customdata[3]:.3g} s<extra></extra>"))
-    texts = [(name, right, f"{v:.3g} s, {x:.2f}x{speedup_words}" + (", extrapolated" if out else ""))
+                       "<br>compilations in the run: %{customdata[3]:,.3r} s<extra></extra>"))
+    # "extrapolated" on a line of its own: one line with it ran past the panel's right edge
+    texts = [(name, right, f"{three_digits(v)} s, {x:.2f}x{speedup_words}" + ("<br>extrapolated" if out else ""))
              for name, right, v, x, out in zip(names, upper, value, table[speedup], guessed)]
     return bar, texts
 

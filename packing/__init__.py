@@ -33,7 +33,7 @@ from .size_table import (
     read_file_bytes, read_table, save_histogram, size_limit_words,
 )
 from .sweep import default_limits, limit_grid, smallest_limits, sweep
-from .throughput_section import devices_note, estimate_notes, extrapolation_note, one_off_notes
+from .throughput_section import devices_note, estimate_notes, extrapolation_note, one_off_notes, three_digits
 from .version import __version__
 
 __all__ = [
@@ -113,6 +113,7 @@ __all__ = [
     "size_limit_words",
     "smallest_limits",
     "sweep",
+    "three_digits",
     "weighted_sum",
     "whole_number",
     "write_frame",

@@ -28,6 +28,19 @@ TABLE_COLUMNS = ("steps_per_epoch", "step_ms", "steady_epoch_s", "steady_low", "
                  "run_high", "compile_seconds", "speedup_steady", "speedup_run")
 
 
+def three_digits(value: float) -> str:
+    """A time or speed-up to three significant digits, trailing zeros kept, so a column
+    reads alike (thousands grouped from 1,000).
+
+    >>> [three_digits(value) for value in (1234.5, 117.4, 17, 0.56, 0.0, 9.996)]
+    ['1,230', '117', '17.0', '0.560', '0.00', '10.0']
+    """
+    value = float(f"{value:.3g}")  # rounded first: 9.996 is 10.0, not 10.00
+    if value == 0 or abs(value) >= 100:
+        return f"{value:,.0f}" if value else "0.00"
+    return f"{value:.{max(0, 2 - math.floor(math.log10(abs(value))))}f}"
+
+
 def check_throughput_section(section: Any) -> dict[str, Any]:
     """Check a ``throughput`` section read from a configuration file; returns it, or raises
     ``ValueError`` naming the first malformed field.

@@ -11,7 +11,7 @@ import json
 import streamlit as st
 
 import figures.throughput as throughput_figures
-from packing import BatchShape, devices_note, extrapolation_note, one_off_notes
+from packing import BatchShape, devices_note, extrapolation_note, one_off_notes, three_digits
 from packing.batching import run_length_words, short_run_note
 from pages import cache, state
 from pages.header import page_header
@@ -44,7 +44,12 @@ GRIDS = dict([_grid("quick", "about 15 s", 0.3, default_shapes(8, max_nodes=4096
 GPU_HOWTO = (
     "On your GPU machine, in this project, run `python -m throughput calibrate --model gin --device cuda --out "
     "my_gpu.json` (about a minute; `--mode compile` also prices torch.compile) and upload `my_gpu.json` here.")
-_SECONDS = {"format": "%.3g"}
+#: Time columns: their values are rounded to three significant digits before they are shown
+#: (printf's %g wrote a run of days as 5.76e+04).
+_SECONDS = {"format": "localized"}
+_TIME_COLUMNS = ("steady_epoch_s", "first_epoch_s", "run_s", "compile_seconds")
+#: The band column's words where a shape is larger than any timed.
+EXTRAPOLATED_BAND = "none: extrapolated"
 COLUMNS = {
     "strategy": st.column_config.TextColumn("Strategy", width="medium"),
     "steps_per_epoch": st.column_config.NumberColumn("Steps per epoch", format="localized",
@@ -54,10 +59,10 @@ COLUMNS = {
     "steady_epoch_s": st.column_config.NumberColumn("Steady epoch (s)", help="every shape compiled", **_SECONDS),
     "first_epoch_s": st.column_config.NumberColumn("First epoch (s)", help="with its compilations", **_SECONDS),
     "run_s": st.column_config.NumberColumn("Whole run (s)", help="every compilation once", **_SECONDS),
-    "run_low": st.column_config.NumberColumn("Run, low (s)", help="error band: each step within the cost model's held-out "
-                                         "error, each compilation between the fastest and the slowest measured",
-                                         **_SECONDS),
-    "run_high": st.column_config.NumberColumn("Run, high (s)", **_SECONDS),
+    "run_band": st.column_config.TextColumn("Whole run, band (s)", alignment="right",
+                                            help="error band: each step within the cost model's held-out error, each "
+                                                 "compilation between the fastest and the slowest measured; none "
+                                                 "where a shape is larger than any timed"),
     "compile_seconds": st.column_config.NumberColumn("Compilation in the run (s)", **_SECONDS),
     "compilations": st.column_config.NumberColumn("Compilations", format="localized"),
     "graphs_per_second": st.column_config.NumberColumn("Graphs/s", format="localized",
@@ -264,8 +269,10 @@ def main() -> None:
     shown = table.assign(strategy=[throughput_figures.label(s) for s in table["strategy"]],
                          steps_per_epoch=table["steps_per_epoch"].round(1),  # localized: 1,234.5, as the report
                          graphs_per_second=table["graphs_per_second"].round(),
-                         **{band: table[band].mask(table["extrapolated"]) for band in ("run_low", "run_high")})
-    # blank bands where extrapolated: no band holds there, as the chart and the note say
+                         **{name: table[name].map(lambda v: float(f"{v:.3g}")) for name in _TIME_COLUMNS},
+                         run_band=[EXTRAPOLATED_BAND if out else f"{three_digits(low)} to {three_digits(high)}" for low, high, out
+                                   in zip(table["run_low"], table["run_high"], table["extrapolated"])])
+    # no band where extrapolated: none holds there, as the chart and the note say
     st.dataframe(shown[list(COLUMNS)], hide_index=True, width="stretch", column_config=COLUMNS)
     st.caption(f"{row.note} Run: {run_length_words(table.attrs['run'])} on "
                f"{run['devices']:,} device(s), batch size {run['batch_size']:,}. Error bars: the cost model's "

@@ -29,7 +29,7 @@ from typing import Any
 
 import pandas as pd
 
-from packing import estimate_notes
+from packing import estimate_notes, three_digits
 from packing.batching import json_rows, run_length_words
 
 from .check import CalibrationCheck
@@ -105,12 +105,12 @@ def format_table(table: pd.DataFrame) -> str:
         "strategy": table["strategy"],
         "steps/epoch": table["steps_per_epoch"].round(1),
         "step ms": table["step_ms"].round(2),
-        "steady epoch s": table["steady_epoch_s"].map(lambda v: f"{v:.3g}"),
-        "first epoch s": table["first_epoch_s"].map(lambda v: f"{v:.3g}"),
-        "run s": table["run_s"].map(lambda v: f"{v:.3g}"),
-        "run band s": [f"{low:.3g}-{high:.3g}" if not out else "none" for low, high, out in  # as the chart
+        "steady epoch s": table["steady_epoch_s"].map(three_digits),
+        "first epoch s": table["first_epoch_s"].map(three_digits),
+        "run s": table["run_s"].map(three_digits),
+        "run band s": [f"{three_digits(low)}-{three_digits(high)}" if not out else "none" for low, high, out in
                        zip(table["run_low"], table["run_high"], table["extrapolated"])],
-        "compile s": table["compile_seconds"].map(lambda v: f"{v:.3g}"),
+        "compile s": table["compile_seconds"].map(three_digits),
         "graphs/s": table["graphs_per_second"].map(lambda v: f"{v:,.0f}" if v >= 100 else f"{v:.3g}"),
         "speed-up steady": table["speedup_steady"].map(lambda v: f"{v:.2f}x"),
         "speed-up run": table["speedup_run"].map(lambda v: f"{v:.2f}x"),
