@@ -283,7 +283,7 @@ def _published_columns() -> dict:
     labels = figures.PUBLISHED_LABELS
     formats = {"packs": "localized", "tight_nodes": "localized", "tight_edges": "localized",
                "tight_node_pct": "%.2f", "tight_edge_pct": "%.2f"}
-    return {"method": st.column_config.TextColumn(labels["method"], width=METHOD_WIDTH),
+    return {"method": st.column_config.TextColumn(labels["method"], width=METHOD_WIDTH, pinned=True),
             **{name: st.column_config.NumberColumn(labels[name], format=number_format)
                for name, number_format in formats.items()},
             **{name: st.column_config.TextColumn(labels[name], alignment="right")
@@ -295,10 +295,13 @@ def comparison_table(hist, limits: PackLimits, one_dim: str, dataset: str) -> No
     baselines (Table 2 layout), the best plan that keeps the limits highlighted, every row
     shown; then the published algorithm in the paper's own convention."""
     table = cache.compare_table(hist, limits, one_dim, (hist.fingerprint(), limits) in state.proved())
-    shown = [name for name in table.columns if name not in ("heuristic", "algorithm")]  # both are in "method"
+    # "method" holds heuristic and algorithm; the efficiencies come before the bound's columns,
+    # so that they stay in view on a laptop's screen (the method column stays while scrolling)
+    first = ["method", "keeps_limits", "packs", "node_efficiency", "edge_efficiency", "harmonic_mean"]
+    shown = first + [name for name in table.columns if name not in (*first, "heuristic", "algorithm")]
     st.dataframe(figures.highlight_best(table), hide_index=True, width="stretch", height="content",
                  column_config={**figures.COMPARE_LABELS, "method": st.column_config.TextColumn(
-                     figures.COMPARE_LABELS["method"], width=METHOD_WIDTH)}, column_order=shown)
+                     figures.COMPARE_LABELS["method"], width=METHOD_WIDTH, pinned=True)}, column_order=shown)
     st.caption("Layout of Table 2 of Krell et al.; the best value per column among the plans that keep every limit "
                "is highlighted. Node-only and edge-only ignore one limit, so their packs break it (keeps limits: "
                "no) and they are never highlighted. Efficiencies are against the limits above (node-only and "
