@@ -50,7 +50,7 @@ def limit_grid(start: int, stop: int, step: int, name: str = "range") -> list[in
     step = whole_number(step, f"{name} step")
     if start > stop:
         raise ValueError(f"The {name} is empty: start {start:,} is above stop {stop:,}.")
-    if (stop - start) // step + 2 > MAX_AXIS:
+    if (stop - start) // step + 1 + ((stop - start) % step > 0) > MAX_AXIS:  # the steps, and stop off the steps
         raise ValueError(f"The {name} {start:,} to {stop:,} in steps of {step:,} has more than {MAX_AXIS:,} values; "
                          "use a larger step.")
     values = list(range(start, stop + 1, step))

@@ -23,7 +23,7 @@ from packing.best_fit_grid import count_best_fit_grid, graphs_can_bind
 from packing.greedy import count_packs
 from packing.histogram import most_graphs_per_pack
 from packing.method import published_methods
-from packing.sweep import LOCKSTEP_CHUNK
+from packing.sweep import LOCKSTEP_CHUNK, MAX_AXIS, limit_grid
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -150,3 +150,16 @@ def test_limits_too_large_for_whole_number_ranks_are_counted_cell_by_cell():
     frame = sweep(hist, [2**26], [2**26, 2**27], 4)
     assert frame["packs"].tolist() == [23, 23]
     assert_cells_match_pack(frame, hist, PackMethod())
+
+
+@settings(max_examples=30, deadline=None)
+@given(start=st.integers(1, 1000), step=st.integers(1, 4), steps=st.integers(-2, 2), past=st.integers(0, 3))
+def test_a_limit_range_is_refused_exactly_when_it_holds_more_than_max_axis_values(start, step, steps, past):
+    stop = start + step * (MAX_AXIS - 1 + steps) + min(past, step - 1)  # around MAX_AXIS values, on or off the steps
+    on_steps = list(range(start, stop + 1, step))
+    wanted = on_steps + ([] if on_steps[-1] == stop else [stop])
+    if len(wanted) > MAX_AXIS:
+        with pytest.raises(ValueError, match=f"more than {MAX_AXIS:,} values"):
+            limit_grid(start, stop, step)
+    else:
+        assert limit_grid(start, stop, step) == wanted
