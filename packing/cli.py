@@ -96,7 +96,9 @@ def check_out(path: str | Path | None, suffixes: tuple[str, ...] = (".csv", ".js
 #: the API's argument names that the command lines' options set, for their messages
 OPTION_FLAGS = {"num_shapes": "--buckets", "time_budget": "--prove-seconds", "batch_size": "--batch-size",
                 "steps": "--steps", "epochs": "--epochs", "devices": "--devices", "seed": "--seed",
-                "packs_per_batch": "--packs-per-batch", "workers": "--workers", "seconds": "--seconds"}
+                "packs_per_batch": "--packs-per-batch", "workers": "--workers", "seconds": "--seconds",
+                "max_nodes": "--max-nodes", "max_edges": "--max-edges", "max_graphs": "--max-graphs",
+                "weights": "--weights", "baseline": "--baseline"}
 
 
 def flag_named(error: Exception, flags: dict[str, str], given: argparse.Namespace) -> Exception:

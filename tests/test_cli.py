@@ -103,7 +103,8 @@ def test_bad_input_gives_a_message_not_a_traceback(tmp_path, molhiv_file):
 
 
 @pytest.mark.parametrize("args, message", [
-    (("pack", "--max-nodes", str(2**64)), "max_nodes must lie between 1 and"),
+    (("pack", "--max-nodes", str(2**64)), "--max-nodes must lie between 1 and"),
+    (("sweep", "--max-graphs", "0"), "--max-graphs must lie between 1 and"),
     (("sweep", "--workers", "0"), "--workers must lie between 1 and 64, got 0"),
     (("sweep", "--workers", "100000"), "workers must lie between 1 and 64"),
     (("sweep", "--nodes", "1:10000000:1"), "more than 100,000 values"),
@@ -111,7 +112,7 @@ def test_bad_input_gives_a_message_not_a_traceback(tmp_path, molhiv_file):
     (("pack", "--algorithm", "none", "--heuristic", "sum"), "The baseline 'none' takes no heuristic"),
     (("pack", "--one-dim", "spfhp"), "one_dim is for the node_only / edge_only baselines"),
     (("pack", "--heuristic", "weighted", "--weights", "nan", "1"), "weights must be finite numbers"),
-    (("pack", "--heuristic", "sum", "--weights", "1", "1"), "weights apply to the 'weighted' heuristic only"),
+    (("pack", "--heuristic", "sum", "--weights", "1", "1"), "--weights apply to the 'weighted' heuristic only"),
     (("pack", "--algorithm", "node_only", "--prove"), "--prove bounds plans that keep every limit"),
     (("pack", "--prove", "--prove-seconds", "0"), "--prove-seconds must be a number of seconds"),
     (("batching", "--batch-size", "32", "--buckets", "0"), "--buckets must lie between 1 and 16, got 0"),

@@ -81,6 +81,8 @@ def test_errors_end_with_a_message_and_status_2(tmp_path, capsys):
          "--batch-size must lie between 2 and"),
         (("check", str(shipped_calibrations()[0]), "--seconds", "0"), "--seconds must be above 0"),
         (("estimate", str(config), "--calibration", str(shipped_calibrations()[0]), "--batch-size", "4",
+          "--baseline", "fastest"), "--baseline must be one of"),
+        (("estimate", str(config), "--calibration", str(shipped_calibrations()[0]), "--batch-size", "4",
           "--out", str(tmp_path / "no" / "x.csv")), "the folder " + str(tmp_path / "no") + " does not exist"),
     ]
     for args, message in cases:
