@@ -27,6 +27,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -213,7 +214,11 @@ def cluster_sweep(hist: "SizeHistogram", *request: Any, client: "Client",
     from packing import sweep
 
     try:
-        return sweep(hist, *request, executor=client.get_executor(), progress=progress)
+        with warnings.catch_warnings():
+            # the chunks carry their limit pairs, as they must: Dask's advice to load the data
+            # on the workers does not apply, so its warning past 10 MB (~400,000 pairs) is noise
+            warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
+            return sweep(hist, *request, executor=client.get_executor(), progress=progress)
     except ValueError:
         raise
     except Exception as error:

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+import dask
 import numpy as np
 import pandas as pd
 import pytest
@@ -22,7 +23,7 @@ from common_helpers import stop_process
 
 from data_loaders import ShardError, dask_client, sharded_histogram
 from data_loaders.__main__ import main
-from data_loaders.dask_cluster import CONNECT_TIMEOUT, NO_WORKERS_TIMEOUT, default_workers, local_cluster
+from data_loaders.dask_cluster import CONNECT_TIMEOUT, NO_WORKERS_TIMEOUT, cluster_sweep, default_workers, local_cluster
 from data_loaders.ogb_layout import read_raw_sizes
 from data_loaders.paths import shared_data_root
 from data_loaders.qm9 import read_qm9
@@ -181,6 +182,15 @@ def test_a_sweep_on_the_cluster_equals_the_local_sweep(client, molhiv_shards):
     on_cluster = sweep(hist, *grid, executor=client.get_executor(), workers=2)
     pd.testing.assert_frame_equal(on_cluster, sweep(hist, *grid, workers=1))
     assert on_cluster["feasible"].all() and on_cluster["packs"].min() > 0
+
+
+def test_a_large_sweep_on_the_cluster_prints_no_warning_of_dask(client, molhiv_shards, recwarn):
+    # Dask warns of graphs past 10 MB (a sweep of ~400,000 pairs): here past 1 kB, 3 pairs
+    _, hist = molhiv_shards
+    with dask.config.set({"distributed.admin.large-graph-warning-threshold": "1kB"}):
+        table = cluster_sweep(hist, [222, 300, 400], [502], client=client)
+    assert table["feasible"].all()
+    assert not [w for w in recwarn if "large graph" in str(w.message)]
 
 
 def _kill_all_workers(client: Client) -> list[int]:
