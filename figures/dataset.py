@@ -99,19 +99,24 @@ def size_grid(hist: SizeHistogram, min_count: int = 1, max_cells: int = MAX_AXIS
 
 def log_ticks(low: float, high: float) -> list[float]:
     """Tick values for a log colour bar from ``low`` to ``high``: 1, 2 and 5 times powers of
-    ten inside the range, thinned to at most about six, always with both ends labelled.
+    ten inside the range, thinned to at most about six, always with both ends labelled; a
+    tick within a tenth of the bar (and a factor 1.25) of an end is left out, so that no two
+    labels overlap on a short bar.
 
     >>> log_ticks(1, 1000)
     [1, 10, 100, 1000]
     >>> log_ticks(1200, 4300)
     [1200, 2000, 4300]
+    >>> log_ticks(1, 1313)  # 1,000 would touch 1,313
+    [1, 10, 100, 1313]
     """
     nice = [m * 10**p for p in range(int(np.floor(np.log10(low))), int(np.ceil(np.log10(high))) + 1)
             for m in (1, 2, 5)]
     inside = [t for t in nice if low < t < high]
     if len(inside) > 4:  # keep the powers of ten only
         inside = [t for t in inside if np.log10(t).is_integer()] or inside[:: len(inside) // 4 + 1]
-    ticks = [low] + [t for t in inside if low * 1.25 < t < high / 1.25] + [high]
+    room = max(1.25, (high / low) ** 0.1)  # the factor a tick keeps from either end
+    ticks = [low] + [t for t in inside if low * room < t < high / room] + [high]
     return [int(t) if float(t).is_integer() else t for t in dict.fromkeys(ticks)]
 
 

@@ -110,11 +110,13 @@ def sweep_figure(frame: pd.DataFrame, floor: float = 0.5, selected: tuple[int, i
     )
     if len(feasible):
         best = feasible.loc[feasible["harmonic_mean"].idxmax()]
+        best_row = row[int(best["max_edges"])]
         fig.add_trace(
             go.Scatter(
-                x=[column[int(best["max_nodes"])]], y=[row[int(best["max_edges"])]], mode="markers+text",
+                x=[column[int(best["max_nodes"])]], y=[best_row], mode="markers+text",
                 name="best", marker=dict(symbol="star", size=16, color="white", line=dict(color="black", width=1.5)),
-                text=["best"], textposition="top center", textfont=dict(color="black"),
+                text=["best"], textfont=dict(color="black"),  # below the star in the top row, which clips above
+                textposition="bottom center" if best_row == len(edges) - 1 else "top center",
                 hoverinfo="skip", showlegend=False,
             )
         )

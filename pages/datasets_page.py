@@ -97,8 +97,11 @@ def histogram_section(hist, title: str) -> None:
     else:
         st.caption("All size tuples are shown.")
     if grid.node_width > grid.node_step or grid.edge_width > grid.edge_step:
-        st.caption(f"Sizes are binned for display: each cell holds {grid.node_width // grid.node_step} node "
-                   f"count(s) x {grid.edge_width // grid.edge_step} edge count(s), as the axis titles say.")
+        nodes, edges = grid.node_width // grid.node_step, grid.edge_width // grid.edge_step
+        steps = f" (edge counts come in steps of {grid.edge_step}, so a cell spans {grid.edge_width} edges)" \
+            if grid.edge_step > 1 and edges > 1 else ""
+        st.caption(f"Sizes are binned for display: a cell holds {nodes} node count{'s' if nodes > 1 else ''} and "
+                   f"{edges} edge count{'s' if edges > 1 else ''}{steps}, as the axis titles say.")
     left, right = st.columns(2)
     with left:
         st.plotly_chart(figures.marginal_figure(hist, "nodes"), key="ds_nodes")

@@ -123,6 +123,9 @@ def test_sweep_figure_marks_best_floor_and_selection():
     assert (frame_shape.x0, frame_shape.x1, frame_shape.y0, frame_shape.y1) == (1.5, 2.5, 1.5, 2.5)  # cell (8, 12)
     assert list(fig.layout.xaxis.ticktext) == ["4", "5", "8", "10"]
     assert ("harmonic mean below 90%" in names) == bool(low.any())  # the grey cells' legend entry
+    assert star.textposition == ("bottom center" if best["max_edges"] == 16 else "top center")  # never clipped
+    top = figures.sweep_figure(frame[frame["max_edges"] <= best["max_edges"]])  # the best cell in the top row
+    assert next(t for t in top.data if t.name == "best").textposition == "bottom center"
 
 
 def test_sweep_figure_draws_a_short_last_step_as_a_whole_cell():

@@ -86,6 +86,9 @@ def test_datasets_split_and_construction_change_the_histogram(app):
     choose_dataset(app, "ogbg-molhiv", "train")
     stats = app.dataframe[0].value
     assert stats.iloc[0, 0] == "32,901" and stats.loc["Max number of nodes"].iloc[0] == "222"
+    # the caption counts cells as the axis titles do ("in steps of 2; 2 counts per cell")
+    assert any("a cell holds 2 node counts and 2 edge counts (edge counts come in steps of 2, so a cell spans 4 "
+               "edges)" in c.value for c in app.caption)
     choose_dataset(app, "qm9")
     app.sidebar.selectbox(key="ds_opt_graph").set_value("full").run()
     stats = app.dataframe[0].value
