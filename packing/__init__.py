@@ -33,7 +33,7 @@ from .size_table import (
     read_file_bytes, read_table, save_histogram, size_limit_words,
 )
 from .sweep import default_limits, limit_grid, smallest_limits, sweep
-from .throughput_section import devices_note, estimate_notes, extrapolation_note, one_off_notes, three_digits
+from .throughput_section import devices_note, estimate_notes, extrapolation_note, one_off_note, three_digits
 from .version import __version__
 
 __all__ = [
@@ -99,7 +99,7 @@ __all__ = [
     "lower_columns",
     "lp_bound",
     "numbered_rows",
-    "one_off_notes",
+    "one_off_note",
     "pack",
     "pack_of",
     "published_table",

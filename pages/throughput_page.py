@@ -11,7 +11,7 @@ import json
 import streamlit as st
 
 import figures.throughput as throughput_figures
-from packing import BatchShape, devices_note, extrapolation_note, one_off_notes, three_digits
+from packing import BatchShape, devices_note, extrapolation_note, one_off_note, three_digits
 from packing.batching import run_length_words, short_run_note
 from pages import cache, state
 from pages.header import page_header
@@ -258,8 +258,9 @@ def main() -> None:
         st.warning(f"**These are the numbers of {cal.device_name}** (measured {cal.created[:10]}), not of this "
                    f"machine. {check_words}", icon=":material/warning:")
     st.plotly_chart(throughput_figures.epoch_figure(table), key="tp_epoch_chart")
-    for note in one_off_notes(table, throughput_figures.label):
-        st.info(note, icon=":material/timer:")
+    one_off = one_off_note(table, throughput_figures.label)
+    if one_off:
+        st.info(one_off, icon=":material/timer:")
     extrapolated = extrapolation_note(table, throughput_figures.label)
     if extrapolated:
         st.warning(extrapolated, icon=":material/warning:")

@@ -31,7 +31,7 @@ from figures.titles import subject, sweep_subject
 from packing import PackLimits, pack, sweep
 from packing.batching import batching_section, compare_batching
 from packing.export import export_config, load_config, save_config
-from packing.throughput_section import extrapolation_note, one_off_notes
+from packing.throughput_section import extrapolation_note, one_off_note
 from throughput import estimate, load_calibration, shipped_calibrations, throughput_section
 
 FIGURES = ["size-histogram", "graphs-per-pack", "pack-fill", "pack-strategies", "sweep-heatmap", "batching-padding",
@@ -132,7 +132,7 @@ def check_report(page: str, config: dict, plan, sweep_line: str | None) -> dict[
         assert f"<td>{row['speedup_run']:.2f}x</td>" in found["throughput"]
         assert f"<td>{three_digits(row['run_s'])}</td>" in found["throughput"]
     priced = throughput_frame(throughput)
-    for note in [*one_off_notes(priced, figures.throughput.label), extrapolation_note(priced, figures.throughput.label)]:
+    for note in [one_off_note(priced, figures.throughput.label), extrapolation_note(priced, figures.throughput.label)]:
         assert html.escape(note) in without_tags(found["throughput"])  # the Throughput page's notes
     assert embedded_config(page) == config
     assert "loader.set_epoch(epoch)" in found["configuration"]  # the training snippet for this file

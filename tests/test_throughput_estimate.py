@@ -205,14 +205,14 @@ def test_speedups_over_the_steady_epoch_and_the_whole_run():
 
 
 def test_a_run_of_steps_compares_graphs_trained_and_blames_no_compilation_it_does_not_have():
-    from packing.throughput_section import one_off_notes
+    from packing.throughput_section import one_off_note
 
     table = estimate(HIST, 2, synthetic(1e-3, 1e-5), steps=7).set_index("strategy")
     # rows train other numbers of graphs in 7 steps: the run's speed-up is per graph trained
     assert np.allclose(table["speedup_run"], table["speedup"])
     eager = estimate(HIST, 2, synthetic(1e-3, 1e-5), steps=7)
     eager.attrs["baseline"] = "pyg_dataloader"
-    assert one_off_notes(eager) == []  # eager: nothing is one-off, whatever the run and steady speed-ups say
+    assert one_off_note(eager) == ""  # eager: nothing is one-off, whatever the run and steady speed-ups say
 
 
 def test_a_run_shorter_than_an_epoch_prices_its_first_epoch_whole():
