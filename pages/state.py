@@ -46,7 +46,7 @@ RUN = "batching"
 #: Run lengths offered: label -> (epochs, steps); steps None means whole epochs.
 RUN_LENGTHS = {"1 epoch": (1, None), "10 epochs": (10, None), "100 epochs": (100, None),
                "10,000 steps": (1, 10_000), "100,000 steps": (1, 100_000), "1,000,000 steps": (1, 1_000_000),
-               "2,000,000 steps (Speckhard et al.)": (1, 2_000_000)}
+               "2,000,000 steps": (1, 2_000_000)}  # the run of Speckhard et al. (the help says so)
 #: ``packs_per_batch`` None: as many packs per batch as carry about the batch size in graphs.
 RUN_DEFAULTS = {"batch_size": 32, "epochs": 10, "steps": None, "seed": 0, "devices": 1, "num_shapes": 8,
                 "packs_per_batch": None}

@@ -49,7 +49,7 @@ def form(params: dict, owner: str) -> None:
         for column, name in zip(st.columns(6), RANGE_FIELDS):
             with column:
                 st.number_input(labels[name], min_value=1, max_value=MAX_LIMIT, step=1, **mirrored(f"sw_{name}", int(params[name])))
-        columns = st.columns([1.5, 1.5, 1.5, 3, 2], vertical_alignment="bottom")
+        columns = st.columns(3)
         with columns[0]:
             st.number_input("Max graphs per pack", min_value=1, max_value=MAX_LIMIT, step=1, **mirrored("sw_max_graphs", params["max_graphs"]))
         weight_help = "Used by the weighted heuristic only: node weight x nodes + edge weight x edges."
@@ -58,10 +58,11 @@ def form(params: dict, owner: str) -> None:
                                 disabled=unweighted, **mirrored("sw_w_nodes", float(params["w_nodes"])))
         columns[2].number_input("Edge weight", min_value=0.0, max_value=MAX_WEIGHT, step=0.5, help=weight_help,
                                 disabled=unweighted, **mirrored("sw_w_edges", float(params["w_edges"])))
-        with columns[3]:
+        columns = st.columns([3, 1], vertical_alignment="bottom")  # the algorithm's name whole
+        with columns[0]:
             st.selectbox("Algorithm", TUPLE_ALGORITHMS, format_func=algorithm_name,
                          **mirrored_choice("sw_algorithm", TUPLE_ALGORITHMS, params["algorithm"]))
-        with columns[4]:
+        with columns[1]:
             st.form_submit_button("Run sweep", type="primary", width="stretch", on_click=_on_submit, args=(owner,))
         st.text_input("Dask scheduler address (empty: this machine's processes)", key=SCHEDULER,
                       help="For example tcp://scheduler-host:8786: the limit pairs are packed by the cluster's "
