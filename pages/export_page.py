@@ -148,8 +148,7 @@ def main() -> None:
         sections["throughput"] = throughput_section(table, priced["check"], priced["check_words"])
     config = export_config(plan, hist, {**info, "dataset": selection.name, "split": selection.split,
                                         "options": selection.options}, sections)
-    stem = (f"{selection.name.replace(state.UPLOAD_PREFIX, '').rsplit('.', 1)[0]}-"
-            f"{limits.max_nodes}n-{limits.max_edges}e-{limits.max_graphs}g")
+    stem = f"{selection.file_stem}-{limits.max_nodes}n-{limits.max_edges}e-{limits.max_graphs}g"
     st.markdown(
         f"**Max nodes {limits.max_nodes:,}, max edges {limits.max_edges:,}, max graphs "
         f"{limits.max_graphs:,}**; {plan.label}. {metric_words(plan, plan.summary()).capitalize()}, "

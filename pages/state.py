@@ -74,6 +74,12 @@ class Selection:
         return self.name.startswith(UPLOAD_PREFIX)
 
     @property
+    def file_stem(self) -> str:
+        """The start of the names of files downloaded for this dataset: its name, or the
+        uploaded file's without its extension (``qm9``, ``molecules``)."""
+        return self.name.removeprefix(UPLOAD_PREFIX).rsplit(".", 1)[0]
+
+    @property
     def label(self) -> str:
         """Short human-readable name, e.g. ``qm9 (all, graph=radius, cutoff=5.0)``."""
         if self.is_upload:

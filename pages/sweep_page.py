@@ -112,8 +112,9 @@ def _use_limits(limits: PackLimits, params: dict, source: str) -> None:
     state.set_method(sweep_method(params))
 
 
-def results(frame, params: dict, hist) -> None:
-    """Heatmap (clickable), best cell, finder and download of a finished sweep of ``hist``."""
+def results(frame, params: dict, hist, selection: state.Selection) -> None:
+    """Heatmap (clickable), best cell, finder and download of a finished sweep of ``hist``
+    (the dataset ``selection``)."""
     feasible = frame[frame["feasible"].astype(bool)]
     if feasible.empty:
         st.warning("No limit pair in these ranges fits the largest graph; start the ranges at or above "
@@ -170,7 +171,8 @@ def results(frame, params: dict, hist) -> None:
         st.button("Use these limits", key="sw_use_found", on_click=_use_limits,
                   args=(PackLimits(n, e, params["max_graphs"]), params,
                         f"the sweep finder ({judged} >= {target:g}%)"))
-    st.download_button("Download the sweep as CSV", frame.to_csv(index=False), file_name="sweep.csv",
+    name = f"{selection.file_stem}-sweep-{params['n0']}-{params['n1']}n-{params['e0']}-{params['e1']}e.csv"
+    st.download_button("Download the sweep as CSV", frame.to_csv(index=False), file_name=name,
                        mime="text/csv", key="sw_csv", on_click="ignore")
 
 
@@ -207,7 +209,7 @@ def main() -> None:
         st.info("Set the ranges (defaults: from the largest graph up to four times it) and press **Run sweep**.")
         return
     frame = run(hist, params)
-    results(frame, params, hist)
+    results(frame, params, hist, selection)
 
 
 run_page(main)

@@ -72,6 +72,9 @@ def test_dashboard_end_to_end(server, browser, tmp_path):
     assert f"max nodes {nodes:,}, max edges {edges:,}" in chosen.inner_text()
     page.get_by_text("Shade cells with a harmonic mean below").evaluate("e => e.scrollIntoView({block: 'start'})")
     screenshot(page, "sweep")
+    with page.expect_download() as download:  # named after the dataset and the ranges, not "sweep.csv"
+        page.get_by_role("button", name="Download the sweep as CSV").click()
+    assert download.value.suggested_filename == "qm9-sweep-29-89n-56-176e.csv"
 
     # Packing shows the clicked limits
     page.get_by_role("link", name="See this configuration on the Packing page").click()
