@@ -195,7 +195,10 @@ def upload_calibration() -> None:
 
 def calibrate_here() -> None:
     """Measure a calibration on this machine's CPU now, with a progress bar."""
-    with st.expander("Calibrate this machine now", icon=":material/speed:"):
+    session = st.session_state.setdefault(SESSION_CALIBRATIONS, {})
+    measured = [label for label in session if label.startswith(SESSION + "measured now")]
+    # open once a calibration was measured here: its download button is inside
+    with st.expander("Calibrate this machine now", icon=":material/speed:", expanded=bool(measured)):
         columns = st.columns([2, 1, 1, 1])
         grid = columns[0].selectbox("Shapes", list(GRIDS), key="tp_grid")
         model = columns[1].selectbox("Model", ["gin", "schnet"], key="tp_model")
@@ -216,10 +219,8 @@ def calibrate_here() -> None:
                             progress=progress)
             add_calibration(f"measured now: {cal.label}", cal)
             st.rerun()
-        session = st.session_state.setdefault(SESSION_CALIBRATIONS, {})
-        for label, cal in session.items():
-            if not label.startswith(SESSION + "measured now"):
-                continue
+        for label in measured:
+            cal = session[label]
             st.download_button(f"Download {cal.filename}", json.dumps(cal.to_dict(), indent=1),
                                file_name=cal.filename, mime="application/json", key=f"tp_download_{label}",
                                on_click="ignore", icon=":material/download:")

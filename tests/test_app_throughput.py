@@ -201,6 +201,9 @@ def test_calibrating_this_machine_from_the_page(app):
     # the grid's label names the largest shape it timed (the Halton shapes stop short of 4,096 nodes)
     assert app.selectbox(key="tp_grid").value.startswith(f"quick: 8 shapes up to {measured.shape_range[0]:,} nodes")
     assert any(b.label.startswith("Download ") for b in app.get("download_button"))
+    # AppTest lists an expander with an icon under status
+    (expander,) = [e for e in app.status if e.label == "Calibrate this machine now"]
+    assert expander.proto.expanded  # its download button in view
 
 
 def test_run_figure_shows_steady_and_whole_run_and_marks_the_baseline():
