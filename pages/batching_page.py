@@ -13,7 +13,7 @@ from pages import cache, state
 from pages.header import page_header
 from pages.packing_row import packing_row
 from pages.run_controls import run_controls
-from pages.widgets import mirrored, percent_column, run_page
+from pages.widgets import mirrored, percent_column, run_page, share_shown
 
 #: Table column -> (label, number format, help).
 _NUMBERS = {
@@ -76,7 +76,8 @@ def main() -> None:
     _, hist, _ = loaded
     settings = controls()
     row = packing_row(hist, settings)
-    table = cache.batching_table(hist, settings, row.request)
+    with share_shown("Simulating every batching strategy on this dataset") as progress:
+        table = cache.batching_table(hist, settings, row.request, progress)
     summaries = table.attrs["summaries"]
     show_table(table)
     short = short_run_note(table, batching_figures.label)

@@ -1,8 +1,9 @@
 """Cached wrappers around the data loaders and the packing engine.
 
 Plans and comparison tables go through ``st.cache_data`` (a histogram is hashed by its
-fingerprint); datasets and sweeps are kept in small process-wide stores, so that loading a
-dataset or running a sweep can report progress while it runs and is instant the second time.
+fingerprint); datasets, sweeps and simulated runs are kept in small process-wide stores, so
+that loading a dataset, running a sweep or simulating a run can report progress while it
+runs and is instant the second time.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import data_loaders
 from figures.pdf import find_chromium
 from packing import (PackingPlan, PackLimits, PackMethod, SizeHistogram, compare, lower_bounds, pack,
                      published_table, sweep)
-from packing.batching import compare_batching
+from packing.batching import ShareDone, compare_batching
 from throughput import (Calibration, CalibrationCheck, MachineCalibration, calibration_for_this_machine,
                         check_calibration, estimate)
 from throughput.calibration import CalibrationFiles, calibrations_by_name
@@ -75,34 +76,50 @@ def published_rows(hist: SizeHistogram, limits: PackLimits, dataset: str) -> pd.
     return published_table(hist, limits, dataset=dataset)
 
 
-@st.cache_data(show_spinner="Simulating every batching strategy on this dataset...", max_entries=16,
-               hash_funcs=_HASH)
-def batching_table(hist: SizeHistogram, run: dict, packing: PackingRequest) -> pd.DataFrame:
+def _run_key(hist: SizeHistogram, run: dict, packing: PackingRequest) -> tuple:
+    return hist.fingerprint(), tuple(sorted(run.items())), packing
+
+
+def batching_table(hist: SizeHistogram, run: dict, packing: PackingRequest,
+                   progress: ShareDone | None = None) -> pd.DataFrame:
     """``packing.batching.compare_batching`` with the ``run`` settings (``state.run_settings()``:
     batch size, epochs or steps, seed, devices, bucket shapes) and the packing row's
-    ``packing`` (``PackingRow.request``)."""
-    limits, method, packs_per_batch = packing
-    plan = None if limits is None else plan_for(hist, limits, method)
-    return compare_batching(hist, run["batch_size"], plan, run["steps"], run["seed"], epochs=run["epochs"],
-                            devices=run["devices"], num_shapes=run["num_shapes"], packs_per_batch=packs_per_batch)
+    ``packing`` (``PackingRow.request``), kept in a process-wide store so that a new run
+    reports ``progress`` (the share simulated; a run of 2,000,000 steps takes seconds).
+    The table is shared: read it, do not change it."""
+    key = _run_key(hist, run, packing)
+    found = _stores()["batching"].get(key)
+    if found is None:
+        limits, method, packs_per_batch = packing
+        plan = None if limits is None else plan_for(hist, limits, method)
+        found = compare_batching(hist, run["batch_size"], plan, run["steps"], run["seed"], epochs=run["epochs"],
+                                 devices=run["devices"], num_shapes=run["num_shapes"],
+                                 packs_per_batch=packs_per_batch, progress=progress)
+        _stores()["batching"].put(key, found)
+    return found
 
 
-@st.cache_data(show_spinner="Pricing every strategy with the calibration...", max_entries=16,
-               hash_funcs={**_HASH, Calibration: lambda calibration: calibration.to_dict()["digest"]})
 def throughput_table(hist: SizeHistogram, calibration: Calibration, run: dict, baseline: str,
-                     packing: PackingRequest) -> pd.DataFrame:
+                     packing: PackingRequest, progress: ShareDone | None = None) -> pd.DataFrame:
     """``throughput.estimate`` with the ``run`` settings (``state.run_settings()``), the
-    ``baseline`` and the packing row's ``packing`` (``PackingRow.request``)."""
-    limits, method, packs_per_batch = packing
-    plan = None if limits is None else plan_for(hist, limits, method)
-    return estimate(hist, run["batch_size"], calibration, plan, baseline=baseline, devices=run["devices"],
-                    epochs=run["epochs"], steps=run["steps"], seed=run["seed"], num_shapes=run["num_shapes"],
-                    packs_per_batch=packs_per_batch)
+    ``baseline`` and the packing row's ``packing`` (``PackingRow.request``), kept and
+    reporting ``progress`` as :func:`batching_table`."""
+    key = (*_run_key(hist, run, packing), calibration.to_dict()["digest"], baseline)
+    found = _stores()["throughput"].get(key)
+    if found is None:
+        limits, method, packs_per_batch = packing
+        plan = None if limits is None else plan_for(hist, limits, method)
+        found = estimate(hist, run["batch_size"], calibration, plan, baseline=baseline, devices=run["devices"],
+                         epochs=run["epochs"], steps=run["steps"], seed=run["seed"], num_shapes=run["num_shapes"],
+                         packs_per_batch=packs_per_batch, progress=progress)
+        _stores()["throughput"].put(key, found)
+    return found
 
 
 @st.cache_resource(show_spinner=False)
 def _stores() -> dict[str, _Store]:
-    return {"datasets": _Store(32), "sweeps": _Store(24), "checks": _Store(16), "machine": _Store(1)}
+    return {"datasets": _Store(32), "sweeps": _Store(24), "checks": _Store(16), "machine": _Store(1),
+            "batching": _Store(16), "throughput": _Store(16)}
 
 
 _MACHINE_LOCK = threading.Lock()  # timings of this machine (its calibration, checks) run one at a time

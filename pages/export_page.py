@@ -18,7 +18,7 @@ from pages import cache, state
 from pages.header import page_header
 from pages.packing_row import packing_row
 from pages.sweeps import grid, sweep_method
-from pages.widgets import run_page, selection_of, show_error, with_proof
+from pages.widgets import run_page, selection_of, share_shown, show_error, with_proof
 
 LOAD_KEY = "ex_load_file"
 THROUGHPUT = "throughput"  # the Throughput page's calibration, baseline and check (pages/throughput_page.py)
@@ -142,9 +142,12 @@ def main() -> None:
     sections = {}
     row = None if batching is None and priced is None else packing_row(hist, batching)
     if batching is not None:
-        sections["batching"] = batching_section(cache.batching_table(hist, batching, row.request))
+        with share_shown("Simulating every batching strategy on this dataset") as progress:
+            sections["batching"] = batching_section(cache.batching_table(hist, batching, row.request, progress))
     if priced is not None:  # the calibration, baseline and check the Throughput page estimated with
-        table = cache.throughput_table(hist, priced["calibration"], batching, priced["baseline"], row.request)
+        with share_shown("Pricing every strategy with the calibration") as progress:
+            table = cache.throughput_table(hist, priced["calibration"], batching, priced["baseline"], row.request,
+                                           progress)
         sections["throughput"] = throughput_section(table, priced["check"], priced["check_words"])
     config = export_config(plan, hist, {**info, "dataset": selection.name, "split": selection.split,
                                         "options": selection.options}, sections)

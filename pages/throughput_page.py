@@ -17,7 +17,7 @@ from pages import cache, state
 from pages.header import page_header
 from pages.packing_row import packing_row
 from pages.run_controls import run_controls
-from pages.widgets import mirrored_choice, percent_column, run_page, show_error
+from pages.widgets import mirrored_choice, percent_column, run_page, share_shown, show_error
 from throughput import ROWS, Calibration, CalibrationCheck, MachineCalibration, calibrate, load_calibration
 from throughput.check import noise_note
 from throughput.shapes import default_shapes
@@ -249,7 +249,8 @@ def main() -> None:
     key, cal, baseline = controls(options, files.team, this)
     run = run_controls(seed=False)
     row = packing_row(hist, run)
-    table = cache.throughput_table(hist, cal, run, baseline, row.request)
+    with share_shown("Pricing every strategy with the calibration") as progress:
+        table = cache.throughput_table(hist, cal, run, baseline, row.request, progress)
     check, check_words = check_of(key, cal, this)
     own = key == THIS_MACHINE or key.startswith(SESSION + "measured now")
     foreign = not own and (check is None or not check.within_band)

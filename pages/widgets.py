@@ -170,6 +170,14 @@ def progress_shown(title: str) -> Iterator[Callable[[str, float], None]]:
         holder.empty()
 
 
+@contextmanager
+def share_shown(title: str) -> Iterator[Callable[[float], None]]:
+    """A ``progress(share)`` callback for a simulation (:func:`progress_shown` with the
+    share done as its stage)."""
+    with progress_shown(title) as report:
+        yield lambda share: report(f"{share:.0%} of the run", share)
+
+
 def with_proof(hist: SizeHistogram, plan):
     """``plan`` measured against the LP bound when this session asked to prove its histogram
     and limits (the engine caches the LP, so this is instant after the first time; progress

@@ -262,3 +262,13 @@ def test_run_strategies_shares_one_cut_between_static_strategies():
     assert list(results) == ["static_64", "buckets", "static_constant"]
     starts = {name: result.start.tolist() for name, result in results.items()}
     assert starts["static_64"] == starts["buckets"] == starts["static_constant"]
+
+
+@pytest.mark.parametrize("run", [{"epochs": 3}, {"steps": 40, "devices": 2}])
+def test_a_run_reports_its_share_done_epoch_by_epoch_up_to_the_whole(run):
+    hist = SizeHistogram.from_counts([3, 8, 12], [4, 14, 20], [20, 4, 6])
+    shares: list[float] = []
+    table = compare_batching(hist, 4, progress=shares.append, **run)
+    assert shares and shares == sorted(shares) and 0 < shares[0] and shares[-1] == 1.0
+    assert len(shares) >= 3  # one per epoch streamed, not one at the end
+    assert table.equals(compare_batching(hist, 4, **run))  # the numbers do not depend on listening

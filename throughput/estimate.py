@@ -55,8 +55,8 @@ import numpy as np
 import pandas as pd
 
 from packing import PackingPlan, SizeHistogram, whole_number
-from packing.batching import (STRATEGIES, GraphSizes, RunSpec, default_requests, describe_settings, first_appearances,
-                              run_strategies)
+from packing.batching import (STRATEGIES, GraphSizes, RunSpec, ShareDone, default_requests, describe_settings,
+                              first_appearances, run_strategies)
 
 from .calibration import Calibration, require_calibration
 
@@ -213,11 +213,12 @@ def price_batches(batches: pd.DataFrame, calibration: Calibration, epochs_run: f
 
 
 def _priced_rows(hist: SizeHistogram, run: RunSpec, requests: dict[str, dict[str, Any]],
-                 calibration: Calibration) -> list[dict[str, Any]]:
+                 calibration: Calibration, progress: ShareDone | None = None) -> list[dict[str, Any]]:
     """One priced row per strategy of ``requests`` and PyG's DataLoader over ``run``, with
-    the epochs of graphs each ran (``epochs_run``)."""
+    the epochs of graphs each ran (``epochs_run``); ``progress`` is told the share of the
+    strategies' stream simulated."""
     rows = []
-    for name, result in run_strategies(hist, run, requests).items():
+    for name, result in run_strategies(hist, run, requests, progress=progress).items():
         epochs_run = int(result.batches["graphs"].sum()) / hist.num_graphs
         rows.append({"strategy": name, **price_batches(result.batches, calibration, epochs_run),
                      "settings": describe_settings(name, result.settings), "epochs_run": epochs_run})
@@ -230,7 +231,8 @@ def _priced_rows(hist: SizeHistogram, run: RunSpec, requests: dict[str, dict[str
 
 def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, plan: PackingPlan | None = None, *,
              baseline: str = PYG_DATALOADER, devices: int = 1, epochs: int = 1, steps: int | None = None,
-             seed: int = 0, num_shapes: int = 8, packs_per_batch: int | None = None) -> pd.DataFrame:
+             seed: int = 0, num_shapes: int = 8, packs_per_batch: int | None = None,
+             progress: ShareDone | None = None) -> pd.DataFrame:
     """One row per batching strategy (``ROWS``; the ``packing`` row is ``plan`` when given,
     ``packs_per_batch`` packs per batch, by default about ``batch_size`` graphs) for
     ``devices`` data-parallel devices over a run of ``epochs`` epochs (or ``steps`` steps)
@@ -254,6 +256,7 @@ def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, pla
         num_shapes: shapes of the buckets strategy.
         packs_per_batch: packs of ``plan`` per batch; None: as many as carry about
             ``batch_size`` graphs (:func:`packing.batching.packs_matching_batch_size`).
+        progress: told the share of the run simulated, epoch by epoch.
 
     Returns:
         The estimate table, one row per strategy (``COLUMNS``).
@@ -281,7 +284,7 @@ def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, pla
                          "fill the devices) and for the simulated strategies (which draw the next epoch). Lower the "
                          "batch size or the devices.")
     requests = default_requests(hist, run.batch_size, plan, run.seed, num_shapes, packs_per_batch)
-    rows = _priced_rows(hist, run, requests, calibration)
+    rows = _priced_rows(hist, run, requests, calibration, progress)
     if run.steps is not None and any(row["epochs_run"] < 1 for row in rows):
         # a run shorter than an epoch met only some of its first epoch's shapes: price that epoch whole
         whole = {row["strategy"]: row["first_epoch_s"] for row in

@@ -48,7 +48,7 @@ from .simulate import (
     sample_graphs,
     simulate,
 )
-from .stream import GraphSizes
+from .stream import GraphSizes, ShareDone
 from .summary import PaddedBatches, first_appearances, summarize
 
 __all__ = [
@@ -61,6 +61,7 @@ __all__ = [
     "GraphSizes",
     "PaddedBatches",
     "RunSpec",
+    "ShareDone",
     "add_packs_per_batch",
     "batching_section",
     "check_batching_section",

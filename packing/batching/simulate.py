@@ -97,7 +97,7 @@ from .padding import (
     target_from_sample,
 )
 from .report import STRATEGIES, comparison_table
-from .stream import Batcher, FixedCount, GraphSizes, GreedyFill, SizeBudget, run_stream
+from .stream import Batcher, FixedCount, GraphSizes, GreedyFill, ShareDone, SizeBudget, run_stream
 from .summary import PaddedBatches, summarize
 
 #: Graphs sampled for the dynamic padding target (the published code uses 1,000).
@@ -527,7 +527,7 @@ def _graphs_per_batch(run: RunSpec, requests: dict[str, dict[str, Any]]) -> tupl
 
 
 def run_strategies(hist_or_sizes: Any, run: RunSpec, requests: dict[str, dict[str, Any]],
-                   cross_epochs: bool | None = None) -> dict[str, BatchingResult]:
+                   cross_epochs: bool | None = None, progress: ShareDone | None = None) -> dict[str, BatchingResult]:
     """Simulate several strategies on one stream of graphs (the same epochs, in the same
     order, for all), each with its options; strategies that cut the stream alike (the
     static ones and buckets) share one cut.
@@ -539,6 +539,7 @@ def run_strategies(hist_or_sizes: Any, run: RunSpec, requests: dict[str, dict[st
         requests: strategy name (``STRATEGIES``) to its options (:func:`simulate`).
         cross_epochs: whether a batch may span two epochs; None: each strategy's default
             (True, but False for ``pyg_dynamic``, as PyG's sampler).
+        progress: told the share of the stream simulated, epoch by epoch.
 
     Returns:
         One :class:`BatchingResult` per requested strategy, in the order of ``requests``.
@@ -564,7 +565,7 @@ def run_strategies(hist_or_sizes: Any, run: RunSpec, requests: dict[str, dict[st
             cuts[strategy] = _cut(strategy, sizes, run, cross, options)
     batchers = {cut.key: cut.make(run.wanted) for cut in cuts.values()}
     if batchers:
-        run_stream(sizes, run.seed, list(batchers.values()), run.stream_epochs)
+        run_stream(sizes, run.seed, list(batchers.values()), run.stream_epochs, progress)
     cut_batches = {key: batcher.batches.arrays(run.wanted) for key, batcher in batchers.items()}
     for strategy, cut in cuts.items():
         start, graphs, nodes, edges = cut_batches[cut.key]
@@ -688,7 +689,7 @@ def default_requests(hist: SizeHistogram, batch_size: int, plan: PackingPlan | N
 
 def compare_batching(hist: SizeHistogram, batch_size: int, plan: PackingPlan | None = None, steps: int | None = None,
                      seed: int = 0, *, epochs: int = 1, devices: int = 1, num_shapes: int = DEFAULT_BUCKETS,
-                     packs_per_batch: int | None = None) -> pd.DataFrame:
+                     packs_per_batch: int | None = None, progress: ShareDone | None = None) -> pd.DataFrame:
     """One row per strategy (``STRATEGIES`` order) on the same stream of graphs, with the
     options of :func:`default_requests` (``packs_per_batch`` packs of ``plan`` per batch;
     by default as many as carry about ``batch_size`` graphs): batches, steps, node / edge / graph efficiency,
@@ -709,6 +710,8 @@ def compare_batching(hist: SizeHistogram, batch_size: int, plan: PackingPlan | N
         num_shapes: bucket shapes to fit.
         packs_per_batch: packs of ``plan`` per batch; None: as many as carry about
             ``batch_size`` graphs (:func:`packs_matching_batch_size`).
+        progress: told the share of the run simulated, epoch by epoch (a run of
+            2,000,000 steps takes seconds).
 
     Returns:
         The comparison table (one row per strategy, ``attrs`` as above).
@@ -727,5 +730,5 @@ def compare_batching(hist: SizeHistogram, batch_size: int, plan: PackingPlan | N
         raise ValueError(f"compare_batching needs a SizeHistogram, got {type(hist).__name__}.")
     run = RunSpec(batch_size, steps, epochs, seed, devices)
     requests = default_requests(hist, run.batch_size, plan, run.seed, num_shapes, packs_per_batch)
-    results = run_strategies(hist, run, requests)
+    results = run_strategies(hist, run, requests, progress=progress)
     return comparison_table({name: result.summary for name, result in results.items()}, run.to_dict())

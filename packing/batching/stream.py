@@ -18,7 +18,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from array import array
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
@@ -321,7 +321,12 @@ def _back_off(node_sums: memoryview, edge_sums: memoryview, node_top: int, edge_
     return end
 
 
-def run_stream(sizes: GraphSizes, seed: int, batchers: list[Batcher], epochs: int | None) -> int:
+#: Called with the share of a simulation done, from 0 to 1, as it goes.
+ShareDone = Callable[[float], None]
+
+
+def run_stream(sizes: GraphSizes, seed: int, batchers: list[Batcher], epochs: int | None,
+               progress: ShareDone | None = None) -> int:
     """Feed the stream to every batcher until all are done or ``epochs`` epochs have passed.
 
     Each block is the unbatched tail of the previous epoch followed by one whole epoch, so
@@ -332,6 +337,8 @@ def run_stream(sizes: GraphSizes, seed: int, batchers: list[Batcher], epochs: in
         seed: seed of the epoch orders.
         batchers: the batchers to feed; each keeps its own batches.
         epochs: whole epochs to stream; None: until each batcher has its wanted count.
+        progress: told the share streamed after each epoch (of the epochs, or of the
+            batches the slowest batcher wants).
 
     Returns:
         The number of epochs streamed.
@@ -362,6 +369,9 @@ def run_stream(sizes: GraphSizes, seed: int, batchers: list[Batcher], epochs: in
         for batcher in active:
             batcher.feed(block, last)
         epoch += 1
+        if progress is not None:
+            progress(epoch / epochs if epochs is not None else
+                     min(min(1.0, batcher.batches.count / batcher.wanted) for batcher in batchers if batcher.wanted))
         active = [batcher for batcher in active if not batcher.done]
         if last or not active:
             return epoch
