@@ -373,7 +373,7 @@ def test_cli_sweep_on_a_running_scheduler_reports_the_best_cell(scheduler, molhi
 @pytest.mark.parametrize("args, message", [
     (["--scheduler", "tcp://127.0.0.1:9", "--workers", "2"], "workers sets the size of a local"),
     (["--nodes", "222:20222:10", "--edges", "502:100502:100"], "limit pairs is more than 1,000,000"),
-    (["--max-graphs", "0"], "max_graphs"),
+    (["--max-graphs", "0"], "--max-graphs must lie between 1 and"),
     (["--out", "sweep.txt"], "--out must end in .csv or .json"),
 ])
 def test_cli_sweep_refuses_bad_arguments_before_starting_a_cluster(args, message, molhiv_table, capsys):
