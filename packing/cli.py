@@ -15,15 +15,17 @@ from typing import Callable, NamedTuple, Sequence
 import pandas as pd
 
 from .api import as_limits, pack
+from .compare import compare
 from .batching import (DEFAULT_BUCKETS, add_packs_per_batch, batching_section, compare_batching, default_requests,
                        packs_per_batch, short_run_note)
-from .bounds import lower_bounds
+from .bounds import Bounds, lower_bounds
 from .column_generation import DEFAULT_TIME_BUDGET, MAX_TIME_BUDGET
 from .export import WHOLE_TABLE, export_config, save_config
 from .files import write_frame, write_replacing
 from .heuristics import HEURISTICS
 from .histogram import SizeHistogram
 from .limits import DEFAULT_MAX_GRAPHS, PackLimits
+from .plan import PackingPlan
 from .method import ALL_ALGORITHMS, BEST_FIT, ONE_DIM_ALGORITHMS, PUBLISHED, TUPLE_ALGORITHMS, WEIGHTED, PackMethod
 from .published import PAPER_MIN
 from .size_table import load_size_table
@@ -171,6 +173,37 @@ def _method_options(parser: argparse.ArgumentParser, algorithms: tuple[str, ...]
                             help=what + "re-pack the packs greedy packing left with slack by exact fill (tuple packing)")
 
 
+def _limit_options(parser: argparse.ArgumentParser) -> None:
+    """The size table and the node and edge limits of one packing (the graph limit comes
+    with :func:`_method_options`)."""
+    parser.add_argument("histogram", type=Path, help=HISTOGRAM_HELP)
+    parser.add_argument("--max-nodes", type=int, help="nodes per pack at most (default: largest graph)")
+    parser.add_argument("--max-edges", type=int, help="edges per pack at most (default: largest graph)")
+
+
+def _prove_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--prove", action="store_true",
+                        help="also compute the LP lower bound by column generation (seconds; progress on stderr), "
+                             "so the gap is measured against the best proven bound")
+    parser.add_argument("--prove-seconds", type=float, metavar="SECONDS",
+                        help=f"time budget of --prove (default {DEFAULT_TIME_BUDGET:g}, at most "
+                             f"{MAX_TIME_BUDGET:g}); the bound is valid when the budget stops it early")
+
+
+def _check_prove(args: argparse.Namespace) -> None:
+    if args.prove_seconds is not None and not args.prove:
+        raise ValueError("--prove-seconds is the time budget of --prove; add --prove, or leave it out.")
+
+
+def _proved_bounds(args: argparse.Namespace, hist: SizeHistogram, limits: PackLimits,
+                   plan: PackingPlan | None = None) -> Bounds | None:
+    """The bounds ``--prove`` asks for (None without it), the LP's progress on stderr."""
+    if not args.prove:
+        return None
+    return lower_bounds(hist, limits, prove=True, time_budget=args.prove_seconds, progress=_progress_on_stderr(),
+                        plan=plan)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m packing",
@@ -182,16 +215,9 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("histogram", type=Path, help=HISTOGRAM_HELP)
 
     one = commands.add_parser("pack", help="pack once and print or write the plan")
-    one.add_argument("histogram", type=Path, help=HISTOGRAM_HELP)
-    one.add_argument("--max-nodes", type=int, help="nodes per pack at most (default: largest graph)")
-    one.add_argument("--max-edges", type=int, help="edges per pack at most (default: largest graph)")
+    _limit_options(one)
     _method_options(one, ALL_ALGORITHMS)
-    one.add_argument("--prove", action="store_true",
-                     help="also compute the LP lower bound by column generation (seconds; progress on stderr), "
-                          "so the gap is measured against the best proven bound")
-    one.add_argument("--prove-seconds", type=float, metavar="SECONDS",
-                     help=f"time budget of --prove (default {DEFAULT_TIME_BUDGET:g}, at most {MAX_TIME_BUDGET:g}); "
-                          "the bound is valid when the budget stops it early")
+    _prove_options(one)
     one.add_argument("--out", type=Path,
                      help="write the full plan: .json (the configuration the dashboard exports, schema in "
                           "packing/export.py) or .csv (one row per distinct pack); without it a summary is "
@@ -200,6 +226,13 @@ def build_parser() -> argparse.ArgumentParser:
                                        "its report and its training snippet name it (a registered name such as "
                                        "ogbg-molhiv picks the snippet's loss; default: the table's file name)")
     one.add_argument("--split", help=f"with --out .json: the split the size table holds (default: {WHOLE_TABLE})")
+
+    table = commands.add_parser("compare", help="every heuristic x algorithm, the published algorithm, best of all "
+                                                "and the baselines at one set of limits (Table 2 layout)")
+    _limit_options(table)
+    _method_options(table, ALL_ALGORITHMS, what="the chosen method, a last row where no row above is it: ")
+    _prove_options(table)
+    table.add_argument("--out", type=Path, help="write the table as .csv or .json")
 
     grid = commands.add_parser("sweep", help="pack for every (max nodes, max edges) pair of a grid")
     add_sweep_arguments(grid)
@@ -262,8 +295,7 @@ def _progress_on_stderr() -> Callable[[float, str], None]:
 
 
 def _pack(args: argparse.Namespace, hist: SizeHistogram) -> None:
-    if args.prove_seconds is not None and not args.prove:
-        raise ValueError("--prove-seconds is the time budget of --prove; add --prove, or leave it out.")
+    _check_prove(args)
     named = [flag for flag, value in (("--dataset", args.dataset), ("--split", args.split)) if value is not None]
     if named and (args.out is None or args.out.suffix != ".json"):
         raise ValueError(f"{' and '.join(named)} name{'s' if len(named) == 1 else ''} the dataset of a .json "
@@ -275,8 +307,7 @@ def _pack(args: argparse.Namespace, hist: SizeHistogram) -> None:
     if args.prove:
         if not plan.method.keeps_limits:
             raise ValueError(f"--prove bounds plans that keep every limit; {plan.method.label} breaks one.")
-        plan = plan.with_bounds(lower_bounds(hist, limits, prove=True, time_budget=args.prove_seconds,
-                                             progress=_progress_on_stderr(), plan=plan))
+        plan = plan.with_bounds(_proved_bounds(args, hist, limits, plan))
     if args.out is None:
         print(json.dumps(plan.summary(), indent=1))
     elif args.out.suffix == ".json":
@@ -285,6 +316,19 @@ def _pack(args: argparse.Namespace, hist: SizeHistogram) -> None:
         save_config(export_config(plan, hist, info), args.out)
     else:
         _write_table(plan.to_frame(), args.out)
+
+
+def _compare(args: argparse.Namespace, hist: SizeHistogram) -> None:
+    """Print the Table 2 layout of :func:`packing.compare` (the chosen method last, where no
+    row above is it); write it to ``--out``."""
+    _check_prove(args)
+    limits = as_limits(hist, max_nodes=args.max_nodes, max_edges=args.max_edges, max_graphs=args.max_graphs)
+    bounds = _proved_bounds(args, hist, limits)
+    method = _method(args)
+    table = compare(hist, limits, one_dim=method.one_dim or "lpfhp", bounds=bounds, chosen=pack(hist, limits, method))
+    print(table.drop(columns=["heuristic", "algorithm"]).to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    if args.out is not None:
+        _write_table(table, args.out)
 
 
 def sweep_request(args: argparse.Namespace, hist: SizeHistogram) -> SweepRequest:
@@ -412,6 +456,8 @@ def run(argv: list[str] | None = None) -> int:
             _pack(args, hist)
         elif args.command == "batching":
             _batching(args, hist)
+        elif args.command == "compare":
+            _compare(args, hist)
         else:
             report_sweep(args, sweep(hist, *sweep_request(args, hist), workers=args.workers))
     except (ValueError, OSError) as error:

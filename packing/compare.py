@@ -9,6 +9,7 @@ from .api import as_limits, best_plan, count_tuple_packs, pack
 from .bounds import Bounds, lower_bounds
 from .histogram import SizeHistogram
 from .limits import PackLimits
+from .plan import PackingPlan
 from .method import BASELINES, NONE, PackMethod, candidate_methods, published_methods, tuple_methods
 from .metrics import BOUND_COLUMN, METRIC_NAMES, metrics_from_packs
 from .published import PAPER_MIN, PAPER_TABLE2, PAPER_TRAIN_GRAPHS
@@ -35,11 +36,13 @@ def row_label(method: PackMethod) -> str:
 
 
 def compare(hist: SizeHistogram, limits: PackLimits | None = None, one_dim: str = "lpfhp",
-            bounds: Bounds | None = None) -> pd.DataFrame:
+            bounds: Bounds | None = None, chosen: PackingPlan | None = None) -> pd.DataFrame:
     """One row per heuristic x tuple algorithm, then the published algorithm with each of
     its heuristics (``algorithm == "published"``, the paper's rows first), the best of all
     (named after its winner), then the baselines none, node-only and edge-only (1D
-    algorithm ``one_dim``).
+    algorithm ``one_dim``); last, ``chosen`` (a plan of these graphs and limits) as
+    ``chosen: <its label>`` when no row above is its method (a weighted heuristic, exact
+    fill, balanced fill, LP rounding).
 
     ``keeps_limits`` is False for node-only and edge-only: they ignore one limit, so their
     numbers are not comparable with the rows that keep every limit. Efficiencies are
@@ -53,7 +56,8 @@ def compare(hist: SizeHistogram, limits: PackLimits | None = None, one_dim: str 
         One row per method with the columns ``COMPARE_COLUMNS``.
 
     Raises:
-        ValueError: for limits a graph does not fit, or ``bounds`` of other graphs or limits.
+        ValueError: for limits a graph does not fit, or ``bounds`` or ``chosen`` of other
+            graphs or limits.
 
     >>> table = compare(SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2]), PackLimits(5, 6, 4))
     >>> table.loc[table["method"] == "none", "packs"].item(), table["method"].iloc[25]
@@ -64,6 +68,8 @@ def compare(hist: SizeHistogram, limits: PackLimits | None = None, one_dim: str 
         bounds = lower_bounds(hist, limits)
     elif (bounds.fingerprint, bounds.limits, bounds.unlimited) != (hist.fingerprint(), limits, None):
         raise ValueError("bounds must be lower_bounds(hist, limits) of this histogram and these limits.")
+    if chosen is not None and (chosen.limits != limits or chosen.histogram.fingerprint() != hist.fingerprint()):
+        raise ValueError("chosen must be a plan of these graphs and limits.")
     rows, counted = [], {}
     for method in tuple_methods() + published_methods():
         counted[method] = count_tuple_packs(hist, limits, method)
@@ -71,12 +77,19 @@ def compare(hist: SizeHistogram, limits: PackLimits | None = None, one_dim: str 
     winner = min(candidate_methods(), key=counted.__getitem__)  # ties: the first, as best_plan
     best = best_plan(hist, limits, winner=winner, bounds=bounds)
     rows.append(_row(best.label, best.requested_method, best.summary()))
+    listed = [*counted, best.requested_method]
     for baseline in BASELINES:
         method = PackMethod(baseline, one_dim=one_dim if baseline != NONE else None)
-        plan = pack(hist, limits, method)
-        plan = plan.with_bounds(bounds) if plan.method.unlimited is None else plan  # "none" keeps every limit
-        rows.append(_row(baseline, method, plan.summary()))
+        listed.append(method)
+        rows.append(_row(baseline, method, _measured(pack(hist, limits, method), bounds).summary()))
+    if chosen is not None and chosen.requested_method not in listed:
+        rows.append(_row(f"chosen: {chosen.label}", chosen.requested_method, _measured(chosen, bounds).summary()))
     return pd.DataFrame(rows, columns=COMPARE_COLUMNS)
+
+
+def _measured(plan: PackingPlan, bounds: Bounds) -> PackingPlan:
+    """``plan`` against ``bounds`` where it keeps every limit (a 1D baseline keeps its own)."""
+    return plan.with_bounds(bounds) if plan.method.unlimited is None else plan
 
 
 def published_table(hist: SizeHistogram, limits: PackLimits | None = None, dataset: str | None = None) -> pd.DataFrame:

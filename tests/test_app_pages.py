@@ -298,6 +298,20 @@ def test_export_carries_the_throughput_estimates_once_the_throughput_page_ran(ap
     assert any("throughput estimates of the Throughput page" in c.value for c in app.caption)
 
 
+def test_the_all_methods_table_ends_with_the_chosen_method_where_no_row_is_it(app):
+    open_page(app, "packing")
+    app.selectbox(key="pk_heuristic").set_value("weighted").run()
+    app.number_input(key="pk_w_edges").set_value(0.5).run()
+    app.session_state["pk_view"] = "All methods (Table 2)"
+    app.run()
+    table = app.dataframe[0].value
+    assert len(table) == 6 * 3 + 7 + 1 + 3 + 1
+    last = table.iloc[-1]
+    plan = pack(data_loaders.load_histogram("qm9")[0], method=PackMethod("best_fit", "weighted", weights=(1.0, 0.5)))
+    assert last["method"] == f"chosen: {plan.label}" and last["packs"] == plan.num_packs
+    assert any("The last row is the chosen method" in c.value for c in app.caption)
+
+
 def test_sweep_form_starts_from_the_chosen_method_and_enables_weights_for_the_weighted_sum(app):
     open_page(app, "packing")
     app.selectbox(key="pk_algorithm").set_value("worst_fit").run()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from packing import save_histogram
+from packing import PackMethod, compare, pack, save_histogram
 from packing.size_table import load_size_table
 from packing.export import config_histogram, load_config
 
@@ -48,6 +48,20 @@ def test_pack_writes_a_plan_that_loads_back(tmp_path, molhiv_file, molhiv):
     csv = tmp_path / "plan.csv"
     assert cli("pack", str(molhiv_file), "--out", str(csv)).returncode == 0
     assert pd.read_csv(csv)["count"].sum() == plan.num_packs or pd.read_csv(csv)["count"].sum() > 0
+
+
+def test_compare_prints_the_table_2_layout_with_the_chosen_method_last(tmp_path, molhiv_file, molhiv):
+    out = tmp_path / "table.csv"
+    result = cli("compare", str(molhiv_file), "--heuristic", "weighted", "--weights", "1", "0.5", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    table = pd.read_csv(out)
+    expected = compare(molhiv, chosen=pack(molhiv, method=PackMethod("best_fit", "weighted", weights=(1.0, 0.5))))
+    assert table["method"].tolist() == expected["method"].tolist()
+    assert table["packs"].tolist() == expected["packs"].tolist()
+    assert table["method"].iloc[-1] == "chosen: best fit, weighted(1,0.5) heuristic"
+    assert "chosen: best fit, weighted(1,0.5) heuristic" in result.stdout and "best of all: " in result.stdout
+    plain = cli("compare", str(molhiv_file))  # best fit with the product heuristic is a row already
+    assert plain.returncode == 0 and "chosen:" not in plain.stdout
 
 
 def test_sweep_table(tmp_path, molhiv_file):
@@ -120,6 +134,8 @@ def test_bad_input_gives_a_message_not_a_traceback(tmp_path, molhiv_file):
     (("pack", "--out", "/proc/plan.json"), "the folder /proc takes no new file"),
     (("pack", "--heuristic", "paper_min"), "belongs to algorithm='published'"),
     (("pack", "--prove-seconds", "5"), "--prove-seconds is the time budget of --prove; add --prove"),
+    (("compare", "--prove-seconds", "5"), "--prove-seconds is the time budget of --prove; add --prove"),
+    (("compare", "--max-nodes", "100"), "do not fit into one pack of at most 100 nodes"),
     (("sweep", "--nodes", "100"), "holds the largest graph (222 nodes, 502 edges), so no cell could be packed: "
                                   "raise --nodes to at least 222"),
     (("sweep", "--min-efficiency", "95"), "--min-efficiency is a fraction above 0 and at most 1"),

@@ -121,6 +121,25 @@ def test_compare_table_has_every_method(molpcba):
     assert table["keeps_limits"].tolist() == [True] * 27 + [False, False]
 
 
+@pytest.mark.parametrize("method, listed", [
+    (PackMethod("best_fit", "weighted", weights=(1.0, 0.5)), False),
+    (PackMethod("best_fit", "sum", improve=True), False),
+    (PackMethod("first_fit", "max"), True),
+    (PackMethod("best"), True),
+])
+def test_compare_adds_the_chosen_plan_when_no_row_is_its_method(molhiv, method, listed):
+    chosen = pack(molhiv, method=method)
+    table = compare(molhiv, chosen=chosen)
+    assert len(table) == 6 * 3 + 7 + 1 + 3 + (not listed)
+    if not listed:
+        row = table.iloc[-1]
+        assert row["method"] == f"chosen: {chosen.label}" and row["keeps_limits"]
+        assert (row["packs"], row["lower_bound"]) == (chosen.num_packs, table.iloc[0]["lower_bound"])
+        assert np.isclose(row["harmonic_mean"], chosen.harmonic_mean)
+    with pytest.raises(ValueError, match="chosen must be a plan of these graphs and limits"):
+        compare(molhiv, PackLimits(300, 600), chosen=chosen)
+
+
 def test_sweep_finds_better_limits_than_the_dataset_max(molpcba):
     nodes = [313, 400, 626]
     edges = [636, 800, 1272]
