@@ -7,17 +7,20 @@ embeddings summed, PyG's GIN (hidden 128, 5 layers), global add pooling, a linea
 binary cross-entropy (masked to real graphs on packed batches), backward, Adam. The GIN does
 not read ``edge_attr``; both loaders still load it.
 
-Per mode (eager, ``torch.compile``) every loader first runs ``--warmup`` untimed steps
-(compilation happens there), then ``--rounds`` rounds of ``--steps`` timed steps, the
-loaders taking turns so that load from other work on a shared machine hits them alike. The
-epoch time is extrapolated: the steps of an epoch times the median time per step (loader +
-training). "loader" is the time to get the next batch from the loader's iterator (sampling,
-fetching, collation and, for the packed loader, padding), on the CPU; "train" is the copy to
-``--device``, forward, backward and the optimiser step (on a GPU, until it has finished). The
-speed-up is against PyG's DataLoader in the same mode.
+Per mode (eager, ``torch.compile``, and on CUDA ``cudagraph``: the packed loaders' whole
+step captured once as a CUDA graph and replayed, :class:`CapturedSetup`) every loader first
+runs ``--warmup`` untimed steps (compilation or capture happens there), then ``--rounds``
+rounds of ``--steps`` timed steps, the loaders taking turns so that load from other work on
+a shared machine hits them alike. The epoch time is extrapolated: the steps of an epoch
+times the median time per step (loader + training). "loader" is the time to get the next
+batch from the loader's iterator (sampling, fetching, collation and, for the packed loader,
+padding), on the CPU; "train" is the copy to ``--device``, forward, backward and the
+optimiser step (on a GPU, until it has finished; for a captured step, the copy into its
+inputs and the replay). The speed-up is against PyG's DataLoader in the same mode
+(``cudagraph``: its eager row).
 
     .venv/bin/python -m benchmarks.bench_loader [--steps 20] [--rounds 3] [--threads 1]
-        [--modes eager,compile] [--device cuda] [--workers 4]
+        [--modes eager,compile,cudagraph] [--device cuda] [--workers 4]
 
 Prints a table and writes benchmarks/results/loader.csv.
 """
@@ -46,6 +49,7 @@ HIDDEN, LAYERS, BATCH_SIZE = 128, 5, 128
 #: the dashboard's data defaults (largest graph, 256 graphs) and packs of about 128 graphs
 #: (128 x the mean molhiv graph, rounded up to multiples of 64)
 PACK_LIMITS = {"dashboard defaults": PackLimits(222, 502, 256), "about 128 graphs": PackLimits(3264, 6976, 256)}
+MODES = ("eager", "compile", "cudagraph")
 
 
 class MolGIN(torch.nn.Module):
@@ -93,7 +97,7 @@ class Setup:
     limits: str
     loader: Any
     node_slots: str
-    compile_model: bool
+    mode: str  # eager, compile or cudagraph (CapturedSetup)
     device: torch.device
     loader_seconds: list[float] = field(default_factory=list)
     train_seconds: list[float] = field(default_factory=list)
@@ -109,7 +113,7 @@ class Setup:
         # One shape: compiled static (dynamo's automatic dynamic shapes would otherwise carry
         # over from the other loaders, which share MolGIN.forward's code object).
         static = {"dynamic": False} if self.name == "packed" else {}
-        self.forward = torch.compile(model, **static) if self.compile_model else model
+        self.forward = torch.compile(model, **static) if self.mode == "compile" else model
         self.batches = endless(self.loader)
 
     def step(self) -> tuple[float, float, Any]:
@@ -141,14 +145,60 @@ class Setup:
         loader_ms, train_ms = 1e3 * np.median(self.loader_seconds), 1e3 * np.median(self.train_seconds)
         epoch = len(self.loader) * (loader_ms + train_ms) / 1e3
         return {
-            "loader": self.name, "limits": self.limits, "mode": "compile" if self.compile_model else "eager",
+            "loader": self.name, "limits": self.limits, "mode": self.mode,
             "steps/epoch": len(self.loader), "timed steps": len(self.train_seconds),
             "graphs/step": np.mean(self.real_graphs), "nodes/step": self.node_slots,
             "real nodes %": 100 * np.mean(self.real_nodes),
             "loader ms/step": loader_ms, "train ms/step": train_ms, "loader % of train": 100 * loader_ms / train_ms,
             "epoch s": epoch, "graphs/s": graphs / epoch, "warm-up s": self.warmup_seconds,
-            "compiled graphs": self.compiled_graphs if self.compile_model else None,
+            "compiled graphs": self.compiled_graphs if self.mode == "compile" else None,
         }
+
+
+#: The batch attributes a training step reads: copied into the captured step's inputs.
+STEP_INPUTS = ("x", "edge_index", "batch", "y", "graph_mask")
+
+
+class CapturedSetup(Setup):
+    """The packed loader's whole training step (forward, backward, Adam) captured once as
+    a CUDA graph and replayed for every batch, as PyTorch's notes on whole-network capture
+    describe: a few steps on a side stream first, gradients set to None before the capture,
+    Adam with ``capturable=True``. Every pack has one shape, so one capture serves the run;
+    each batch is copied into the tensors the capture reads. The first step captures (its
+    time is the warm-up)."""
+
+    def __post_init__(self) -> None:
+        torch.manual_seed(0)
+        self.model = MolGIN().to(self.device)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-3, capturable=True)
+        self.batches = endless(self.loader)
+        self.graph: torch.cuda.CUDAGraph | None = None
+        self.inputs: Any = None
+
+    def capture(self, batch: Any) -> None:
+        self.inputs = batch.to(self.device)
+        side = torch.cuda.Stream(self.device)
+        side.wait_stream(torch.cuda.current_stream(self.device))
+        with torch.cuda.stream(side):
+            for _ in range(3):
+                train_step(self.model, self.optimizer, self.inputs)
+        torch.cuda.current_stream(self.device).wait_stream(side)
+        self.optimizer.zero_grad(set_to_none=True)
+        self.graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(self.graph):
+            train_step(self.model, self.optimizer, self.inputs)
+
+    def step(self) -> tuple[float, float, Any]:
+        start = time.perf_counter()
+        batch = next(self.batches)
+        loaded = time.perf_counter()
+        if self.graph is None:
+            self.capture(batch)
+        for name in STEP_INPUTS:
+            self.inputs[name].copy_(batch[name], non_blocking=True)
+        self.graph.replay()
+        torch.cuda.synchronize(self.device)
+        return loaded - start, time.perf_counter() - loaded, batch
 
 
 def main(argv: list[str] | None = None) -> pd.DataFrame:
@@ -157,7 +207,8 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     parser.add_argument("--rounds", type=int, default=3, help="rounds; each times every loader in turn")
     parser.add_argument("--warmup", type=int, default=3, help="untimed steps first (compilation happens here)")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1: steady on a shared machine)")
-    parser.add_argument("--modes", default="eager,compile", help="comma-separated: eager, compile")
+    parser.add_argument("--modes", default="eager,compile",
+                        help="comma-separated: eager, compile, cudagraph (CUDA only; the packed loaders alone)")
     parser.add_argument("--device", default="cpu", help="where the model trains: cpu, cuda, cuda:1, ...")
     parser.add_argument("--workers", type=int, default=0,
                         help="loader worker processes for every loader (default 0: batches are made in the training "
@@ -167,6 +218,11 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
         device = torch.device(check_device(args.device))
     except ValueError as error:
         parser.error(str(error))
+    modes = args.modes.split(",")
+    if set(modes) - set(MODES):
+        parser.error(f"--modes takes {', '.join(MODES)}; got {args.modes!r}")
+    if "cudagraph" in modes and device.type != "cuda":
+        parser.error("--modes cudagraph needs --device cuda: a CUDA graph records GPU kernels")
     torch.set_num_threads(args.threads)
     hist, _ = load_histogram("ogbg-molhiv", split="train")
     dataset = random_mol_dataset(hist)
@@ -179,10 +235,12 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
         loader = PackedLoader(dataset, pack(hist, limits, algorithm="best"), seed=0, **workers)
         loaders.append(("packed", f"{label}: {limits}", loader, f"{loader.shape.num_nodes:,} (fixed)"))
     rows = []
-    for mode in args.modes.split(","):
+    for mode in modes:
         torch._dynamo.reset()
         counters.clear()
-        setups = [Setup(*loader, compile_model=mode == "compile", device=device) for loader in loaders]
+        # PyG's batches change shape every step: no one captured graph replays them
+        setups = [CapturedSetup(*loader, mode=mode, device=device) for loader in loaders if loader[0] == "packed"] \
+            if mode == "cudagraph" else [Setup(*loader, mode=mode, device=device) for loader in loaders]
         for setup in setups:
             setup.warm_up(args.warmup)
         for _ in range(args.rounds):  # interleaved, so load from other work hits every loader alike
@@ -193,7 +251,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
             print(f"{mode:8s} {setup.name:15s} {setup.limits:55s} {rows[-1]['graphs/s']:9,.0f} graphs/s", flush=True)
     table = pd.DataFrame(rows)
     baseline = table[table["loader"] == "PyG DataLoader"].set_index("mode")["epoch s"]
-    table["speed-up"] = table["mode"].map(baseline) / table["epoch s"]
+    table["speed-up"] = table["mode"].replace({"cudagraph": "eager"}).map(baseline) / table["epoch s"]
     table["threads"] = args.threads
     table["workers"] = args.workers
     table["torch"] = torch.__version__
