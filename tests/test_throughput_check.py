@@ -13,7 +13,7 @@ import pytest
 from throughput import (Calibration, calibrate, calibration_for_this_machine, check_calibration, default_calibration,
                         load_calibration, shipped_calibrations)
 from throughput.calibration import CALIBRATIONS_ENV, compile_summary, digest
-from throughput.check import MIN_BAND, check_shapes_of
+from throughput.check import MIN_BAND, NOISY_BAND, check_shapes_of
 from throughput.cold_compile import cold_compile_seconds
 from throughput.device import VECTOR_FLAGS, cpu_description, same_device
 from throughput.shapes import default_shapes
@@ -34,8 +34,15 @@ def scaled(calibration: Calibration, factor: float) -> Calibration:
 
 @pytest.fixture(scope="module")
 def fresh() -> Calibration:
-    """GIN (hidden 64, 3 layers, eager, 1 thread) calibrated on this CPU now."""
-    return calibrate("gin", 64, 3, "cpu", SHAPES, budget=0.3, threads=1)
+    """GIN (hidden 64, 3 layers, eager, 1 thread) calibrated on this CPU now; timed again,
+    up to twice, while a burst of other work on this shared machine leaves its fit noisy
+    (what the page tells a user to do: its band then spans more than 3x either way)."""
+    calibration = calibrate("gin", 64, 3, "cpu", SHAPES, budget=0.3, threads=1)
+    for _ in range(2):
+        if calibration.error_band <= NOISY_BAND:
+            break
+        calibration = calibrate("gin", 64, 3, "cpu", SHAPES, budget=0.3, threads=1)
+    return calibration
 
 
 def test_a_fresh_calibration_passes_and_one_3x_too_slow_fails(fresh):
@@ -46,9 +53,10 @@ def test_a_fresh_calibration_passes_and_one_3x_too_slow_fails(fresh):
     assert 1 / (1 + check.band) <= check.ratio_median <= 1 + check.band
     assert check.same_device and check.device["threads"] == 1
     assert 3 <= len(check.shapes) <= 4 and all(shape.shape in SHAPES for shape in check.shapes)
-    slow = check_calibration(scaled(fresh, 3.0))
+    slower = max(3.0, 2 * (1 + check.band))  # 3x, or twice the band where timing noise widened it
+    slow = check_calibration(scaled(fresh, slower))
     assert not slow.within_band
-    assert slow.ratio_median == pytest.approx(check.ratio_median / 3, rel=0.35)  # this machine is 3x faster
+    assert slow.ratio_median == pytest.approx(check.ratio_median / slower, rel=0.35)  # this machine is faster
     factor = f"{1 + slow.band:.2f}"  # the fit's error band, at least 1.25
     assert re.search(rf"\d of \d outside a factor of {factor} either way \(0\.\d\d to {factor}\): 0\.\d{{3}} at "
                      r"[\d,]+ nodes", slow.describe()), slow.describe()
@@ -56,7 +64,7 @@ def test_a_fresh_calibration_passes_and_one_3x_too_slow_fails(fresh):
 
 
 def test_a_calibration_timed_on_a_busy_machine_says_how_uncertain_it_is(fresh):
-    from throughput.check import NOISY_BAND, noise_note
+    from throughput.check import noise_note
 
     quiet = [cal for cal in map(load_calibration, shipped_calibrations()) if cal.error_band <= NOISY_BAND]
     assert quiet and all(noise_note(cal) == "" for cal in quiet)
@@ -112,8 +120,9 @@ def test_the_device_description_tells_cpus_apart(fresh):
     assert fresh.device_info["cores"] == here["cores"] and fresh.device_info["vector_flags"] == here["vector_flags"]
     assert set(here["vector_flags"]) <= set(VECTOR_FLAGS) and here["logical_cpus"] >= here["cores"] >= 1
     assert same_device(fresh.device_info, here)
-    for field, other in (("threads", 2), ("cores", here["cores"] + 1), ("name", "AMD EPYC"),
-                         ("vector_flags", ["sse4_2"])):
+    other_flags = here["vector_flags"][:-1] if here["vector_flags"] else ["sse4_2"]
+    for field, other in (("threads", 2), ("cores", here["cores"] + 1), ("name", f"not {here['name']}"),
+                         ("vector_flags", other_flags)):
         assert not same_device(fresh.device_info, {**here, field: other}), field
     assert same_device({"type": "cpu", "name": here["name"]}, here)  # an older file names less: what it names agrees
 
