@@ -205,7 +205,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=20, help="timed steps per loader and round")
     parser.add_argument("--rounds", type=int, default=3, help="rounds; each times every loader in turn")
-    parser.add_argument("--warmup", type=int, default=3, help="untimed steps first (compilation happens here)")
+    parser.add_argument("--warmup", type=int, default=3, help="untimed steps first (compilation or capture happens here)")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1: steady on a shared machine)")
     parser.add_argument("--modes", default="eager,compile",
                         help="comma-separated: eager, compile, cudagraph (CUDA only; the packed loaders alone)")
