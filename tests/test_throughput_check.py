@@ -47,7 +47,11 @@ def fresh() -> Calibration:
 DRIFT = 1.7
 
 
-def passing(calibration: Calibration, tries: int = 3) -> tuple[Calibration, CalibrationCheck]:
+#: Calibrations and checks one test may take while the machine's speed moves (each try ~8 s).
+TRIES = 5
+
+
+def passing(calibration: Calibration, tries: int = TRIES) -> tuple[Calibration, CalibrationCheck]:
     """``calibration`` and its check here, taken again on a calibration timed again just
     before it while the check fails (the machine's speed moved, as a user told to calibrate
     again would find), up to ``tries`` checks; the last pair either way."""
@@ -144,15 +148,15 @@ def test_the_device_description_tells_cpus_apart(fresh):
 def test_this_machine_uses_a_shipped_calibration_only_when_it_passes(fresh, tmp_path, monkeypatch):
     monkeypatch.setenv(CALIBRATIONS_ENV, str(tmp_path))
     calibration = fresh
-    for _ in range(3):  # as in passing(): a check the machine's drift failed is taken on a new calibration
+    for _ in range(TRIES):  # as in passing(): a check the machine's drift failed is taken on a new calibration
         good = calibration.save(tmp_path)
         assert default_calibration() == good  # this CPU's own calibration comes first
-        kept = calibration_for_this_machine(seconds=1.0)
+        kept = calibration_for_this_machine(seconds=2.0)
         if kept.check.within_band:
             break
         good.unlink()
         calibration = calibrated_now()
-    assert not kept.measured and kept.check.within_band and kept.calibration == calibration
+    assert not kept.measured and kept.check.within_band and kept.calibration == calibration, kept.reason
     assert "passed its check" in kept.reason
     good.unlink()
     scaled(calibration, max(3.0, 2 * (1 + kept.check.band))).save(tmp_path)
