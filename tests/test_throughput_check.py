@@ -51,6 +51,12 @@ DRIFT = 1.7
 TRIES = 5
 
 
+def past_band(band: float) -> float:
+    """How much slower a calibration must be to fail a check of this ``band``: 3x, or twice
+    the band where this machine's noise widened it."""
+    return max(3.0, 2 * (1 + band))
+
+
 def passing(calibration: Calibration, tries: int = TRIES) -> tuple[Calibration, CalibrationCheck]:
     """``calibration`` and its check here, taken again on a calibration timed again just
     before it while the check fails (the machine's speed moved, as a user told to calibrate
@@ -70,7 +76,7 @@ def test_a_fresh_calibration_passes_and_one_3x_too_slow_fails(fresh):
     assert 1 / (1 + check.band) <= check.ratio_median <= 1 + check.band
     assert check.same_device and check.device["threads"] == 1
     assert 3 <= len(check.shapes) <= 4 and all(shape.shape in SHAPES for shape in check.shapes)
-    slower = max(3.0, 2 * (1 + check.band))  # 3x, or twice the band where timing noise widened it
+    slower = past_band(check.band)
     slow = check_calibration(scaled(calibration, slower))
     assert not slow.within_band
     expected = check.ratio_median / slower  # this machine is that much faster than the slow file says
@@ -159,7 +165,7 @@ def test_this_machine_uses_a_shipped_calibration_only_when_it_passes(fresh, tmp_
     assert not kept.measured and kept.check.within_band and kept.calibration == calibration, kept.reason
     assert "passed its check" in kept.reason
     good.unlink()
-    scaled(calibration, max(3.0, 2 * (1 + kept.check.band))).save(tmp_path)
+    scaled(calibration, past_band(kept.check.band)).save(tmp_path)
     replaced = calibration_for_this_machine(seconds=1.0)
     assert replaced.measured and not replaced.check.within_band
     assert "failed its check" in replaced.reason and "calibrated now" in replaced.reason
