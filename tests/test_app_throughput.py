@@ -5,7 +5,6 @@ with its packs per batch, the run shared with the Batching page, the baseline, t
 calibrations labelled as the GPU's, a calibration measured from the page, and the figure."""
 from __future__ import annotations
 
-import dataclasses
 import json
 
 import pytest
@@ -14,13 +13,13 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from app_helpers import chosen
+from calibration_helpers import calibrated_now, past_band, scaled
 
 import figures.throughput as throughput_figures
 from pages import cache
-from throughput import ROWS, Calibration, calibrate, default_calibration, load_calibration, shipped_calibrations
+from throughput import ROWS, default_calibration, load_calibration, shipped_calibrations
 from throughput.calibration import CALIBRATIONS_ENV
 from throughput.device import cpu_name
-from throughput.shapes import default_shapes
 
 PAGE = "pages/throughput_page.py"
 
@@ -117,14 +116,8 @@ def test_baseline_batch_size_and_run_length_change_the_estimate(app):
 
 
 def test_a_failing_shipped_calibration_is_replaced_by_one_of_this_machine(tmp_path, monkeypatch):
-    good = calibrate("gin", 64, 3, "cpu", default_shapes(8, max_nodes=2048, max_edges=16_384, max_graphs=64),
-                     budget=0.2, threads=1)
-    slower = max(3.0, 2 * (1 + good.error_band))  # 3x, or twice its band where this machine's noise widened it
-    timings = [dataclasses.replace(t, median=slower * t.median, p25=slower * t.p25, p75=slower * t.p75,
-                                   fastest=slower * t.fastest) for t in good.timings]
-    slow = Calibration.from_timings("gin", 64, 3, "cpu", "eager", timings, device_info=good.device_info,
-                                    versions=good.versions, model_info=good.model_info, timing=good.timing,
-                                    created=good.created)
+    good = calibrated_now(budget=0.2)
+    slow = scaled(good, past_band(good.error_band))  # 3x, or twice its band where this machine's noise widened it
     slow.save(tmp_path)
     monkeypatch.setenv(CALIBRATIONS_ENV, str(tmp_path))
     st.cache_resource.clear()  # a fresh server process: nothing checked yet

@@ -6,29 +6,22 @@ calibration file (and a broken one refused), and the current-batching choice. Fi
 helpers: ``conftest.py`` and ``browser_helpers.py``."""
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Iterator
 
 import pytest
 from browser_helpers import go_to, new_page, screenshot, serve_dashboard, settle
+from calibration_helpers import calibrated_now, scaled
 from playwright.sync_api import expect
 
-from throughput import Calibration, calibrate, load_calibration, shipped_calibrations
+from throughput import Calibration, load_calibration, shipped_calibrations
 from throughput.calibration import CALIBRATIONS_ENV
 from throughput.device import cpu_name
-from throughput.shapes import default_shapes
 
 
 def too_slow_calibration() -> Calibration:
     """A calibration of this CPU whose every step time is 3x what this CPU takes."""
-    good = calibrate("gin", 64, 3, "cpu", default_shapes(8, max_nodes=2048, max_edges=16_384, max_graphs=64),
-                     budget=0.2, threads=1)
-    timings = [dataclasses.replace(t, median=3 * t.median, p25=3 * t.p25, p75=3 * t.p75, fastest=3 * t.fastest)
-               for t in good.timings]
-    return Calibration.from_timings("gin", 64, 3, "cpu", "eager", timings, device_info=good.device_info,
-                                    versions=good.versions, model_info=good.model_info, timing=good.timing,
-                                    created=good.created)
+    return scaled(calibrated_now(budget=0.2), 3.0)
 
 
 @pytest.fixture(scope="module")

@@ -4,11 +4,11 @@ one only when it passes; compile costs are cold (a fresh process) and warm; sche
 still load."""
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 
 import pytest
+from calibration_helpers import SHAPES, calibrated_now, past_band, scaled
 
 from throughput import (Calibration, calibrate, calibration_for_this_machine, check_calibration, default_calibration,
                         load_calibration, shipped_calibrations)
@@ -16,25 +16,6 @@ from throughput.calibration import CALIBRATIONS_ENV, compile_summary, digest
 from throughput.check import MIN_BAND, CalibrationCheck, check_shapes_of
 from throughput.cold_compile import cold_compile_seconds
 from throughput.device import VECTOR_FLAGS, cpu_description, same_device
-from throughput.shapes import default_shapes
-
-#: Eight shapes up to 2,048 nodes: a GIN (hidden 64, 3 layers) step takes 1-10 ms on this CPU.
-SHAPES = default_shapes(8, max_nodes=2048, max_edges=16_384, max_graphs=64)
-
-
-def scaled(calibration: Calibration, factor: float) -> Calibration:
-    """The same calibration with every step time multiplied by ``factor`` (a slower machine's)."""
-    timings = [dataclasses.replace(t, median=t.median * factor, p25=t.p25 * factor, p75=t.p75 * factor,
-                                   fastest=t.fastest * factor) for t in calibration.timings]
-    return Calibration.from_timings(
-        calibration.model, calibration.hidden, calibration.layers, calibration.device, calibration.mode, timings,
-        device_info=calibration.device_info, versions=calibration.versions, model_info=calibration.model_info,
-        timing=calibration.timing, created=calibration.created)
-
-
-def calibrated_now() -> Calibration:
-    """GIN (hidden 64, 3 layers, eager, 1 thread) calibrated on this CPU now."""
-    return calibrate("gin", 64, 3, "cpu", SHAPES, budget=0.3, threads=1)
 
 
 @pytest.fixture(scope="module")
@@ -49,12 +30,6 @@ DRIFT = 1.7
 
 #: Calibrations and checks one test may take while the machine's speed moves (each try ~8 s).
 TRIES = 5
-
-
-def past_band(band: float) -> float:
-    """How much slower a calibration must be to fail a check of this ``band``: 3x, or twice
-    the band where this machine's noise widened it."""
-    return max(3.0, 2 * (1 + band))
 
 
 def passing(calibration: Calibration, tries: int = TRIES) -> tuple[Calibration, CalibrationCheck]:
@@ -92,12 +67,7 @@ def test_a_calibration_timed_on_a_busy_machine_says_how_uncertain_it_is(fresh):
 
     quiet = [cal for cal in map(load_calibration, shipped_calibrations()) if cal.error_band <= NOISY_BAND]
     assert quiet and all(noise_note(cal) == "" for cal in quiet)
-    jumpy = [dataclasses.replace(t, median=t.median * factor, p25=t.p25 * factor, p75=t.p75 * factor,
-                                 fastest=t.fastest * factor)
-             for t, factor in zip(fresh.timings, [1, 4, 0.5, 3, 1, 0.3, 5, 1])]  # another load at every shape
-    busy = Calibration.from_timings(fresh.model, fresh.hidden, fresh.layers, fresh.device, fresh.mode, jumpy,
-                                    device_info=fresh.device_info, versions=fresh.versions,
-                                    model_info=fresh.model_info, timing=fresh.timing, created=fresh.created)
+    busy = scaled(fresh, [1, 4, 0.5, 3, 1, 0.3, 5, 1])  # another load at every shape
     assert busy.error_band > NOISY_BAND
     assert noise_note(busy) == (f" Its fit misses held-out shapes by up to {busy.error_band:.0%} (90th percentile), "
                                 "so its estimates are that uncertain; most likely the machine was busy while it "
