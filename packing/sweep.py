@@ -134,7 +134,9 @@ def sweep(
     (max_nodes, max_edges) pair; one row per pair, in grid order, with ``SWEEP_COLUMNS``
     (``method`` is the method's label, so a saved table says how it was packed).
 
-    Pairs below the largest graph are kept with ``feasible=False`` and empty metrics.
+    Pairs below the largest graph are kept with ``feasible=False`` and empty metrics
+    (``packs`` and ``lower_bound`` are whole numbers, pandas' nullable ``Int64``: empty
+    there, never a float, so a saved table holds them as integers).
     ``workers`` processes share the grid (default: up to 4 cores for large grids);
     ``progress(done, total)`` is called as chunks finish. At most ``MAX_CELLS`` pairs.
     Best fit counts a chunk of at least ``LOCKSTEP_CHUNK`` pairs in one lockstep pass
@@ -172,7 +174,8 @@ def sweep(
                 rows.extend(result)
                 if progress:
                     progress(len(rows), len(cells))
-    return pd.DataFrame(rows).assign(method=method.label).reindex(columns=SWEEP_COLUMNS)
+    frame = pd.DataFrame(rows).assign(method=method.label).reindex(columns=SWEEP_COLUMNS)
+    return frame.astype({"packs": "Int64", "lower_bound": "Int64"})
 
 
 def smallest_limits(frame: pd.DataFrame, min_efficiency: float) -> pd.Series | None:

@@ -89,6 +89,15 @@ def test_sweep_table(tmp_path, molhiv_file):
     assert rows[0]["feasible"] is False and rows[0]["packs"] is None and rows[0]["node_efficiency"] is None
     back = read_sweep(str(with_infeasible))
     assert back["node_efficiency"].iloc[1] == rows[1]["node_efficiency"] and not back["feasible"].iloc[0]
+    assert isinstance(rows[1]["packs"], int) and isinstance(rows[1]["lower_bound"], int)
+    as_csv = tmp_path / "with_infeasible.csv"  # counts stay whole numbers beside an empty cell, not 3744.0
+    assert cli("sweep", str(molhiv_file), "--nodes", "100,222", "--edges", "502", "--workers", "1",
+               "--out", str(as_csv)).returncode == 0
+    lines = as_csv.read_text().splitlines()
+    header, empty, counted = lines[0].split(","), lines[1].split(","), lines[2].split(",")
+    packs, bound = header.index("packs"), header.index("lower_bound")
+    assert empty[packs] == empty[bound] == "" and counted[packs] == str(rows[1]["packs"]).strip()
+    assert counted[bound] == str(rows[1]["lower_bound"]) and "." not in counted[packs] + counted[bound]
 
 
 def test_bad_input_gives_a_message_not_a_traceback(tmp_path, molhiv_file):
