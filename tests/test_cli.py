@@ -96,7 +96,7 @@ def test_sweep_table(tmp_path, molhiv_file):
     lines = as_csv.read_text().splitlines()
     header, empty, counted = lines[0].split(","), lines[1].split(","), lines[2].split(",")
     packs, bound = header.index("packs"), header.index("lower_bound")
-    assert empty[packs] == empty[bound] == "" and counted[packs] == str(rows[1]["packs"]).strip()
+    assert empty[packs] == empty[bound] == "" and counted[packs] == str(rows[1]["packs"])
     assert counted[bound] == str(rows[1]["lower_bound"]) and "." not in counted[packs] + counted[bound]
 
 
