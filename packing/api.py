@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .balanced import balanced_pack
+from .balanced import MANY_GRAPHS, balanced_pack
 from .bounds import Bounds, lower_bounds
 from .column_generation import DEFAULT_TIME_BUDGET
 from .exact_fill import improve as improve_strategies
@@ -107,7 +107,8 @@ def algorithm_strategies(hist: SizeHistogram, limits: PackLimits, method: PackMe
         strategies = balanced_pack(hist, limits)
         if strategies is None:
             raise ValueError("Balanced fill is for limits where the graph slots bind (graphs / max_graphs is the "
-                             "largest volume bound); these limits are bound by nodes or edges: use best_fit.")
+                             f"largest volume bound) or packs hold at least {MANY_GRAPHS} graphs; these limits are bound by "
+                             "nodes or edges and hold fewer: use best_fit.")
         return strategies, False
     if method.algorithm == NONE:
         return [((row,), int(count)) for row, count in enumerate(hist.counts)], False

@@ -1,4 +1,5 @@
-"""Command line: ``python -m packing stats|pack|sweep|batching`` on a size table (CSV, TSV or Parquet).
+"""Command line: ``python -m packing stats|pack|compare|sweep|batching|recommend`` on a size table (CSV, TSV or
+Parquet).
 
 Errors in the input end with ``error: ...`` on stderr and exit status 2, never a traceback.
 """
@@ -26,6 +27,7 @@ from .heuristics import HEURISTICS
 from .histogram import SizeHistogram
 from .limits import DEFAULT_MAX_GRAPHS, PackLimits
 from .plan import PackingPlan
+from .recommend_cli import add_recommend_arguments, run_recommend
 from .method import ALL_ALGORITHMS, BEST_FIT, ONE_DIM_ALGORITHMS, PUBLISHED, TUPLE_ALGORITHMS, WEIGHTED, PackMethod
 from .published import PAPER_MIN
 from .size_table import load_size_table
@@ -239,6 +241,10 @@ def build_parser() -> argparse.ArgumentParser:
     grid.add_argument("--workers", type=int,
                       help=f"processes, 1 to {MAX_WORKERS} (default: up to 4 cores for large grids)")
     _add_batching(commands)
+    add_recommend_arguments(commands.add_parser(
+        "recommend", help="the pack limits and packs per step with the highest real share of the padded steps at "
+                          "your batch size (python -m throughput recommend prices them on a device instead)"),
+        HISTOGRAM_HELP)
     return parser
 
 
@@ -458,6 +464,8 @@ def run(argv: list[str] | None = None) -> int:
             _batching(args, hist)
         elif args.command == "compare":
             _compare(args, hist)
+        elif args.command == "recommend":
+            run_recommend(args, hist)
         else:
             report_sweep(args, sweep(hist, *sweep_request(args, hist), workers=args.workers))
     except (ValueError, OSError) as error:

@@ -15,7 +15,8 @@ from .check import (CalibrationCheck, MachineCalibration, calibration_for_this_m
 from .estimate import ROWS, estimate
 from .fit import CostFit, fit_cost_model
 from .report import throughput_section
+from .step_cost import step_cost
 
 __all__ = ["Calibration", "CalibrationCheck", "CostFit", "MachineCalibration", "ROWS", "calibrate",
            "calibration_for_this_machine", "check_calibration", "default_calibration", "estimate", "fit_cost_model",
-           "load_calibration", "shipped_calibrations", "throughput_section"]
+           "load_calibration", "shipped_calibrations", "step_cost", "throughput_section"]

@@ -1,16 +1,19 @@
-"""Command line: ``python -m throughput calibrate|check|estimate``.
+"""Command line: ``python -m throughput calibrate|check|estimate|recommend``.
 
     python -m throughput calibrate --model gin --device cuda --out my_gpu.json
     python -m throughput check my_cpu.json            # does it hold on this machine?
     python -m throughput check                        # this machine's calibration (as the page starts)
     python -m throughput estimate config.json --calibration my_gpu.json --epochs 10 --check
+    python -m throughput recommend sizes.csv --batch-size 128 --calibration my_gpu.json
 
 ``calibrate`` times the model at the default grid of shapes (progress on stderr, about a
 minute) and writes the calibration JSON. ``check`` times a few of a calibration's shapes
 on this machine and says whether its predictions hold here (without a file: the shipped
 calibration of this CPU, checked, else one measured now). ``estimate`` reads an exported configuration
 (``packing.export``: the dataset's histogram and the chosen plan) and prints the time per
-step and per epoch of every batching strategy on the calibrated device. Errors end with
+step and per epoch of every batching strategy on the calibrated device. ``recommend`` searches
+the pack limits and packs per step whose estimated steady epoch on the calibrated device is
+shortest at your batch size (:func:`packing.recommend`). Errors end with
 ``error: ...`` on stderr and exit status 2, never a traceback.
 """
 from __future__ import annotations
@@ -24,7 +27,9 @@ from typing import Any
 
 from packing import config_histogram, load_config, whole_number, write_frame, write_replacing
 from packing.batching import add_packs_per_batch, packs_per_batch
-from packing.cli import OPTION_FLAGS, check_out, flag_named
+from packing.cli import HISTOGRAM_HELP, OPTION_FLAGS, check_out, flag_named
+from packing.recommend_cli import add_recommend_arguments, run_recommend
+from packing.size_table import load_size_table
 
 from .calibration import MAX_COLD_RUNS, MAX_THREADS, MODES, calibrate, load_calibration
 from .check import calibration_for_this_machine, check_calibration, noise_note
@@ -33,6 +38,7 @@ from .estimate import estimate
 from .model_names import MODELS
 from .report import format_table, throughput_section
 from .shapes import DEFAULT_COUNT, DEFAULT_MAX_EDGES, DEFAULT_MAX_GRAPHS, DEFAULT_MAX_NODES, default_shapes
+from .step_cost import step_cost
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -78,6 +84,11 @@ def build_parser() -> argparse.ArgumentParser:
                                                                   "(default pyg_dataloader)")
     add_packs_per_batch(est)
     est.add_argument("--out", type=Path, help="write the table: .csv, or .json (the export's throughput section)")
+    rec = commands.add_parser("recommend", help="the pack limits and packs per step that train fastest at your batch "
+                                                "size on the calibrated device")
+    add_recommend_arguments(rec, HISTOGRAM_HELP)
+    rec.add_argument("--calibration", required=True, help="calibration JSON (python -m throughput calibrate, or a "
+                                                          "shipped one)")
     return parser
 
 
@@ -192,6 +203,12 @@ def _estimate(args: argparse.Namespace) -> None:
         print(f"wrote {args.out}")
 
 
+def _recommend(args: argparse.Namespace) -> None:
+    check_out(args.out, inputs=[args.histogram, args.calibration])
+    hist = load_size_table(args.histogram)
+    run_recommend(args, hist, step_cost(load_calibration(args.calibration)))
+
+
 def run(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit status (0 ok, 1 a calibration that ``check`` found not
     to hold here, 2 bad input).
@@ -201,7 +218,8 @@ def run(argv: list[str] | None = None) -> int:
     """
     args = build_parser().parse_args(argv)
     try:
-        status = {"calibrate": _calibrate, "check": _check, "estimate": _estimate}[args.command](args)
+        status = {"calibrate": _calibrate, "check": _check, "estimate": _estimate,
+                  "recommend": _recommend}[args.command](args)
     except (ValueError, OSError) as error:
         print(f"error: {flag_named(error, OPTION_FLAGS, args)}", file=sys.stderr)
         return 2
