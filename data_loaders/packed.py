@@ -342,7 +342,9 @@ class PackedLoader(DataLoader):
     @classmethod
     def from_config(cls, dataset: Any, config: str | Path | bytes | dict[str, Any], **kwargs: Any) -> "PackedLoader":
         """The loader for the plan of an exported configuration (``packing.export``; the
-        dashboard's Export page or ``python -m packing pack --out``), verified on load.
+        dashboard's Export page, ``python -m packing pack --out`` or ``recommend --out``),
+        verified on load. A recommended configuration's packs per step (its
+        ``recommendation`` section) are the loader's unless ``packs_per_step`` is given.
 
         Args:
             dataset: the graphs the configuration was made for.
@@ -354,9 +356,12 @@ class PackedLoader(DataLoader):
                 :class:`PackedLoader`.
         """
         try:
-            _, plan = load_config(config)
+            loaded, plan = load_config(config)
         except ValueError as error:
             raise ValueError(f"The configuration failed verification: {error}") from None
+        recommended = loaded.get("recommendation")
+        if isinstance(recommended, dict) and "packs_per_step" in recommended and "packs_per_step" not in kwargs:
+            kwargs["packs_per_step"] = whole_number(recommended["packs_per_step"], "recommendation.packs_per_step")
         return cls(dataset, plan, **kwargs)
 
     def set_epoch(self, epoch: int) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .balanced import MANY_GRAPHS, balanced_pack
+from .balanced import MAX_GRAPHS, applies as balanced_applies, balanced_pack
 from .bounds import Bounds, lower_bounds
 from .column_generation import DEFAULT_TIME_BUDGET
 from .exact_fill import improve as improve_strategies
@@ -101,14 +101,13 @@ def algorithm_strategies(hist: SizeHistogram, limits: PackLimits, method: PackMe
     ([((0,), 2), ((1,), 2)], False)
 
     Raises:
-        ValueError: for ``balanced`` where the graph slots do not bind.
+        ValueError: for ``balanced`` on more graphs than it deals one by one.
     """
     if method.algorithm == BALANCED:
         strategies = balanced_pack(hist, limits)
         if strategies is None:
-            raise ValueError("Balanced fill is for limits where the graph slots bind (graphs / max_graphs is the "
-                             f"largest volume bound) or packs hold at least {MANY_GRAPHS} graphs; these limits are bound by "
-                             "nodes or edges and hold fewer: use best_fit.")
+            raise ValueError(f"Balanced fill deals graphs one by one, at most {MAX_GRAPHS:,}; this histogram has "
+                             f"{hist.num_graphs:,}: use best_fit.")
         return strategies, False
     if method.algorithm == NONE:
         return [((row,), int(count)) for row, count in enumerate(hist.counts)], False
@@ -222,7 +221,7 @@ def best_strategies(hist: SizeHistogram, limits: PackLimits, bound: int, improve
         winner, _ = fewest_packs(hist, limits, candidate_methods(), bound, count_tuple_packs)
     method = PackMethod(winner.algorithm, winner.heuristic, improve=improve)
     strategies, improved = algorithm_strategies(hist, limits, method, bound)
-    balanced = balanced_pack(hist, limits) if num_packs(strategies) > bound else None
+    balanced = balanced_pack(hist, limits) if num_packs(strategies) > bound and balanced_applies(hist, limits) else None
     if balanced is not None and num_packs(balanced) < num_packs(strategies):
         return balanced, PackMethod(BALANCED), False
     return strategies, method, improved

@@ -114,16 +114,16 @@ def _strategies(bins: np.ndarray, pack_of: np.ndarray, hist: SizeHistogram, limi
 
 def balanced_pack(hist: SizeHistogram, limits: PackLimits) -> list[Strategy] | None:
     """Strategies (histogram bin indices with repetition, repeat count) of the balanced plan
-    with the fewest packs, or None when the graph slots do not bind and packs hold fewer than
-    ``MANY_GRAPHS`` graphs (greedy packing serves those limits better), or the histogram has
-    too many graphs to deal one by one.
+    with the fewest packs, or None when the histogram has too many graphs to deal one by one.
+    It deals under any limits, but serves only those where it :func:`applies` better than
+    greedy packing (best of all tries it there only).
 
     >>> hist = SizeHistogram.from_counts([10, 1], [90, 1], [4, 12])
     >>> sum(count for _, count in balanced_pack(hist, PackLimits(20, 100, 4)))
     4
     """
     _, bound = _volume_bounds(hist, limits)
-    if not applies(hist, limits) or hist.num_graphs > MAX_GRAPHS:
+    if hist.num_graphs > MAX_GRAPHS:
         return None
     bins = np.repeat(np.arange(hist.num_tuples), hist.counts)
     nodes, edges = hist.num_nodes[bins], hist.num_edges[bins]

@@ -61,9 +61,9 @@ ALGORITHMS: dict[str, Algorithm] = {
     BEST: Algorithm("best of all (every heuristic x algorithm)",
                     "Best of all tries every heuristic with every tuple algorithm and the published algorithm.",
                     ("improve",)),
-    BALANCED: Algorithm("balanced fill (when graph slots bind)",
-                        "Graphs sorted by size are dealt to packs in serpentine order; for limits where the graph "
-                        "slots bind.", ()),
+    BALANCED: Algorithm("balanced fill (graph slots bind, or many graphs a pack)",
+                        "Graphs sorted by size are dealt to packs in serpentine order, so every pack mixes large and "
+                        "small ones; best where the graph slots bind or packs hold 32 graphs or more.", ()),
     LP_ROUNDING: Algorithm("LP rounding (slow: up to a minute)",
                            "The LP relaxation (column generation, up to a minute, cached) rounded down; the rest by "
                            "best of all.", ()),

@@ -20,8 +20,9 @@ from figures.pdf import find_chromium
 from packing import (PackingPlan, PackLimits, PackMethod, SizeHistogram, compare, lower_bounds, pack,
                      published_table, sweep)
 from packing.batching import ShareDone, compare_batching
+from packing.recommend import Recommendation, recommend
 from throughput import (Calibration, CalibrationCheck, MachineCalibration, calibration_for_this_machine,
-                        check_calibration, estimate)
+                        check_calibration, estimate, step_cost)
 from throughput.calibration import CalibrationFiles, calibrations_by_name
 
 #: What the cached simulations take from the packing row (:mod:`pages.packing_row`): limits
@@ -168,6 +169,14 @@ def load_dataset(
         found = data_loaders.load_histogram(name, split, progress=progress, **dict(options))
         _stores()["datasets"].put(key, found)
     return found
+
+
+@st.cache_data(show_spinner="Searching the pack limits and packs per step for this batch size...", max_entries=32,
+               hash_funcs={**_HASH, Calibration: lambda calibration: calibration.to_dict()["digest"]})
+def recommendation(hist: SizeHistogram, batch_size: int, calibration: Calibration | None) -> Recommendation:
+    """``packing.recommend`` at ``batch_size``, priced on ``calibration`` when given
+    (raises ``ValueError``, e.g. for fewer graphs than one batch)."""
+    return recommend(hist, batch_size, None if calibration is None else step_cost(calibration))
 
 
 @st.cache_data(show_spinner=False, max_entries=64, hash_funcs=_HASH)

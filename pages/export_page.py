@@ -14,7 +14,7 @@ from throughput import throughput_section
 from figures.pdf import report_pdf
 from figures.report import build_report, report_figures
 from figures.snippet import training_snippet
-from pages import cache, state
+from pages import cache, recommended, state
 from pages.header import page_header
 from pages.packing_row import packing_row
 from pages.sweeps import grid, sweep_method
@@ -149,6 +149,8 @@ def main() -> None:
             table = cache.throughput_table(hist, priced["calibration"], batching, priced["baseline"], row.request,
                                            progress)
         sections["throughput"] = throughput_section(table, priced["check"], priced["check_words"])
+    if chosen.is_recommended and method == chosen.method:  # which it was, and its packs per step for the loader
+        sections["recommendation"] = {**recommended.current(hist).to_dict(), "label": chosen.source}
     config = export_config(plan, hist, {**info, "dataset": selection.name, "split": selection.split,
                                         "options": selection.options}, sections)
     stem = f"{selection.file_stem}-{limits.max_nodes}n-{limits.max_edges}e-{limits.max_graphs}g"
@@ -159,7 +161,9 @@ def main() -> None:
         f"({plan.bounds.label}: {plan.lower_bound:,}, "
         f"gap {plan.gap:.2%})."
     )
-    st.caption(f"Limits from {chosen.source}." + (
+    steps = (f" The file carries the recommendation: {config['recommendation']['packs_per_step']:,} pack(s) a step, "
+             "which the packed loader takes." if "recommendation" in config else "")
+    st.caption(f"{chosen.origin}.{steps}" + (
         f" The file includes the batching comparison of the Batching page (batch size {batching['batch_size']:,})."
         if batching is not None else " Open the Batching page to include its comparison in the file.") + (
         f" It includes the throughput estimates of the Throughput page ({priced['calibration'].label})."

@@ -6,7 +6,8 @@ back). All parameters are optional:
 - ``dataset``, ``split`` and the dataset's construction options (``graph``, ``cutoff``,
   ``k``, ...);
 - the chosen limits ``max_nodes``, ``max_edges``, ``max_graphs`` (missing ones: the
-  dataset's data defaults);
+  dataset's data defaults), or ``limits=recommended``: the recommendation for the link's
+  batch size and calibration (:mod:`pages.recommended`; a link without limits opens on it too);
 - the packing method ``algorithm``, ``heuristic``, ``one_dim``, ``weights=w_nodes,w_edges``,
   ``improve=true``;
 - the simulated run of the Batching, Throughput and Export pages, written only where it
@@ -54,8 +55,8 @@ RUN_PARAMS = {"batch_size": ("batch_size", 2, 4096), "epochs": ("epochs", 1, 100
               "steps": ("steps", 1, 2_000_000), "seed": ("seed", 0, 2**63 - 1), "devices": ("devices", 1, 64),
               "shapes": ("num_shapes", 1, MAX_SHAPES)}
 PACKS_PER_STEP, MATCH, MAX_PACKS_PER_STEP = "packs_per_step", "match", 4096
-THIS_MACHINE = "this_machine"   # the Throughput page's calibration of the server's machine
-SESSION_PREFIX = "session:"     # calibration ids of this session only (uploaded or measured)
+THIS_MACHINE = state.THIS_MACHINE   # the Throughput page's calibration of the server's machine
+SESSION_PREFIX = state.SESSION      # calibration ids of this session only (uploaded or measured)
 UPLOADED = "uploaded"           # how a session calibration is written into a link
 SWEEP_NAMES = ("sweep_nodes", "sweep_edges", "sweep_graphs", "sweep_algorithm", "sweep_heuristic", "sweep_weights")
 #: Sweep settings a link may leave out, and the values they then take.
@@ -134,7 +135,9 @@ def view_params(selection: state.Selection) -> dict[str, str]:
         params["split"] = selection.split
         params.update({name: str(value) for name, value in selection.options.items()})
     choice = state.choices().get(selection.key)
-    if choice is not None:
+    if choice is not None and choice.is_recommended:
+        params["limits"] = state.RECOMMENDED
+    elif choice is not None:
         params.update({name: str(value) for name, value in choice.limits.to_dict().items()})
     method = state.method().to_dict()
     for name in ("algorithm", "heuristic", "one_dim"):
@@ -227,6 +230,12 @@ def _apply_method(params: dict[str, str], problems: list[str]) -> None:
 
 
 def _apply_limits(params: dict[str, str], problems: list[str]) -> None:
+    if "limits" in params:
+        if params["limits"] == state.RECOMMENDED and not set(LIMIT_NAMES) & set(params):
+            state.request_limits(state.RECOMMENDED)
+            return
+        problems.append(f"limits={params['limits']!r} could not be used (limits={state.RECOMMENDED} alone asks for "
+                        "the recommendation; give max_nodes, max_edges and max_graphs for others)")
     usable, bad = {}, []
     for name in LIMIT_NAMES:
         if name in params:

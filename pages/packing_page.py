@@ -22,7 +22,7 @@ from packing import (
     lower_bounds,
 )
 import figures
-from pages import cache, state
+from pages import cache, recommended, state
 from pages.header import page_header
 from pages.widgets import (
     MAX_WEIGHT,
@@ -111,10 +111,16 @@ def controls(hist) -> None:
     defaults = state.data_defaults(hist)
     with columns[3]:
         st.write("")
-        st.button("Reset to data defaults", on_click=state.reset_limits, args=(hist,),
-                  help=f"{defaults.max_nodes:,} nodes and {defaults.max_edges:,} edges (the largest graph, at least "
-                       f"1 each); {defaults.max_graphs:,} graphs per pack.")
-    st.caption(f"Limits from {chosen.source}. The largest graph has {hist.max_nodes:,} nodes and the graph with the "
+        if not chosen.is_recommended:
+            st.button("Use the recommendation", on_click=recommended.choose, args=(hist,),
+                      help="The limits and method with the least padding at the run's batch size (set on the Batching "
+                           "page), or the fastest on the Throughput page's calibration once you chose one; they then "
+                           "follow the batch size and the calibration.")
+        if chosen.limits != defaults:
+            st.button("Reset to data defaults", on_click=state.reset_limits, args=(hist,),
+                      help=f"{defaults.max_nodes:,} nodes and {defaults.max_edges:,} edges (the largest graph, at "
+                           f"least 1 each); {defaults.max_graphs:,} graphs per pack.")
+    st.caption(f"{chosen.origin}. The largest graph has {hist.max_nodes:,} nodes and the graph with the "
                f"most edges has {hist.max_edges:,}, so limits must be at least that.")
     problem = st.session_state.pop(LIMIT_ERROR, None)
     if problem:

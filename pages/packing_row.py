@@ -1,5 +1,5 @@
 """The packing row of the Batching, Throughput and Export pages: the chosen configuration
-of the sidebar (limits and method, the data defaults until others are chosen), with the
+of the sidebar (limits and method, the recommendation until others are chosen), with the
 run's packs per batch, or as many as carry about the batch size in graphs; the simulator's
 default (packs that pad to the dynamic batching target's shape, one per batch) only when the chosen
 limits do not hold every graph, and the note says so."""
@@ -41,7 +41,9 @@ def packing_row(hist: SizeHistogram, run: dict) -> PackingRow:
     packs = run["packs_per_batch"] or packs_matching_batch_size(plan, run["batch_size"])
     how = "set on this page" if run["packs_per_batch"] else f"chosen to carry about {run['batch_size']:,} graphs, " \
                                                            "the batch size"
-    note = (f"Packing row: the chosen configuration, limits {chosen.limits} from {chosen.source}, {method.label}; "
+    origin = f"the configuration {chosen.source}" if chosen.is_recommended else \
+        f"the chosen configuration (from {chosen.source})"
+    note = (f"Packing row: {origin}, limits {chosen.limits}, {method.label}; "
             f"{packs:,} pack{'s' if packs > 1 else ''} per batch ({how}), which carry "
             f"{packs * plan.packing_factor:,.1f} graphs on average, padded to {BatchShape.for_plan(plan, packs)} "
             f"({plan.graph_capacity:,} graph slots per pack, the most any pack holds, and one padding node and graph).")

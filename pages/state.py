@@ -40,6 +40,7 @@ SELECTION = "selection"    # the Selection read from the sidebar on this run
 UPLOAD_PREFIX = "upload:"
 
 DATA_DEFAULTS = "data defaults (largest graph)"
+RECOMMENDED = "recommended"  # a link's limits=recommended: the recommendation for the link's run
 
 # The simulated training run, shared by the Batching, Throughput and Export pages (and links).
 RUN = "batching"
@@ -53,6 +54,11 @@ RUN_DEFAULTS = {"batch_size": 32, "epochs": 10, "steps": None, "seed": 0, "devic
 # The Throughput page's own settings: the calibration (its label) and the user's current batching.
 THROUGHPUT = "throughput_controls"
 THROUGHPUT_DEFAULTS = {"calibration": None, "baseline": "pyg_dataloader"}
+#: Calibration ids: the one that speaks for this machine (checked, or measured at first use),
+#: and the prefix of those of this session (uploaded or measured), kept under ``SESSION_CALIBRATIONS``.
+THIS_MACHINE = "this_machine"
+SESSION = "session:"
+SESSION_CALIBRATIONS = "tp_calibrations"
 
 
 @dataclass(frozen=True)
@@ -104,10 +110,28 @@ class DatasetSettings:
 
 @dataclass(frozen=True)
 class Choice:
-    """Limits chosen for one dataset and, in words, where they came from."""
+    """Limits chosen for one dataset and, in words, where they came from. A recommendation
+    (:mod:`pages.recommended`) also keeps what it was recommended for (``recommended_for``:
+    the batch size and the calibration's id, None for none) and the method it packs with, so
+    that it follows the run until the user chooses limits by hand."""
 
     limits: PackLimits
     source: str
+    recommended_for: tuple[int, str | None] | None = None
+    method: PackMethod | None = None
+
+    @property
+    def is_recommended(self) -> bool:
+        return self.recommended_for is not None
+
+    @property
+    def origin(self) -> str:
+        """Where the limits come from, as a sentence starts it.
+
+        >>> Choice(PackLimits(5, 6, 2), "the link you opened").origin
+        'Limits from the link you opened'
+        """
+        return self.source[0].upper() + self.source[1:] if self.is_recommended else f"Limits from {self.source}"
 
 
 def dataset_name() -> str | None:
@@ -163,8 +187,19 @@ def choice() -> Choice | None:
 
 def set_limits(limits: PackLimits, source: str, owner: str | None = None) -> None:
     """Choose ``limits`` for the dataset ``owner`` (a selection key; default: the current
-    one), saying where they came from (shown to the user)."""
-    choices()[owner if owner is not None else _current_key()] = Choice(limits, source)
+    one), saying where they came from (shown to the user). Limits that replace a
+    recommendation take the default method back where the recommendation's method was
+    still the chosen one (it goes with its limits: balanced fill serves large packs only)."""
+    owner = owner if owner is not None else _current_key()
+    before = choices().get(owner)
+    if before is not None and before.is_recommended and method() == before.method:
+        set_method(PackMethod())
+    set_choice(Choice(limits, source), owner)
+
+
+def set_choice(chosen: Choice, owner: str | None) -> None:
+    """Make ``chosen`` the choice of the dataset ``owner`` (a selection key; None: the current one)."""
+    choices()[owner if owner is not None else _current_key()] = chosen
 
 
 def data_defaults(hist: SizeHistogram) -> PackLimits:
@@ -181,23 +216,16 @@ def reset_limits(hist: SizeHistogram) -> None:
     set_limits(data_defaults(hist), DATA_DEFAULTS)
 
 
-def request_limits(values: dict[str, int]) -> None:
+def request_limits(values: dict[str, int] | str) -> None:
     """Limits asked for before the dataset is loaded (by a link): the next dataset opened
-    without limits of its own takes them, the missing ones from its data defaults."""
+    without limits of its own takes them, the missing ones from its data defaults
+    (``RECOMMENDED``: the recommendation)."""
     st.session_state[REQUESTED_LIMITS] = values
 
 
-def ensure_limits(selection: Selection, hist: SizeHistogram) -> Choice:
-    """The limits chosen for ``selection``; the requested ones or its data defaults the first
-    time it is opened."""
-    if selection.key not in choices():
-        requested = st.session_state.pop(REQUESTED_LIMITS, None)
-        if requested:
-            limits = PackLimits.for_histogram(hist, **{"max_graphs": DEFAULT_MAX_GRAPHS, **requested})
-            set_limits(limits, "the link you opened", selection.key)
-        else:
-            set_limits(data_defaults(hist), DATA_DEFAULTS, selection.key)
-    return choices()[selection.key]
+def requested_limits() -> dict[str, int] | str | None:
+    """The limits a link asked for, once: the first dataset opened takes them."""
+    return st.session_state.pop(REQUESTED_LIMITS, None)
 
 
 def plan_words() -> dict[tuple, str]:
@@ -225,6 +253,12 @@ def run_settings() -> dict[str, Any]:
     """The simulated run (``RUN_DEFAULTS``'s keys): batch size, epochs or steps, seed, devices,
     bucket shapes and packs per batch, shared by the Batching, Throughput and Export pages."""
     return st.session_state.setdefault(RUN, dict(RUN_DEFAULTS))
+
+
+def run_batch_size() -> int:
+    """The run's batch size, without starting the run settings (the Export page includes the
+    batching comparison once a page started them)."""
+    return st.session_state.get(RUN, RUN_DEFAULTS)["batch_size"]
 
 
 def set_run_settings(**changes: Any) -> None:

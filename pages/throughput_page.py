@@ -25,11 +25,8 @@ from throughput.shapes import default_shapes
 #: Plain session key owned by no widget: the estimate shown last (its calibration, baseline
 #: and check) for the Export page.
 SETTINGS = "throughput"
-#: Calibrations of this session (uploaded or measured now), by id (``session:<label>``).
-SESSION_CALIBRATIONS = "tp_calibrations"
-#: The id of the calibration that speaks for this machine (checked, or measured at first use).
-THIS_MACHINE = "this_machine"
-SESSION = "session:"
+#: Calibration ids (this machine's, this session's) and where this session's are kept.
+THIS_MACHINE, SESSION, SESSION_CALIBRATIONS = state.THIS_MACHINE, state.SESSION, state.SESSION_CALIBRATIONS
 
 
 def _grid(name: str, duration: str, budget: float, shapes: list[BatchShape]) -> tuple[str, dict]:

@@ -11,7 +11,7 @@ import data_loaders
 from data_loaders.registry import effective_options
 from packing import ALGORITHMS, SizeHistogram, lower_bounds
 
-from . import cache, state
+from . import cache, recommended, state
 from .cache import PROVE_SECONDS
 
 def entered_text(key: str) -> str | None:
@@ -223,7 +223,7 @@ def current_dataset() -> tuple[state.Selection, SizeHistogram, dict] | None:
                     "or upload your own sizes on the Datasets page.")
         return None
     hist, info = loaded
-    state.ensure_limits(selection, hist)
+    recommended.ensure_limits(selection, hist)
     return selection, hist, info
 
 
@@ -239,7 +239,7 @@ def selection_summary() -> None:
         st.subheader("Chosen configuration")
         st.markdown(
             f"max nodes **{limits.max_nodes:,}** · max edges **{limits.max_edges:,}** · "
-            f"max graphs **{limits.max_graphs:,}**  \n{words}  \n_limits from {chosen.source}_"
+            f"max graphs **{limits.max_graphs:,}**  \n{words}  \n_{chosen.origin}_"
         )
 
 

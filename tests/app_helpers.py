@@ -15,3 +15,12 @@ def started_app(timeout: int = 90) -> AppTest:
 def chosen(at: AppTest):
     """The limits chosen for the current dataset (a ``pages.state.Choice``)."""
     return at.session_state["limits"][at.session_state["selection"].key]
+
+
+def use_data_defaults(at: AppTest) -> AppTest:
+    """Open the Packing page and press **Reset to data defaults**: the largest graph, 256
+    graphs a pack, and the default method (the dashboard starts on the recommendation)."""
+    at.switch_page("pages/packing_page.py").run()
+    next(button for button in at.button if button.label == "Reset to data defaults").click().run()
+    assert chosen(at).source == "data defaults (largest graph)", chosen(at)
+    return at

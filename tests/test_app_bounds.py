@@ -7,7 +7,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import started_app
+from app_helpers import started_app, use_data_defaults
 
 PACKING = "pages/packing_page.py"
 
@@ -25,7 +25,7 @@ def cards(at: AppTest) -> dict[str, str]:
 
 def test_qm9_radius_at_its_defaults_is_proven_optimal_by_the_large_items_bound(app):
     app.sidebar.selectbox(key="ds_opt_graph").set_value("radius").run()
-    app.switch_page(PACKING).run()
+    use_data_defaults(app)
     shown = cards(app)
     assert shown["Packs"] == "116,041" and shown["Lower bound"] == "116,041 (large-items bound)"
     assert shown["Gap to bound"] == "0.00% (optimal)"  # the volume bound alone said 81,353: gap 42.6 %
@@ -34,7 +34,7 @@ def test_qm9_radius_at_its_defaults_is_proven_optimal_by_the_large_items_bound(a
 
 def test_proving_closes_the_gap_on_molhiv(app):
     app.sidebar.selectbox(key="ds_name").set_value("ogbg-molhiv").run()
-    app.switch_page(PACKING).run()
+    use_data_defaults(app)
     app.selectbox(key="pk_algorithm").set_value("best").run()
     before = cards(app)
     assert before["Packs"] == "3,744" and before["Gap to bound"] != "0.00% (optimal)"
@@ -55,7 +55,7 @@ def test_proving_closes_the_gap_on_molhiv(app):
 
 def test_the_published_algorithm_is_offered_and_reproduces_table_2(app):
     app.sidebar.selectbox(key="ds_name").set_value("ogbg-molhiv").run()
-    app.switch_page(PACKING).run()
+    use_data_defaults(app)
     app.selectbox(key="pk_algorithm").set_value("published").run()
     app.selectbox(key="pk_published").set_value("paper_min").run()
     assert "min heuristic as published" in app.session_state["method"].label
@@ -71,7 +71,7 @@ def test_the_published_algorithm_is_offered_and_reproduces_table_2(app):
 
 
 def test_a_proof_no_tighter_than_the_bound_shown_says_so(app):
-    app.switch_page(PACKING).run()
+    use_data_defaults(app)
     for name, value in {"pk_max_nodes": 58, "pk_max_edges": 112}.items():
         app.number_input(key=name).set_value(value).run()
     assert cards(app)["Lower bound"] == "43,578 (volume bound)"

@@ -33,6 +33,10 @@ def upload(at: AppTest, name: str, content: bytes) -> AppTest:
     return at.run()
 
 
+def reset(at: AppTest) -> None:
+    next(button for button in at.button if button.label == "Reset to data defaults").click().run()
+
+
 def test_limit_below_largest_graph(app):
     app.switch_page("pages/packing_page.py").run()
     app.number_input(key="pk_max_edges").set_value(10).run()
@@ -41,7 +45,7 @@ def test_limit_below_largest_graph(app):
     app.switch_page("pages/export_page.py").run()
     assert any("do not fit" in m for m in errors(app))
     app.switch_page("pages/packing_page.py").run()
-    app.button[0].click().run()  # Reset to data defaults
+    reset(app)
     assert errors(app) == [] and chosen(app).limits.max_edges == 56
 
 
@@ -139,7 +143,7 @@ def test_graphs_without_edges_pack_at_their_data_defaults(app):
         assert errors(app) == [], page
     app.switch_page("pages/packing_page.py").run()
     app.number_input(key="pk_max_edges").set_value(7).run()
-    app.button[0].click().run()  # Reset to data defaults
+    reset(app)
     assert errors(app) == [] and chosen(app).limits.max_edges == 1
     assert {m.label: m.value for m in app.metric}["Packs"] == "3"  # 3, 4 and 5 nodes: no two fit in 5
 
@@ -150,8 +154,10 @@ def test_another_file_under_the_same_name_is_a_new_dataset(app):
     assert (app.number_input(key="sw_n0").value, app.number_input(key="sw_e0").value) == (5, 8)
     upload(app, "s.csv", b"num_nodes,num_edges\n30,40\n50,80\n")
     assert errors(app) == []
-    assert (chosen(app).limits.max_nodes, chosen(app).limits.max_edges, chosen(app).source) == (
-        50, 80, "data defaults (largest graph)")
+    assert (chosen(app).limits.max_nodes, chosen(app).limits.max_edges) == (50, 80)
+    # two graphs cannot fill a step of the run's 32: no recommendation, and the page says why
+    assert chosen(app).source == ("data defaults (largest graph); no recommendation: The dataset holds 2 graphs, "
+                                  "fewer than one batch of 32; lower the batch size.")
     app.switch_page("pages/packing_page.py").run()
     assert errors(app) == [] and {m.label: m.value for m in app.metric}["Packs"] == "2"
     app.switch_page("pages/sweep_page.py").run()

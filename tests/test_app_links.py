@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 from app_helpers import chosen, started_app
 from data_loaders import load_histogram
 from packing import PackLimits, PackMethod, sweep
+from packing.recommend import recommend
 from pages import links, state
 from throughput import shipped_calibrations
 
@@ -203,8 +204,9 @@ def test_an_upload_link_opens_the_default_dataset_with_its_own_defaults():
     at.switch_page(PACKING).run()
     assert not at.exception and not at.error
     assert at.session_state[state.SELECTION].name == "qm9"
-    assert chosen(at).limits == PackLimits(29, 56, 256) and chosen(at).source == state.DATA_DEFAULTS
-    assert at.session_state[state.METHOD] == PackMethod()
+    recommended = recommend(load_histogram("qm9")[0], 64)  # the link's batch size still travels
+    assert chosen(at).limits == recommended.limits and chosen(at).is_recommended
+    assert at.session_state[state.METHOD] == recommended.plan.method
     assert state.SWEEP not in at.session_state and links.REQUESTED_SWEEP not in at.session_state
     assert at.session_state[state.RUN]["batch_size"] == 64  # the run is no dataset's: it still travels
 

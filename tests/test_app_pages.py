@@ -6,11 +6,12 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import chosen, started_app
+from app_helpers import chosen, started_app, use_data_defaults
 
 import data_loaders
 import figures.packs as plan_figures
 from packing import PackLimits, PackMethod, pack
+from packing.recommend import recommend
 from throughput.device import cpu_name
 
 PAGES = {
@@ -108,6 +109,7 @@ def test_datasets_comparison_side_by_side(app):
 
 def test_packing_page_cards_plots_table_and_strategies(app):
     choose_dataset(app, "ogbg-molhiv", "train")
+    use_data_defaults(app)
     open_page(app, "packing")
     metrics = {m.label: m.value for m in app.metric}
     hist, _ = data_loaders.load_histogram("ogbg-molhiv", "train")
@@ -201,8 +203,12 @@ def test_export_page_offers_json_csv_and_figures(app):
     shown = app.json[0].value
     config = json.loads(shown)
     assert config["schema_version"] == 4 and config["dataset"]["name"] == "qm9"
-    assert config["limits"]["max_nodes"] == 29
-    summary = next(m.value for m in app.markdown if m.value.startswith("**Max nodes 29"))
+    recommended = recommend(data_loaders.load_histogram("qm9")[0], 32)  # the dashboard starts on it
+    assert config["limits"] == recommended.limits.to_dict()
+    assert config["recommendation"]["packs_per_step"] == recommended.packs_per_step
+    assert config["recommendation"]["label"] == "recommended for batch size 32 (no calibration chosen: the least padding)"
+    assert any("The file carries the recommendation: 1 pack(s) a step" in c.value for c in app.caption)
+    summary = next(m.value for m in app.markdown if m.value.startswith(f"**Max nodes {recommended.limits.max_nodes:,}"))
     assert f"harmonic mean {config['metrics']['harmonic_mean']:.2%}, " in summary  # as the Packing page's cards
 
 
@@ -299,7 +305,7 @@ def test_export_carries_the_throughput_estimates_once_the_throughput_page_ran(ap
 
 
 def test_the_all_methods_table_ends_with_the_chosen_method_where_no_row_is_it(app):
-    open_page(app, "packing")
+    use_data_defaults(app)
     app.selectbox(key="pk_heuristic").set_value("weighted").run()
     app.number_input(key="pk_w_edges").set_value(0.5).run()
     app.session_state["pk_view"] = "All methods (Table 2)"

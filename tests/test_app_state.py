@@ -6,8 +6,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_helpers import chosen, started_app
-from data_loaders import list_datasets
+from data_loaders import list_datasets, load_histogram
 from packing import PackLimits, PackMethod
+from packing.recommend import recommend
 
 PACKING = "pages/packing_page.py"
 DATASETS = "pages/datasets_page.py"
@@ -69,15 +70,18 @@ def test_a_changed_cutoff_is_what_gets_loaded(app):
 
 def test_limits_are_kept_per_dataset(app):
     app.switch_page(PACKING).run()
+    qm9 = chosen(app).limits  # the recommendation for batch size 32
     app.number_input(key="pk_max_nodes").set_value(60).run()
-    assert chosen(app).limits == PackLimits(60, 56, 256)
+    assert chosen(app).limits == PackLimits(60, qm9.max_edges, qm9.max_graphs) and not chosen(app).is_recommended
     app.sidebar.selectbox(key="ds_name").set_value("ogbg-molhiv").run()
-    assert chosen(app).limits == PackLimits(222, 502, 256)  # data defaults of molhiv
+    molhiv = recommend(load_histogram("ogbg-molhiv")[0], 32).limits
+    assert chosen(app).limits == molhiv and chosen(app).is_recommended  # molhiv opens on its own recommendation
     app.number_input(key="pk_max_edges").set_value(600).run()
     app.sidebar.selectbox(key="ds_name").set_value("qm9").run()
-    assert chosen(app).limits == PackLimits(60, 56, 256) and app.number_input(key="pk_max_nodes").value == 60
+    assert chosen(app).limits == PackLimits(60, qm9.max_edges, qm9.max_graphs)
+    assert app.number_input(key="pk_max_nodes").value == 60
     app.sidebar.selectbox(key="ds_name").set_value("ogbg-molhiv").run()
-    assert chosen(app).limits == PackLimits(222, 600, 256)
+    assert chosen(app).limits == PackLimits(molhiv.max_nodes, 600, molhiv.max_graphs)
 
 
 def test_the_url_holds_the_view_and_a_link_opens_it(app):
@@ -89,9 +93,11 @@ def test_the_url_holds_the_view_and_a_link_opens_it(app):
     app.number_input(key="pk_w_nodes").set_value(2.0).run()
     no_errors(app)
     link = {name: values[0] for name, values in app.query_params.items()}
+    limits = chosen(app).limits  # the recommendation's edges and graphs, the nodes typed here
+    assert limits.max_nodes == 40 and not chosen(app).is_recommended
     assert link == {"dataset": "qm9", "split": "all", "graph": "knn", "k": "8", "max_nodes": "40",
-                    "max_edges": str(29 * 8), "max_graphs": "256", "algorithm": "first_fit",
-                    "heuristic": "weighted", "weights": "2,1"}
+                    "max_edges": str(limits.max_edges), "max_graphs": str(limits.max_graphs),
+                    "algorithm": "first_fit", "heuristic": "weighted", "weights": "2,1"}
     colleague = AppTest.from_file("../app.py", default_timeout=90)
     for name, value in link.items():
         colleague.query_params[name] = value
@@ -137,8 +143,35 @@ def test_a_method_improved_by_exact_fill_survives_a_link():
     assert at.query_params["improve"] == ["true"]  # written back into the URL as it was read
 
 
+def test_a_recommended_view_travels_as_limits_recommended_and_follows_the_batch_size(app):
+    app.switch_page("pages/batching_page.py").run()
+    app.number_input(key="run_batch_size").set_value(128).run()
+    no_errors(app)
+    hist = load_histogram("qm9")[0]
+    assert chosen(app).limits == recommend(hist, 128).limits  # a new batch size, a new recommendation
+    link = {name: values[0] for name, values in app.query_params.items()}
+    assert link["limits"] == "recommended" and "max_nodes" not in link and link["batch_size"] == "128"
+    colleague = AppTest.from_file("../app.py", default_timeout=90)
+    for name, value in link.items():
+        colleague.query_params[name] = value
+    colleague.run()
+    colleague.switch_page(PACKING).run()
+    no_errors(colleague)
+    assert chosen(colleague).limits == chosen(app).limits and chosen(colleague).is_recommended
+    assert colleague.session_state["method"] == app.session_state["method"]
+    app.switch_page(PACKING).run()
+    app.number_input(key="pk_max_graphs").set_value(200).run()  # by hand: the batch size no longer moves them
+    app.switch_page("pages/batching_page.py").run()
+    app.number_input(key="run_batch_size").set_value(64).run()
+    assert chosen(app).limits.max_graphs == 200 and not chosen(app).is_recommended
+    app.switch_page(PACKING).run()
+    next(b for b in app.button if b.label == "Use the recommendation").click().run()
+    assert chosen(app).limits == recommend(hist, 64).limits and chosen(app).is_recommended
+
+
 def test_weighted_heuristic_is_offered_with_its_two_weights(app):
     app.switch_page(PACKING).run()
+    app.selectbox(key="pk_algorithm").set_value("best_fit").run()  # QM9's recommendation deals (balanced fill)
     app.selectbox(key="pk_heuristic").set_value("weighted").run()
     labels = [n.label for n in app.number_input]
     assert "Node weight" in labels and "Edge weight" in labels

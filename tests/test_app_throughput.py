@@ -17,7 +17,9 @@ from calibration_helpers import calibrated_now, past_band, scaled
 
 import figures.throughput as throughput_figures
 from pages import cache
-from throughput import ROWS, default_calibration, load_calibration, shipped_calibrations
+from data_loaders import load_histogram
+from packing.recommend import recommend
+from throughput import ROWS, default_calibration, load_calibration, shipped_calibrations, step_cost
 from throughput.calibration import CALIBRATIONS_ENV
 from throughput.device import cpu_name
 
@@ -76,12 +78,12 @@ def test_page_starts_on_a_calibration_checked_on_this_machine(app):
 
 
 def test_the_chosen_configuration_is_priced_with_its_packs_per_step(app):
-    limits = chosen(app).limits  # the data defaults until others are chosen: the sidebar's configuration
-    note = next(c.value for c in app.caption if c.value.startswith("Packing row: the chosen configuration"))
+    limits = chosen(app).limits  # the recommendation until others are chosen: the sidebar's configuration
+    note = next(c.value for c in app.caption if c.value.startswith("Packing row: the configuration recommended for "
+                                                                   "batch size 32 (no calibration chosen"))
     assert str(limits) in note and "about 32 graphs, the batch size" in note
-    # QM9's largest molecule sets the limits (29 nodes): packs pad to their fullest pack's 2 graphs, not to the
-    # paper's limit of 256
-    assert limits.max_graphs == 256 and "2 graph slots per pack, the most any pack holds" in note
+    # packs pad to their fullest pack's graphs, which the recommendation takes as its graph limit
+    assert f"{limits.max_graphs} graph slots per pack, the most any pack holds" in note
     rows = app.dataframe[0].value.set_index("strategy")
     packs = rows.loc["packing", "steps_per_epoch"]
     app.number_input(key="run_packs_per_batch").set_value(2).run()
@@ -163,8 +165,16 @@ def test_the_shipped_h100_calibrations_price_the_same_batches_on_the_gpu(app):
     assert any(f"These are the numbers of {gpu}" in w.value for w in app.warning)
     assert any("Not checked on this machine" in w.value for w in app.warning) or torch.cuda.is_available()
     rows = app.dataframe[0].value.set_index("strategy")
-    assert (rows["steps_per_epoch"] == cpu_rows["steps_per_epoch"]).all()  # same batches, another device
+    others = [name for name in rows.index if name != "packing"]  # same batches, another device
+    assert (rows.loc[others, "steps_per_epoch"] == cpu_rows.loc[others, "steps_per_epoch"]).all()
     assert not rows["steady_epoch_s"].equals(cpu_rows["steady_epoch_s"])
+    # the chosen calibration now prices the recommendation: the packing row is the fastest there
+    assert chosen(app).source == f"recommended for batch size 32 on {gpu} (eager)"
+    hist = load_histogram("qm9")[0]
+    fastest = recommend(hist, 32, step_cost(load_calibration(next(p for p in shipped_calibrations()
+                                                                  if p.stem == eager))))
+    assert chosen(app).limits == fastest.limits
+    assert rows.loc["packing", "steady_epoch_s"] == pytest.approx(fastest.steady_epoch_s, rel=0.01)
     compiled = "nvidia-h100-80gb-hbm3__gin-h64-l3__compile"
     app.selectbox(key="tp_calibration").select(compiled).run()
     rows = app.dataframe[0].value.set_index("strategy")

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from data_loaders import load_histogram
 from packing import PackLimits, PackMethod, SizeHistogram, pack
-from packing.balanced import balanced_pack
+from packing.balanced import applies
 from packing.batching import simulate
 
 
@@ -37,10 +37,12 @@ def test_balanced_plans_pack_every_graph_once_within_the_limits(case):
     assert best.num_packs <= min(plan.num_packs, pack(hist, limits, PackMethod("best_fit")).num_packs)
 
 
-def test_balanced_fill_is_refused_where_nodes_or_edges_bind(molpcba):
-    assert balanced_pack(molpcba, PackLimits.for_histogram(molpcba)) is None
-    with pytest.raises(ValueError, match="graph slots bind"):
-        pack(molpcba, method=PackMethod("balanced"))
+def test_balanced_fill_deals_anywhere_but_best_of_all_uses_it_only_where_it_serves(molpcba):
+    limits = PackLimits.for_histogram(molpcba)  # bound by nodes and edges, about 12 graphs a pack
+    assert not applies(molpcba, limits)
+    dealt = pack(molpcba, limits, PackMethod("balanced"))
+    assert dealt.check(molpcba) and dealt.num_packs > pack(molpcba, limits).num_packs  # greedy serves these better
+    assert pack(molpcba, limits, PackMethod("best")).method.algorithm != "balanced"
 
 
 @pytest.mark.parametrize("graph, batch_size", [("full", 32), ("bonds", 32), ("full", 64)])
