@@ -192,3 +192,29 @@ def test_balanced_fill_now_serves_large_packs():
     hist = load_histogram("qm9", graph="radius")[0]
     limits = PackLimits(2309, 35956, 400)  # 128 mean graphs
     assert pack(hist, limits, method=None, algorithm="balanced").num_packs < pack(hist, limits).num_packs
+
+
+def test_the_packed_loader_takes_a_recommended_configurations_packs_per_step(tmp_path):
+    from data_loaders import PackedLoader, dataset_sizes
+    from packed_helpers import mixed_dataset
+
+    rng = np.random.default_rng(3)
+    nodes = rng.integers(2, 9, 400)
+    dataset = mixed_dataset(nodes.tolist(), (2 * nodes).tolist())
+    hist = SizeHistogram.from_sizes(*dataset_sizes(dataset))
+    sizes = save_histogram(hist, tmp_path / "sizes.csv")
+    out = tmp_path / "config.json"
+    assert packing_cli(["recommend", str(sizes), "--batch-size", "48", "--out", str(out)]) == 0
+    chosen = recommend(hist, 48)
+    loader = PackedLoader.from_config(dataset, out, seed=0)
+    assert loader.batch_sampler.packs_per_step == chosen.packs_per_step and loader.shape == chosen.shape
+    batches = list(loader)
+    assert sum(int(batch.graph_mask.sum()) for batch in batches) == 400  # every graph once
+    assert PackedLoader.from_config(dataset, out, packs_per_step=1).batch_sampler.packs_per_step == 1  # given: it wins
+    config = json.loads(out.read_text())
+    config["recommendation"]["packs_per_step"] = 3  # whatever the file says is what the loader steps with
+    three = PackedLoader.from_config(dataset, config)
+    assert three.batch_sampler.packs_per_step == 3 and three.shape == BatchShape.for_plan(chosen.plan, 3)
+    config["recommendation"]["packs_per_step"] = 0
+    with pytest.raises(ValueError, match="recommendation.packs_per_step"):
+        PackedLoader.from_config(dataset, config)
