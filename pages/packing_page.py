@@ -112,7 +112,7 @@ def controls(hist) -> None:
     with columns[3]:
         st.write("")
         if not chosen.is_recommended:
-            st.button("Use the recommendation", on_click=recommended.choose, args=(hist,),
+            st.button("Use the recommendation", on_click=recommended.choose, args=(hist, None, True),
                       help="The limits and method with the least padding at the run's batch size (set on the Batching "
                            "page), or the fastest on the Throughput page's calibration once you chose one; they then "
                            "follow the batch size and the calibration.")

@@ -59,24 +59,25 @@ def current(hist: SizeHistogram) -> Recommendation:
     return cache.recommendation(hist, batch_size, chosen_calibration(key))
 
 
-def choose(hist: SizeHistogram, owner: str | None = None, with_method: bool = True) -> None:
+def choose(hist: SizeHistogram, owner: str | None = None, force_method: bool = False) -> None:
     """Make the recommendation the choice of the dataset ``owner`` (default: the current
-    one) and, ``with_method``, its method the chosen method. Where none can be made (fewer
-    graphs than one batch), the data defaults, saying why."""
+    one), and its method the chosen method unless the user chose one (``force_method``: the
+    user asked for the whole recommendation). Where none can be made (fewer graphs than one
+    batch), the data defaults, saying why."""
     try:
         chosen = current(hist)
     except ValueError as error:
         state.set_limits(state.data_defaults(hist), f"{state.DATA_DEFAULTS}; no recommendation: {error}", owner)
         return
+    if force_method or not state.method_by_hand():
+        state.set_method(chosen.plan.method, by_hand=False)
     state.set_choice(state.Choice(chosen.limits, label(chosen), wanted(), chosen.plan.method), owner)
-    if with_method:
-        state.set_method(chosen.plan.method)
 
 
 def ensure_limits(selection: state.Selection, hist: SizeHistogram) -> state.Choice:
     """The limits chosen for ``selection``: the first time, those a link asked for, else the
     recommendation; a recommendation made for another batch size or calibration is made
-    again (its method too, where the user kept the recommended one)."""
+    again."""
     found = state.choices().get(selection.key)
     if found is None:
         requested = state.requested_limits()
@@ -86,5 +87,5 @@ def ensure_limits(selection: state.Selection, hist: SizeHistogram) -> state.Choi
         else:
             choose(hist, selection.key)
     elif found.is_recommended and found.recommended_for != wanted():
-        choose(hist, selection.key, with_method=state.method() == found.method)
+        choose(hist, selection.key)
     return state.choices()[selection.key]

@@ -33,6 +33,7 @@ REQUESTED_LIMITS = "requested_limits"  # limits from a link, for the dataset ope
 PLAN_WORDS = "plan_words"  # (selection key, limits, method) -> the plan's method in words
 PROVED = "proved"          # (histogram fingerprint, limits) the user asked to prove a bound for
 METHOD = "method"          # PackMethod
+METHOD_BY_HAND = "method_by_hand"  # whether METHOD was chosen by hand (else: a default or a recommendation's)
 UPLOADS = "uploads"        # label -> (SizeHistogram, info)
 UPLOAD_ERROR = "upload_error"
 SWEEP = "sweep"            # parameters of the last sweep run for the current dataset
@@ -188,12 +189,12 @@ def choice() -> Choice | None:
 def set_limits(limits: PackLimits, source: str, owner: str | None = None) -> None:
     """Choose ``limits`` for the dataset ``owner`` (a selection key; default: the current
     one), saying where they came from (shown to the user). Limits that replace a
-    recommendation take the default method back where the recommendation's method was
-    still the chosen one (it goes with its limits: balanced fill serves large packs only)."""
+    recommendation take the default method back unless the user chose one by hand (the
+    recommendation's goes with its limits: balanced fill serves large packs only)."""
     owner = owner if owner is not None else _current_key()
     before = choices().get(owner)
-    if before is not None and before.is_recommended and method() == before.method:
-        set_method(PackMethod())
+    if before is not None and before.is_recommended and not method_by_hand():
+        set_method(PackMethod(), by_hand=False)
     set_choice(Choice(limits, source), owner)
 
 
@@ -244,9 +245,16 @@ def method() -> PackMethod:
     return st.session_state.setdefault(METHOD, PackMethod())
 
 
-def set_method(chosen: PackMethod) -> None:
-    """Choose the packing method for the Packing and Export pages."""
+def set_method(chosen: PackMethod, by_hand: bool = True) -> None:
+    """Choose the packing method for the Packing and Export pages; ``by_hand``: the user (or
+    a link, a sweep cell, a loaded configuration) chose it, so a recommendation keeps it."""
     st.session_state[METHOD] = chosen
+    st.session_state[METHOD_BY_HAND] = by_hand
+
+
+def method_by_hand() -> bool:
+    """Whether the chosen method was chosen by hand (:func:`set_method`)."""
+    return st.session_state.get(METHOD_BY_HAND, False)
 
 
 def run_settings() -> dict[str, Any]:

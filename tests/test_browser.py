@@ -35,8 +35,9 @@ def click_cell(page, index: int) -> tuple[int, int]:
 
 
 def test_dashboard_end_to_end(server, browser, tmp_path):
-    from packing import PackLimits, pack
+    from packing import pack
     from packing.export import config_histogram, load_config
+    from packing.recommend import recommend
 
     page = new_page(browser, server)
 
@@ -97,7 +98,9 @@ def test_dashboard_end_to_end(server, browser, tmp_path):
     download.value.save_as(path)
     settle(page)  # downloads do not rerun the page; make sure nothing is pending anyway
     config, plan = load_config(path)
-    assert plan.limits == PackLimits(nodes, edges, 256)
+    assert (plan.limits.max_nodes, plan.limits.max_edges) == (nodes, edges)
+    # the sweep's graph limit starts from the chosen one: the recommendation's for batch size 32
+    assert plan.limits.max_graphs == recommend(config_histogram(config), 32).limits.max_graphs
     assert config["dataset"]["name"] == "qm9"
     assert pack(config_histogram(config), plan.limits, plan.requested_method) == plan
     with page.expect_download() as download:

@@ -7,6 +7,9 @@ from __future__ import annotations
 import re
 
 from browser_helpers import go_to, new_page, screenshot, settle
+from data_loaders import load_histogram
+from packing import BatchShape
+from packing.recommend import recommend
 
 
 def open_tab(page, name: str) -> None:
@@ -25,9 +28,23 @@ def test_batching_page_compares_and_sets_pack_limits(server, browser):
     table = main.get_by_test_id("stDataFrame").first
     table.wait_for()
     page.locator(".js-plotly-plot").first.wait_for()
-    # the sidebar's chosen configuration (the data defaults) is what the packing row packs
-    assert main.get_by_text(re.compile(r"^Packing row: the chosen configuration, limits 29 nodes, 56 edges, 256 "
-                                       r"graphs from data defaults")).is_visible()
+    # a fresh dashboard starts on the recommendation for batch size 32, the sidebar says so, the packing row packs it
+    hist = load_histogram("qm9")[0]
+    limits = recommend(hist, 32).limits
+    sidebar = page.get_by_test_id("stSidebar")
+    assert sidebar.get_by_text("Recommended for batch size 32 (no calibration chosen: the least padding)").is_visible()
+    assert sidebar.get_by_text(f"{limits.max_nodes:,}", exact=True).is_visible()
+    assert main.get_by_text(re.compile(r"^Packing row: the configuration recommended for batch size 32 \(no "
+                                       rf"calibration chosen: the least padding\), limits {limits}")).is_visible()
+    # and it wins as Chromium draws it: above the dynamic target, within half a point of static-64
+    shares = page.locator(".js-plotly-plot").first.evaluate(
+        """gd => Object.fromEntries(['real nodes', 'real edges'].map(name => {
+            const trace = gd._fullData.find(t => t.name === name);
+            return [name, Object.fromEntries(trace.y.map((label, i) => [label, trace.x[i]]))];
+        }))""")
+    mean = {name: 2 / (100 / shares["real nodes"][name] + 100 / shares["real edges"][name])
+            for name in ("packing", "dynamic (jraph)", "static-64")}
+    assert mean["packing"] > mean["dynamic (jraph)"] and mean["packing"] >= mean["static-64"] - 0.005
     packs = page.get_by_role("spinbutton", name="Packs per batch")
     assert packs.input_value() == "" and packs.get_attribute("placeholder") == "≈ batch size"
     # the padding chart names every strategy
@@ -68,8 +85,11 @@ def test_batching_page_compares_and_sets_pack_limits(server, browser):
     packs.fill("2")
     packs.press("Enter")
     settle(page)
-    assert main.get_by_text(re.compile(r"2 packs per batch \(set on this page\), which carry .* padded to 59 nodes, "
-                                       r"112 edges, 5 graphs \(2 graph slots per pack, the most any pack holds")).is_visible()
+    at_64 = recommend(hist, 64)  # the batch size moved the recommendation: 2 packs of it a batch now
+    shape = BatchShape.for_plan(at_64.plan, 2)
+    assert main.get_by_text(re.compile(rf"2 packs per batch \(set on this page\), which carry .* padded to {shape} "
+                                       rf"\({at_64.plan.graph_capacity} graph slots per pack, the most any pack "
+                                       "holds")).is_visible()
 
     open_tab(page, "Buckets vs packing")
     page.locator(".js-plotly-plot").first.wait_for()

@@ -9,6 +9,8 @@ from urllib.parse import parse_qs, urlparse
 from playwright.sync_api import expect
 
 from browser_helpers import TIMEOUT_MS, go_to, new_page, serve_dashboard, settle
+from data_loaders import load_histogram
+from packing.recommend import recommend
 
 
 def choose(page, label: str, option: str) -> None:
@@ -35,9 +37,11 @@ def test_option_boxes_show_the_loaded_values(server, browser):
     assert "k=8" in source_caption(page) or "min(8, n-1)" in source_caption(page)
     go_to(page, "Packing")  # the value survives a page change and is the one packed
     assert sidebar.get_by_label("Neighbours per atom (k)", exact=True).input_value() == "8"
-    assert page.get_by_label("Max edges per pack").input_value() == str(29 * 8)
+    knn = recommend(load_histogram("qm9", graph="knn")[0], 32).limits  # the recommendation for batch size 32
+    assert page.get_by_label("Max edges per pack").input_value() == str(knn.max_edges)
     choose(page, "Graph construction", "radius")
     assert sidebar.get_by_label("Radius cutoff (Å)", exact=True).input_value() == "5.00"
+    at_five = int(page.get_by_label("Max edges per pack").input_value())
     box = sidebar.get_by_label("Radius cutoff (Å)", exact=True)
     box.fill("4.5")
     box.press("Enter")
@@ -45,7 +49,7 @@ def test_option_boxes_show_the_loaded_values(server, browser):
     settle(page)
     assert sidebar.get_by_label("Radius cutoff (Å)", exact=True).input_value() == "4.50"
     assert page.get_by_text("(all, graph=radius, cutoff=4.5)").first.is_visible()
-    assert int(page.get_by_label("Max edges per pack").input_value()) < 29 * 28
+    assert int(page.get_by_label("Max edges per pack").input_value()) < at_five  # fewer edges: smaller packs
     page.close()
 
 

@@ -54,7 +54,7 @@ def test_throughput_page_replaces_a_failing_calibration_and_takes_an_uploaded_on
     assert page.get_by_role("combobox", name="Calibration").input_value().startswith(
         f"this machine (measured here): gin (hidden 64, 3 layers, eager) on {cpu_name()}")
     assert page.get_by_role("spinbutton", name="Batch size (graphs)").input_value() == "32"
-    assert main.get_by_text(re.compile(r"Packing row: the chosen configuration")).is_visible()
+    assert main.get_by_text(re.compile(r"Packing row: the configuration recommended for batch size 32")).is_visible()
     assert main.get_by_text(re.compile(r"python -m throughput calibrate --model gin --device cuda")).is_visible()
     screenshot(page, "throughput")
 
