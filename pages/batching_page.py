@@ -68,7 +68,8 @@ def main() -> None:
     loaded = page_header(
         "Batching",
         "How the batching you use today pads, how many batches and how many shapes (compilations for JAX or "
-        "torch.compile) it makes, next to packing with the limits chosen on the other pages. Simulated exactly on "
+        "torch.compile) it makes, next to packing with the chosen configuration (the one recommended for this batch "
+        "size until you choose limits). Simulated exactly on "
         "the dataset's graph sizes, every strategy on the same shuffled epochs (as in Speckhard et al.); every "
         "graph is kept.")
     if loaded is None:

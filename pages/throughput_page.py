@@ -110,6 +110,11 @@ def add_calibration(label: str, calibration: Calibration) -> None:
     state.throughput_settings()["calibration"] = SESSION + label
 
 
+def _save_calibration(key: str) -> None:
+    """Choose calibration ``key`` (the recommendation is then priced on it)."""
+    state.throughput_settings()["calibration"] = key
+
+
 def _save(name: str, key: str) -> None:
     state.throughput_settings()[name] = st.session_state[key]
 
@@ -246,6 +251,13 @@ def main() -> None:
     key, cal, baseline = controls(options, files.team, this)
     run = run_controls(seed=False)
     row = packing_row(hist, run)
+    chosen = state.choice()
+    if chosen.is_recommended and chosen.recommended_for[1] != key:
+        st.button(f"Recommend for this calibration ({cal.device_name}, {cal.mode})", on_click=_save_calibration,
+                  args=(key,), key="tp_recommend", icon=":material/auto_awesome:",
+                  help="The packing row is the configuration with the least padding at this batch size. This searches "
+                       "the limits and packs per step whose steady epoch is the shortest on this calibration instead; "
+                       "the sidebar's configuration follows it.")
     with share_shown("Pricing every strategy with the calibration") as progress:
         table = cache.throughput_table(hist, cal, run, baseline, row.request, progress)
     check, check_words = check_of(key, cal, this)

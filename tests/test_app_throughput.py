@@ -260,3 +260,16 @@ def test_the_table_shows_steps_per_epoch_to_one_decimal_as_the_report_and_graphs
     formats = json.loads(app.dataframe[0].proto.columns)
     assert formats["steps_per_epoch"]["type_config"]["format"] == "localized"
     assert formats["graphs_per_second"]["type_config"]["format"] == "localized"
+
+
+def test_the_page_offers_to_price_the_recommendation_on_its_calibration(app):
+    assert chosen(app).source.endswith("(no calibration chosen: the least padding)")
+    button = app.button(key="tp_recommend")
+    assert button.label.startswith(f"Recommend for this calibration ({cpu_name()}")
+    button.click().run()
+    assert not app.exception and not app.error
+    assert chosen(app).source == f"recommended for batch size 32 on {cpu_name()} (eager)"
+    assert app.session_state["throughput_controls"]["calibration"] == "this_machine"
+    assert "tp_recommend" not in [b.key for b in app.button]  # priced there now
+    note = next(c.value for c in app.caption if c.value.startswith("Packing row"))
+    assert note.startswith(f"Packing row: the configuration recommended for batch size 32 on {cpu_name()} (eager)")
