@@ -68,6 +68,17 @@ def test_a_changed_cutoff_is_what_gets_loaded(app):
     assert app.session_state["selection"].options == {"graph": "knn", "k": 12}
 
 
+def opened_on_packing(link: dict[str, str]) -> AppTest:
+    """A fresh session that opens ``link`` and goes to the Packing page, without errors."""
+    at = AppTest.from_file("../app.py", default_timeout=90)
+    for name, value in link.items():
+        at.query_params[name] = value
+    at.run()
+    at.switch_page(PACKING).run()
+    no_errors(at)
+    return at
+
+
 def test_limits_are_kept_per_dataset(app):
     app.switch_page(PACKING).run()
     qm9 = chosen(app).limits  # the recommendation for batch size 32
@@ -98,12 +109,7 @@ def test_the_url_holds_the_view_and_a_link_opens_it(app):
     assert link == {"dataset": "qm9", "split": "all", "graph": "knn", "k": "8", "max_nodes": "40",
                     "max_edges": str(limits.max_edges), "max_graphs": str(limits.max_graphs),
                     "algorithm": "first_fit", "heuristic": "weighted", "weights": "2,1"}
-    colleague = AppTest.from_file("../app.py", default_timeout=90)
-    for name, value in link.items():
-        colleague.query_params[name] = value
-    colleague.run()
-    colleague.switch_page(PACKING).run()
-    no_errors(colleague)
+    colleague = opened_on_packing(link)
     assert chosen(colleague).limits == chosen(app).limits and chosen(colleague).source == "the link you opened"
     assert colleague.session_state["method"] == PackMethod("first_fit", "weighted", weights=(2.0, 1.0))
     assert colleague.session_state["selection"] == app.session_state["selection"]
@@ -151,12 +157,7 @@ def test_a_recommended_view_travels_as_limits_recommended_and_follows_the_batch_
     assert chosen(app).limits == recommend(hist, 128).limits  # a new batch size, a new recommendation
     link = {name: values[0] for name, values in app.query_params.items()}
     assert link["limits"] == "recommended" and "max_nodes" not in link and link["batch_size"] == "128"
-    colleague = AppTest.from_file("../app.py", default_timeout=90)
-    for name, value in link.items():
-        colleague.query_params[name] = value
-    colleague.run()
-    colleague.switch_page(PACKING).run()
-    no_errors(colleague)
+    colleague = opened_on_packing(link)
     assert chosen(colleague).limits == chosen(app).limits and chosen(colleague).is_recommended
     assert colleague.session_state["method"] == app.session_state["method"]
     app.switch_page(PACKING).run()
