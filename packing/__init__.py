@@ -25,6 +25,7 @@ from .method import (
 from .packs import items_of, pack_of, row_index
 from .plan import PackingPlan, describe_pack
 from .published import PAPER_MIN, PAPER_TABLE2, PUBLISHED_HEURISTICS
+from .recommend import Recommendation, StepCost, recommend
 from .shape import BatchShape
 from .simple_bounds import lower_bound
 from .sides import EDGES, NODES
@@ -69,8 +70,10 @@ __all__ = [
     "PackLimits",
     "PackMethod",
     "PackingPlan",
+    "Recommendation",
     "SCHEMA_VERSION",
     "SizeHistogram",
+    "StepCost",
     "TABLE_SUFFIXES",
     "TUPLE_ALGORITHMS",
     "WHOLE_TABLE",
@@ -106,6 +109,7 @@ __all__ = [
     "read_file_bytes",
     "read_json_object",
     "read_table",
+    "recommend",
     "replacing",
     "row_index",
     "save_config",

@@ -17,10 +17,9 @@ import streamlit as st
 
 import data_loaders
 from figures.pdf import find_chromium
-from packing import (PackingPlan, PackLimits, PackMethod, SizeHistogram, compare, lower_bounds, pack,
-                     published_table, sweep)
+from packing import (PackingPlan, PackLimits, PackMethod, Recommendation, SizeHistogram, compare, lower_bounds,
+                     pack, published_table, recommend, sweep)
 from packing.batching import ShareDone, compare_batching
-from packing.recommend import Recommendation, recommend
 from throughput import (Calibration, CalibrationCheck, MachineCalibration, calibration_for_this_machine,
                         check_calibration, estimate, step_cost)
 from throughput.calibration import CalibrationFiles, calibrations_by_name

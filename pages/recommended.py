@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from packing import DEFAULT_MAX_GRAPHS, PackLimits, SizeHistogram
-from packing.recommend import Recommendation
+from packing import DEFAULT_MAX_GRAPHS, PackLimits, Recommendation, SizeHistogram
 from throughput import Calibration
 
 from . import cache, state

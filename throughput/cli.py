@@ -25,11 +25,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from packing import config_histogram, load_config, whole_number, write_frame, write_replacing
+from packing import config_histogram, load_config, load_size_table, whole_number, write_frame, write_replacing
 from packing.batching import add_packs_per_batch, packs_per_batch
-from packing.cli import HISTOGRAM_HELP, OPTION_FLAGS, check_out, flag_named
-from packing.recommend_cli import add_recommend_arguments, run_recommend
-from packing.size_table import load_size_table
+from packing.cli import (HISTOGRAM_HELP, OPTION_FLAGS, add_recommend_arguments, check_out, flag_named,
+                         run_recommend)
 
 from .calibration import MAX_COLD_RUNS, MAX_THREADS, MODES, calibrate, load_calibration
 from .check import calibration_for_this_machine, check_calibration, noise_note

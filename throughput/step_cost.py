@@ -7,7 +7,7 @@
 """
 from __future__ import annotations
 
-from packing.recommend import StepCost
+from packing import StepCost
 
 from .calibration import Calibration, require_calibration
 
