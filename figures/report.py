@@ -76,6 +76,23 @@ def throughput_frame(section: dict[str, Any]) -> pd.DataFrame:
     return frame
 
 
+def recommended_limits(config: dict[str, Any]) -> tuple[int, int] | None:
+    """The ``(max_nodes, max_edges)`` of the recommendation a configuration carries (its
+    ``recommendation`` section, kept as written), when it holds them as whole numbers.
+
+    >>> recommended_limits({"recommendation": {"limits": {"max_nodes": 583, "max_edges": 1206}}})
+    (583, 1206)
+    >>> recommended_limits({"recommendation": "yes"}), recommended_limits({})
+    (None, None)
+    """
+    section = config.get("recommendation")
+    limits = section.get("limits") if isinstance(section, dict) else None
+    if not isinstance(limits, dict):
+        return None
+    values = (limits.get("max_nodes"), limits.get("max_edges"))
+    return values if all(isinstance(v, int) and not isinstance(v, bool) for v in values) else None  # type: ignore
+
+
 def report_figures(config: dict[str, Any], plan: PackingPlan, sweep: pd.DataFrame | None = None,
                    ) -> dict[str, Callable[[], go.Figure]]:
     """Name -> function building each figure of the report, titled with the dataset, split,
@@ -99,8 +116,9 @@ def report_figures(config: dict[str, Any], plan: PackingPlan, sweep: pd.DataFram
         "pack-fill": (lambda: pack_fill_figure(plan), line),
         "pack-strategies": (lambda: strategies_figure(plan), line),
     }
-    if sweep is not None:  # titled with the sweep's own method and graph limit
-        builders["sweep-heatmap"] = (lambda: sweep_figure(sweep, selected=limits, clickable=False),
+    if sweep is not None:  # titled with the sweep's own method and graph limit; the recommendation marked
+        builders["sweep-heatmap"] = (lambda: sweep_figure(sweep, selected=limits, clickable=False,
+                                                          recommended=recommended_limits(config)),
                                      sweep_subject(config["dataset"], sweep))
     if "batching" in config:
         builders["batching-padding"] = (lambda: batching.padding_figure(batching_frame(config["batching"])), line)
@@ -191,6 +209,10 @@ def _choice_section(config: dict[str, Any], plan: PackingPlan) -> str:
         ("tight limits (largest sums used)", f"{metrics['tight_limits'][0]:,} nodes, {metrics['tight_limits'][1]:,} edges"),
     ]
     rows += [(f"breaks the {name} limit", f"largest sum {value:,}") for name, value in plan.broken_limits().items()]
+    section = config.get("recommendation")
+    if isinstance(section, dict) and isinstance(section.get("label"), str) and \
+            isinstance(section.get("packs_per_step"), int) and recommended_limits(config) is not None:
+        rows.insert(0, ("chosen as", f"{section['label']}: {section['packs_per_step']:,} pack(s) a step"))
     slots = f" {plan.unused_graph_slots}" if plan.unused_graph_slots else ""
     return _pairs(rows) + f"<p class='note'>{_proof(plan)}{slots}</p>"
 
@@ -360,8 +382,9 @@ def build_report(config: dict[str, Any], plan: PackingPlan, sweep: pd.DataFrame 
         ("packs", "Packs", figures["graphs-per-pack"] + figures["pack-fill"] + figures["pack-strategies"]),
     ]
     if sweep is not None:
+        marked = " The diamond marks the recommended limits." if recommended_limits(config) is not None else ""
         sections.append(("sweep", "Limit sweep", f"<p>{_sweep_words(sweep, plan)} The star marks the best "
-                         "harmonic mean.</p>" + figures["sweep-heatmap"]))
+                         f"harmonic mean.{marked}</p>" + figures["sweep-heatmap"]))
     older = older_loader_note(config, plan)
     older = _note(older) if older else ""
     if "batching" in config:

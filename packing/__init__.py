@@ -25,7 +25,7 @@ from .method import (
 from .packs import items_of, pack_of, row_index
 from .plan import PackingPlan, describe_pack
 from .published import PAPER_MIN, PAPER_TABLE2, PUBLISHED_HEURISTICS
-from .recommend import Recommendation, StepCost, recommend
+from .recommend import Recommendation, StepCost, price_sweep, recommend
 from .shape import BatchShape
 from .simple_bounds import lower_bound
 from .sides import EDGES, NODES
@@ -105,6 +105,7 @@ __all__ = [
     "one_off_note",
     "pack",
     "pack_of",
+    "price_sweep",
     "published_table",
     "read_file_bytes",
     "read_json_object",

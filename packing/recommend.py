@@ -48,7 +48,7 @@ from .batching import packs_matching_batch_size
 from .batching.simulate import MAX_BATCH_SIZE, MAX_PACKS_PER_BATCH
 from .best_fit_grid import count_best_fit_grid, exact_in_lockstep
 from .heuristics import HEURISTICS
-from .histogram import SizeHistogram
+from .histogram import SizeHistogram, most_graphs_by_volume
 from .limits import PackLimits, whole_number
 from .method import BALANCED, BEST_FIT, PackMethod
 from .metrics import harmonic_mean
@@ -201,10 +201,35 @@ def _step_numbers(hist: SizeHistogram, packs: np.ndarray, per_step: np.ndarray, 
             "graph_share": hist.num_graphs / (steps * padded_graphs), "harmonic_mean": mean}
 
 
-def _screen(hist: SizeHistogram, batch_size: int) -> tuple[pd.DataFrame, int]:
-    """Every screened pair with its best-fit count, packs per step and real shares (graph
-    slots not yet known: one per pack), those within ``BATCH_SIZE_TOLERANCE``; and how many
-    pairs were counted."""
+def _graph_slot_bound(hist: SizeHistogram, nodes: np.ndarray, edges: np.ndarray, max_graphs: np.ndarray) -> np.ndarray:
+    """The most graph slots a pack of these limits can need: the graph limit, or the most of
+    the dataset's graphs that fit the nodes and the edges, whichever is less."""
+    fit = np.minimum(most_graphs_by_volume(hist.num_nodes, hist.counts, nodes),
+                     most_graphs_by_volume(hist.num_edges, hist.counts, edges))
+    return np.maximum(1, np.minimum(max_graphs, fit))
+
+
+def _priced_counts(hist: SizeHistogram, frame: pd.DataFrame, batch_size: int, cost: StepCost | None) -> dict:
+    """For limit pairs with their pack counts (``max_nodes``, ``max_edges``, ``max_graphs``,
+    ``packs``): packs per step carrying about ``batch_size`` graphs, the padded step with the
+    graph slots' bound, its real shares and, with ``cost``, its step and steady epoch."""
+    packs = frame["packs"].to_numpy(dtype=np.int64)
+    nodes, edges = frame["max_nodes"].to_numpy(dtype=np.int64), frame["max_edges"].to_numpy(dtype=np.int64)
+    slots = _graph_slot_bound(hist, nodes, edges, frame["max_graphs"].to_numpy(dtype=np.int64))
+    per_step = np.maximum(1, np.rint(batch_size * packs / hist.num_graphs)).astype(np.int64)
+    numbers = {"packs_per_step": per_step, "graphs_per_step": per_step * hist.num_graphs / packs,
+               **_step_numbers(hist, packs, per_step, nodes, edges, slots)}
+    if cost is not None:
+        numbers["step_s"] = cost(numbers["padded_nodes"], numbers["padded_edges"], numbers["padded_graphs"])
+        numbers["steady_epoch_s"] = numbers["steps_per_epoch"] * numbers["step_s"]
+    numbers["near_batch_size"] = abs(numbers["graphs_per_step"] / batch_size - 1) <= BATCH_SIZE_TOLERANCE
+    return numbers
+
+
+def _screen(hist: SizeHistogram, batch_size: int, cost: StepCost | None) -> tuple[pd.DataFrame, int]:
+    """Every screened pair with its best-fit count, packs per step, real shares and (with
+    ``cost``) its steady epoch with the graph slots' bound, those within
+    ``BATCH_SIZE_TOLERANCE``; and how many pairs were counted."""
     pairs = _screen_cells(hist, batch_size)
     max_graphs = hist.graphs_that_fit(max(n for n, _ in pairs), max(e for _, e in pairs))
     cells = [PackLimits(n, e, max_graphs) for n, e in pairs]
@@ -212,25 +237,29 @@ def _screen(hist: SizeHistogram, batch_size: int) -> tuple[pd.DataFrame, int]:
         packs = count_best_fit_grid(hist.num_nodes, hist.num_edges, hist.counts, cells, HEURISTICS["product"])
     else:
         packs = np.array([pack(hist, limits).num_packs for limits in cells])
-    packs = np.asarray(packs, dtype=np.int64)
-    per_step = np.maximum(1, np.rint(batch_size * packs / hist.num_graphs)).astype(np.int64)
     frame = pd.DataFrame({"max_nodes": [n for n, _ in pairs], "max_edges": [e for _, e in pairs],
-                          "max_graphs": max_graphs, "packs": packs, "packs_per_step": per_step})
-    frame["graphs_per_step"] = per_step * hist.num_graphs / packs
-    frame = frame.assign(**_step_numbers(hist, packs, per_step, frame["max_nodes"].to_numpy(),
-                                         frame["max_edges"].to_numpy(), np.ones(len(frame), dtype=np.int64)))
+                          "max_graphs": max_graphs, "packs": np.asarray(packs, dtype=np.int64)})
+    frame = frame.assign(**_priced_counts(hist, frame, batch_size, cost))
     frame = frame[frame["packs_per_step"] <= MAX_PACKS_PER_BATCH]
     off = abs(frame["graphs_per_step"] / batch_size - 1)
     return frame[off <= max(BATCH_SIZE_TOLERANCE, off.min())], len(cells)
 
 
 def _finalists(screened: pd.DataFrame) -> list[PackLimits]:
-    """The limits to pack for real: the best ``FINALISTS`` pairs (by harmonic mean, then
-    fewer padded nodes) of each rung of packs per step (powers of two, to the nearest)."""
-    ranked = screened.sort_values(["harmonic_mean", "padded_nodes"], ascending=[False, True], kind="stable")
-    rungs = np.rint(np.log2(ranked["packs_per_step"].to_numpy()))
-    return [PackLimits(int(row.max_nodes), int(row.max_edges), int(row.max_graphs))
-            for _, group in ranked.groupby(rungs, sort=True) for row in group.head(FINALISTS).itertuples()]
+    """The limits to pack for real: of each rung of packs per step (powers of two, to the
+    nearest) the best ``FINALISTS`` pairs by harmonic mean (then fewer padded nodes) and,
+    when priced, by steady epoch."""
+    orders = [(["harmonic_mean", "padded_nodes"], [False, True])]
+    if "steady_epoch_s" in screened:
+        orders.append((["steady_epoch_s"], [True]))
+    chosen: dict[tuple[int, int, int], None] = {}
+    for columns, ascending in orders:
+        ranked = screened.sort_values(columns, ascending=ascending, kind="stable")
+        rungs = np.rint(np.log2(ranked["packs_per_step"].to_numpy()))
+        for _, group in ranked.groupby(rungs, sort=True):
+            chosen.update(dict.fromkeys((int(row.max_nodes), int(row.max_edges), int(row.max_graphs))
+                                        for row in group.head(FINALISTS).itertuples()))
+    return [PackLimits(*limits) for limits in chosen]
 
 
 def _balanced_limits(hist: SizeHistogram, batch_size: int, max_graphs: int) -> list[PackLimits]:
@@ -289,12 +318,54 @@ def _price(hist: SizeHistogram, plans: list[PackingPlan], batch_size: int,
     return frame.sort_values(order, ascending=ascending, kind="stable").reset_index(drop=True)
 
 
-def _with_graph_slots(hist: SizeHistogram, plan: PackingPlan) -> PackingPlan:
-    """``plan`` packed again with its graph slots as the graph limit, when that gives the same
-    packs (best fit never ranks packs by graphs; balanced fill may deal otherwise)."""
-    limits = PackLimits(plan.limits.max_nodes, plan.limits.max_edges, plan.graph_capacity)
-    tighter = pack(hist, limits, plan.method)
-    return tighter if (tighter.num_packs, tighter.graph_capacity) == (plan.num_packs, plan.graph_capacity) else plan
+def _with_graph_slots(hist: SizeHistogram, plans: list[PackingPlan], batch_size: int,
+                      cost: StepCost | None) -> tuple[list[PackingPlan], pd.DataFrame]:
+    """The plans, best first in the candidates' order, once the best one's graph limit is
+    its graph slots: while it is not, the best is packed again with its graph slots as the
+    graph limit and that plan joins the candidates (first, so it wins a tie). Best fit
+    breaks ties by the graphs a pack holds only where the graph limit can bind, so the plan
+    packed again may differ (a few rounds at most)."""
+    plans = list(plans)
+    candidates = _price(hist, plans, batch_size, cost)
+    for _ in range(3):
+        best = plans[int(candidates.iloc[0]["plan"])]
+        if best.limits.max_graphs == best.graph_capacity:
+            break
+        limits = PackLimits(best.limits.max_nodes, best.limits.max_edges, best.graph_capacity)
+        plans = [pack(hist, limits, best.method), *plans]
+        candidates = _price(hist, plans, batch_size, cost)
+    return plans, candidates
+
+
+def price_sweep(frame: pd.DataFrame, hist: SizeHistogram, batch_size: int, step_cost: StepCost | StepSeconds,
+                ) -> pd.DataFrame:
+    """A :func:`packing.sweep` table priced at ``batch_size`` on ``step_cost``, every cell at
+    once (one call of the cost model): ``packs_per_step`` (from each cell's pack count, about
+    ``batch_size`` graphs a step, as the Batching page packs it), ``graphs_per_step``,
+    ``steps_per_epoch``, the padded step and the real shares of it, ``step_s`` and
+    ``steady_epoch_s``, and ``near_batch_size``: whether its steps carry the batch size within
+    ``BATCH_SIZE_TOLERANCE`` (:func:`recommend` chooses among those only). A sweep counts
+    packs, not their graphs, so ``padded_graphs`` takes
+    the most graph slots a pack of the cell can need (its graph limit, or the most of the
+    dataset's graphs that fit its nodes and edges, whichever is less): the estimate is an
+    upper bound where the plan holds fewer (``graph_slots_bound`` is True). Infeasible cells
+    get empty values.
+
+    >>> from packing import SizeHistogram, sweep
+    >>> hist = SizeHistogram.from_counts([3, 5], [4, 8], [60, 40])
+    >>> frame = sweep(hist, [10, 20], [16, 32], workers=1)
+    >>> priced = price_sweep(frame, hist, 8, lambda n, e, g: 1e-3 + 1e-6 * n)
+    >>> priced[["max_nodes", "max_edges", "packs_per_step"]].values.tolist()  # about 8 graphs a step
+    [[10, 16, 3], [10, 32, 3], [20, 16, 3], [20, 32, 2]]
+    """
+    cost = _as_cost(step_cost)
+    batch_size = whole_number(batch_size, "batch_size", 2, MAX_BATCH_SIZE)
+    frame = frame.copy()
+    cells = frame[frame["feasible"].astype(bool)]
+    numbers = {**_priced_counts(hist, cells, batch_size, cost), "graph_slots_bound": np.ones(len(cells), dtype=bool)}
+    for name, values in numbers.items():
+        frame[name] = pd.Series(values, index=cells.index)
+    return frame
 
 
 def _as_cost(step_cost: StepCost | StepSeconds | None) -> StepCost | None:
@@ -336,12 +407,12 @@ def recommend(hist: SizeHistogram, batch_size: int,
     if hist.num_graphs < batch_size:
         raise ValueError(f"The dataset holds {hist.num_graphs:,} graphs, fewer than one batch of {batch_size:,}; "
                          "lower the batch size.")
-    screened, counted = _screen(hist, batch_size)
+    screened, counted = _screen(hist, batch_size, cost)
     balanced = _balanced_limits(hist, batch_size, int(screened["max_graphs"].max()))
     plans = _candidate_plans(hist, _finalists(screened), balanced, cap_graphs=cost is not None)
-    candidates = _price(hist, plans, batch_size, cost)
+    plans, candidates = _with_graph_slots(hist, plans, batch_size, cost)
     best = candidates.iloc[0]
-    plan = _with_graph_slots(hist, plans[int(best["plan"])])
+    plan = plans[int(best["plan"])]
     per_step = int(best["packs_per_step"])
     return Recommendation(
         batch_size, plan.limits, per_step, plan, BatchShape.for_plan(plan, per_step), float(best["node_share"]),

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from packing import MAX_LIMIT, TUPLE_ALGORITHMS, WEIGHTED, PackLimits, PackMethod, smallest_limits
+from packing import MAX_LIMIT, TUPLE_ALGORITHMS, WEIGHTED, PackLimits, PackMethod, price_sweep, smallest_limits
 import figures
-from pages import cache, links, state
+from throughput import step_cost
+from pages import cache, links, recommended, state
 from pages.header import page_header
 from pages.sweeps import RANGE_FIELDS, SETTINGS, check_grid, default_params, grid, sweep_method
 from pages.widgets import (
@@ -112,6 +113,27 @@ def _use_limits(limits: PackLimits, params: dict, source: str) -> None:
     state.set_method(sweep_method(params))
 
 
+PRICED = "Estimated steady epoch (s)"
+
+
+def priced(frame, hist) -> tuple:
+    """The sweep and what priced it: with the time metric chosen and a calibration chosen on
+    the Throughput page, every cell priced at the run's batch size; else the harmonic mean."""
+    metric = st.radio("Colour the cells by", ["Harmonic mean", PRICED], horizontal=True, key="sw_metric",
+                      help="The estimated steady epoch prices every cell on the Throughput page's calibration at the "
+                           "run's batch size (set on the Batching page).")
+    if metric != PRICED:
+        return frame, None
+    calibration = recommended.chosen_calibration(recommended.calibration_id())
+    if calibration is None:
+        st.info("Choose a calibration on the Throughput page to price the cells with a device's step times; the "
+                "harmonic mean is shown until then.", icon=":material/info:")
+        return frame, None
+    batch_size = state.run_batch_size()
+    return (price_sweep(frame, hist, batch_size, step_cost(calibration)),
+            f"batch size {batch_size:,} on {calibration.device_name} ({calibration.mode})")
+
+
 def results(frame, params: dict, hist, selection: state.Selection) -> None:
     """Heatmap (clickable), best cell, finder and download of a finished sweep of ``hist``
     (the dataset ``selection``)."""
@@ -123,7 +145,13 @@ def results(frame, params: dict, hist, selection: state.Selection) -> None:
     floor = st.slider("Shade cells with a harmonic mean below (%)", 0, 99, 50, key="sw_floor") / 100
     chosen = state.choice()
     selected = (chosen.limits.max_nodes, chosen.limits.max_edges) if chosen else None
-    fig = figures.sweep_figure(frame, floor=floor, selected=selected)
+    frame, priced_by = priced(frame, hist)
+    try:
+        recommendation = recommended.current(hist)
+    except ValueError:  # fewer graphs than one batch: nothing to mark
+        recommendation = None
+    mark = None if recommendation is None else (recommendation.limits.max_nodes, recommendation.limits.max_edges)
+    fig = figures.sweep_figure(frame, floor=floor, selected=selected, priced_by=priced_by, recommended=mark)
     st.session_state["sw_trace"] = next(i for i, t in enumerate(fig.data) if t.name == figures.SWEEP_TRACE)
     st.session_state["sw_frame"] = frame  # the grid the click's position is on
     st.plotly_chart(fig, key=CHART_KEY, on_select=_on_cell_click, selection_mode="points")
@@ -138,6 +166,30 @@ def results(frame, params: dict, hist, selection: state.Selection) -> None:
         + (f"; {infeasible} empty cells are below the largest graph." if infeasible else ".")
         + f" Click a cell to choose its limits with this sweep's method, {sweep_method(params).label} (red frame)."
     )
+    if priced_by is not None:
+        near = frame[frame["near_batch_size"].fillna(False).astype(bool)]
+    if priced_by is not None and not near.empty:
+        fastest = near.loc[near["steady_epoch_s"].idxmin()]
+        st.caption(
+            f"Fastest cell (star): {int(fastest['max_nodes']):,} nodes, {int(fastest['max_edges']):,} edges, "
+            f"{int(fastest['packs_per_step']):,} pack(s) a step of {fastest['graphs_per_step']:.1f} graphs, at most "
+            f"{fastest['steady_epoch_s']:.3g} s a steady epoch ({priced_by}). Each cell is priced at its padded step: "
+            "its packs per step (about the batch size in graphs, from its pack count) times its limits, and as many "
+            "graph slots as a pack of its limits could need (its graph limit, or the most graphs that fit): a sweep "
+            "counts packs, not their graphs, so a cell's time is an upper bound where its packs hold fewer. Grey: "
+            "steps that would carry 2 % more or fewer graphs than the batch size (another batch size).")
+    elif priced_by is not None:
+        st.info("No cell of these ranges gives steps of the batch size (within 2 %); widen the ranges.",
+                icon=":material/info:")
+    if recommendation is not None:
+        where = "diamond" if figures.grid_position(mark, *figures.sweep_axes(frame)) is not None else \
+            "outside these ranges"
+        estimate = "" if recommendation.steady_epoch_s is None else \
+            f", {recommendation.steady_epoch_s:.3g} s a steady epoch"
+        words = recommended.label(recommendation)
+        st.caption(f"{words[0].upper()}{words[1:]} ({where}): {recommendation.limits}, "
+                   f"{recommendation.plan.method.label}, {recommendation.packs_per_step:,} pack(s) a step, harmonic mean "
+                   f"{recommendation.harmonic_mean:.2%} of the padded steps{estimate} (exact: its plan is packed).")
     largest = frame.loc[(frame["max_nodes"] * frame["max_edges"]).idxmax()]  # the largest cell
     n, e = int(largest["max_nodes"]), int(largest["max_edges"])
     most = hist.graphs_that_fit(n, e)
