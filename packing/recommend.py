@@ -14,16 +14,18 @@ the graph slots (the most graphs a pack of the plan holds). The search:
    (:func:`packing.batching.packs_matching_batch_size`); pairs whose steps then carry more
    than ``BATCH_SIZE_TOLERANCE`` off the batch size are dropped.
 2. **Pack.** The best ``FINALISTS`` pairs of every packs-per-step by the real share of the
-   padded step are packed for real with :func:`packing.pack` (best fit, and balanced fill
-   where packs hold many graphs: :mod:`packing.balanced`), so every candidate's numbers are
-   its plan's, graph slots included.
+   padded step (and, with a step cost, by their steady epoch with the most graph slots such
+   a pack could need) are packed for real with :func:`packing.pack` (best fit, and balanced
+   fill where packs hold many graphs: :mod:`packing.balanced`), so every candidate's numbers
+   are its plan's, graph slots included.
 3. **Choose.** With a ``step_cost`` (seconds of a step at padded shapes, vectorised; a
    calibration supplies one: :func:`throughput.step_cost`), the candidate with the shortest
    steady epoch (steps x step cost); without one, the candidate with the highest harmonic
    mean of the real node and edge shares of its padded steps.
 
 Every candidate keeps every graph (each plan packs the whole histogram), and the chosen
-plan's limits take its graph slots as the graph limit.
+plan's limits take its graph slots as the graph limit (packed again with it: the plan
+named is the one :func:`packing.pack` gives for those limits).
 
 >>> from packing import SizeHistogram
 >>> hist = SizeHistogram.from_counts([3, 8, 12], [4, 14, 22], [400, 300, 100])
