@@ -144,7 +144,8 @@ def _connect(address: str, timeout: float) -> "Client":
 @contextmanager
 def _client(address: str, timeout: float) -> Iterator["Client"]:
     """A client of the scheduler at ``address`` once it has a worker, closed at the end;
-    closed early by :func:`_watch_workers` when the cluster is left without workers."""
+    its futures are cancelled by :func:`_watch_workers` when the cluster is left without
+    workers, and what the waiting call then raises becomes a ``ValueError`` saying why."""
     client = _connect(address, timeout)
     lost: list[str] = []
     stop = threading.Event()
@@ -161,7 +162,7 @@ def _client(address: str, timeout: float) -> Iterator["Client"]:
         try:
             yield client
         except Exception:
-            if lost:  # whatever the waiting call raised once the client was closed under it
+            if lost:  # whatever the waiting call raised once its futures were cancelled
                 raise ValueError(lost[0]) from None
             raise
     finally:
@@ -246,12 +247,18 @@ def _paused_words(address: str, paused: int) -> str:
 
 
 def _watch_workers(client: "Client", address: str, stop: threading.Event, lost: list[str]) -> None:
-    """Close ``client`` when its cluster has had no running worker for
+    """Cancel every future of ``client`` when its cluster has had no running worker for
     ``NO_WORKERS_TIMEOUT`` seconds (every worker died unpickling a task because it cannot
-    import this project, or paused for memory), so that a call waiting on the cluster ends
-    instead of waiting for ever; ``lost`` gets why."""
+    import this project, or paused for memory), so that a call waiting on the cluster raises
+    instead of waiting for ever; ``lost`` gets why. Futures submitted after that are
+    cancelled too, until ``stop`` is set. The client is left open for its owner to close:
+    closing it here, under a waiting call, can stop its event loop before the call returns,
+    and that call (distributed's ``sync``) then waits for ever."""
     since = None
     while not stop.wait(WATCH_SECONDS):
+        if lost:
+            client.loop.add_callback(_cancel_every_future, client)
+            continue
         try:
             running, paused = _worker_counts(client)
         except Exception:  # the client is closing
@@ -264,8 +271,14 @@ def _watch_workers(client: "Client", address: str, stop: threading.Event, lost: 
                         "sent to it cannot finish. Its workers left or died: every worker must be able to import "
                         "this project (start `dask worker` from the project folder, or with PYTHONPATH set to "
                         "it) and have the packages of requirements.txt; the workers' logs say why they stopped.")
-            client.close()
-            return
+            client.loop.add_callback(_cancel_every_future, client)
+
+
+def _cancel_every_future(client: "Client") -> None:
+    """Mark every future ``client`` holds cancelled, so that whatever waits on one raises
+    ``CancelledError``; runs on the client's event loop, which owns the futures' state."""
+    for state in list(client.futures.values()):
+        state.cancel(reason="the cluster has no workers")
 
 
 def _ready_address(process: subprocess.Popen, timeout: float) -> str:
