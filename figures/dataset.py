@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 
 from packing import SizeHistogram
 
-from .style import LAYOUT as _LAYOUT
+from .style import LAYOUT as _LAYOUT, plain
 
 MAX_AXIS_CELLS = 200
 #: Fewest size tuples for which "edges follow from nodes" is told (fewer are a few dots anyway).
@@ -180,7 +180,7 @@ def histogram_figure(
         )
     )
     fig.update_layout(
-        title=title or "Graphs per (nodes, edges) size tuple",
+        title=plain(title) if title else "Graphs per (nodes, edges) size tuple",
         xaxis_title="nodes per graph" + (f" ({node_counts} counts per cell)" if node_counts > 1 and not compact
                                          else ""),
         yaxis_title="edges per graph" if compact else "edges per graph (directed" + (
@@ -206,7 +206,7 @@ def _follows_figure(hist: SizeHistogram, min_count: int, log_scale: bool, title:
         hovertemplate="nodes: %{x}<br>edges: %{customdata[0]:,}<br>graphs: %{y:,}<br>share: %{customdata[1]:.3f}%"
                       "<extra></extra>"))
     fig.update_layout(
-        title=dict(text=title or "Graphs per (nodes, edges) size tuple", subtitle=dict(
+        title=dict(text=plain(title) if title else "Graphs per (nodes, edges) size tuple", subtitle=dict(
             text="edges follow from nodes: hover a bar for its edges" if compact else
             "every node count has one edge count (edges follow from nodes), so one axis shows the histogram; hover "
             "a bar for its edges", font=dict(size=12))),
@@ -233,7 +233,7 @@ def marginal_figure(hist: SizeHistogram, component: str, title: str | None = Non
         )
     )
     fig.update_layout(
-        title=title or f"Graphs per number of {component}", xaxis_title=f"{component} per graph",
+        title=plain(title) if title else f"Graphs per number of {component}", xaxis_title=f"{component} per graph",
         yaxis_title="graphs", height=320, bargap=0, **_LAYOUT,
     )
     return fig
@@ -252,8 +252,8 @@ def marginal_comparison_figure(hists: dict[str, SizeHistogram], component: str) 
         values, counts = hist.marginal(component)
         fig.add_trace(
             go.Scatter(
-                x=values, y=counts / hist.num_graphs * 100, mode="lines", name=name, line_shape="hv",
-                hovertemplate=f"{name}<br>{component}: %{{x}}<br>share: %{{y:.2f}}%<extra></extra>",
+                x=values, y=counts / hist.num_graphs * 100, mode="lines", name=plain(name), line_shape="hv",
+                hovertemplate=f"{plain(name)}<br>{component}: %{{x}}<br>share: %{{y:.2f}}%<extra></extra>",
             )
         )
     fig.update_layout(

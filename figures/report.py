@@ -213,7 +213,7 @@ def _choice_section(config: dict[str, Any], plan: PackingPlan) -> str:
     if isinstance(section, dict) and isinstance(section.get("label"), str) and \
             isinstance(section.get("packs_per_step"), int) and recommended_limits(config) is not None:
         rows.insert(0, ("chosen as", f"{section['label']}: {section['packs_per_step']:,} pack(s) a step"))
-    slots = f" {plan.unused_graph_slots}" if plan.unused_graph_slots else ""
+    slots = f" {html.escape(plan.unused_graph_slots)}" if plan.unused_graph_slots else ""
     return _pairs(rows) + f"<p class='note'>{_proof(plan)}{slots}</p>"
 
 
@@ -264,8 +264,9 @@ def _batching_section(section: dict[str, Any], figure: str) -> str:
         "settings": [describe_settings(s, section["strategies"][s]) for s in frame["strategy"]],
     })
     short = short_run_note(frame, batching.label)
-    return (f"<p>Batch size {run['batch_size']:,}, {run_length_words(run)}, {run['devices']:,} device(s), seed "
-            f"{run['seed']}; every strategy on the same shuffled epochs, every graph kept.</p>"
+    words = (f"Batch size {run['batch_size']:,}, {run_length_words(run)}, {run['devices']:,} device(s), seed "
+             f"{run['seed']}; every strategy on the same shuffled epochs, every graph kept.")
+    return (f"<p>{html.escape(words)}</p>"
             + _table(shown) + (_note(short) if short else "") + figure)
 
 
@@ -383,7 +384,7 @@ def build_report(config: dict[str, Any], plan: PackingPlan, sweep: pd.DataFrame 
     ]
     if sweep is not None:
         marked = " The diamond marks the recommended limits." if recommended_limits(config) is not None else ""
-        sections.append(("sweep", "Limit sweep", f"<p>{_sweep_words(sweep, plan)} The star marks the best "
+        sections.append(("sweep", "Limit sweep", f"<p>{html.escape(_sweep_words(sweep, plan))} The star marks the best "
                          f"harmonic mean.{marked}</p>" + figures["sweep-heatmap"]))
     older = older_loader_note(config, plan)
     older = _note(older) if older else ""

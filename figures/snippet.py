@@ -8,6 +8,8 @@ token sequence (ogbg-code2, whose decoder and loss are the user's).
 """
 from __future__ import annotations
 
+import json
+
 #: The line where the user puts their own dataset on the Export page (only they have it).
 DATASET_LINE = "dataset = ...  # the PyG dataset (or view) of the graphs this file packs, {what}"
 
@@ -18,7 +20,7 @@ from torch_geometric.nn import GIN, global_add_pool
 from data_loaders import PackedLoader
 
 {dataset}
-loader = PackedLoader.from_config(dataset, "{config_file}", shuffle=True, seed=0)  # verified on load
+loader = PackedLoader.from_config(dataset, {config_file}, shuffle=True, seed=0)  # verified on load
 print(len(loader), "steps of", loader.shape)
 
 '''
@@ -60,18 +62,21 @@ def training_snippet(config_file: str, dataset: str | None = None, what: str = "
     """A PyG training loop over ``PackedLoader.from_config(dataset, config_file)`` with the
     masked loss of ``task`` (one of ``TASKS``) and ``set_epoch``; ``dataset`` is the code
     that makes ``dataset`` (default: ``DATASET_LINE``, for the user to complete with their
-    dataset, naming ``what`` it holds).
+    dataset, naming ``what`` it holds, on one line). A file name with a quote stays a string.
 
     >>> text = training_snippet("qm9-29n-56e-256g.json", what="qm9 (all)", task="regression")
     >>> 'PackedLoader.from_config(dataset, "qm9-29n-56e-256g.json"' in text, "F.mse_loss(out" in text
     (True, True)
     >>> text.splitlines()[6]
     'dataset = ...  # the PyG dataset (or view) of the graphs this file packs, qm9 (all)'
+    >>> training_snippet('a".json', what="x\\nimport os").splitlines()[6:8]
+    ['dataset = ...  # the PyG dataset (or view) of the graphs this file packs, x import os', 'loader = PackedLoader.from_config(dataset, "a\\\\".json", shuffle=True, seed=0)  # verified on load']
     """
     if task not in _TASKS:
         raise ValueError(f"task must be one of {', '.join(TASKS)}, got {task!r}.")
     outputs, loss = _TASKS[task]
-    code = dataset if dataset is not None else DATASET_LINE.format(what=what)
+    # a name with a line break or a quote must not become code: one comment line, one string literal
+    code = dataset if dataset is not None else DATASET_LINE.format(what=" ".join(what.split()))
     model = f"gin, head = GIN(dataset.num_node_features, 64, 3), torch.nn.Linear(64, {outputs})\n"
-    return (_HEADER.format(dataset=code.strip("\n"), config_file=config_file) + model
+    return (_HEADER.format(dataset=code.strip("\n"), config_file=json.dumps(config_file)) + model
             + _LOOP.format(loss=loss))

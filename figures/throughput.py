@@ -12,7 +12,7 @@ from packing import three_digits
 from packing.batching import run_length_words
 
 from .batching import COLORS, label as batching_label
-from .style import LAYOUT
+from .style import LAYOUT, plain
 
 PYG_DATALOADER_LABEL = "PyG DataLoader (no padding)"
 _BASELINE_COLOR = "#7f7f7f"
@@ -103,8 +103,8 @@ def epoch_figure(table: pd.DataFrame) -> go.Figure:
              if calibration.get("mode") == "compile" else "Eager mode: nothing is compiled."]
     if baseline:
         lines.append(f"After each bar: the time and the speed-up over {label(baseline)} (hatched).")
-    full = calibration.get("label", "?")
-    where = f" on {calibration.get('device', {}).get('name')}, {str(calibration.get('created'))[:10]}"
+    full = plain(calibration.get("label", "?"))
+    where = plain(f" on {calibration.get('device', {}).get('name')}, {str(calibration.get('created'))[:10]}")
     text = f"Training time, priced with {full.removesuffix(where)}<br>{where.strip()}" if full.endswith(where) else \
         f"Training time, priced with {full}"  # two lines where the label allows: a title does not wrap
     height = 240 + 50 * len(table)

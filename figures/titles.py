@@ -9,6 +9,8 @@ import plotly.graph_objects as go
 
 from packing import PackingPlan
 
+from .style import plain
+
 #: Top margin (pixels) of a figure with a two-line title.
 TITLE_MARGIN = 100
 #: Share of the plot height a colour bar takes, anchored at the bottom: it ends below the title.
@@ -64,7 +66,7 @@ def dataset_words(dataset: dict[str, Any]) -> str:
 
 
 def titled(fig: go.Figure, line: str) -> go.Figure:
-    """``fig`` with ``line`` under its title (smaller), a top margin that holds both lines and
+    """``fig`` with ``line`` (text, shown as typed) under its title (smaller), a top margin that holds both lines and
     every colour bar shortened from the bottom, so it never collides with the title, with
     its title beside it.
 
@@ -73,7 +75,7 @@ def titled(fig: go.Figure, line: str) -> go.Figure:
     ('Counts<br><sup>qm9 (all)</sup>', 100, 0.85)
     """
     title = fig.layout.title.text or ""
-    fig.update_layout(title_text=f"{title}<br><sup>{line}</sup>",
+    fig.update_layout(title_text=f"{title}<br><sup>{plain(line)}</sup>",
                       margin_t=max(TITLE_MARGIN, (fig.layout.margin.t or 0) + 40))
     fig.update_traces(colorbar=dict(len=COLORBAR_LEN, y=0, yanchor="bottom", title_side="right"),
                       selector=dict(type="heatmap"))  # a title beside the bar never covers its top tick
