@@ -15,7 +15,7 @@ import data_loaders
 from data_loaders.dask_cluster import default_workers
 
 from . import state
-from .widgets import entered_text
+from .widgets import entered_text, md_text
 
 FORM = "cl_form"
 INPUT = "cl_input"
@@ -55,7 +55,7 @@ def _compute() -> None:
     hydrogens = bool(st.session_state.get(HYDROGENS)) and column is not None
     box = st.empty()
     with box.container():
-        st.markdown(f"**Computing the size histogram of `{pattern}` on Dask.**")
+        st.markdown(f"**Computing the size histogram of {md_text(pattern)} on Dask.**")
         link = st.empty()
         bar = st.progress(0.0, text="Starting the local cluster" if scheduler is None else f"Connecting to {scheduler}")
     try:
@@ -87,7 +87,7 @@ def _shards(count: int) -> str:
 def _report(hist, info: dict[str, Any]) -> None:
     """What was read: graphs, shards, the cluster, unparsable SMILES per shard."""
     shards = info["shards"]
-    st.success(f"Read {_shards(len(shards))} on a {info['source']}: {hist.num_graphs:,} graphs in "
+    st.success(f"Read {_shards(len(shards))} on a {md_text(info['source'])}: {hist.num_graphs:,} graphs in "
                f"{info['seconds']:.1f} s. It is now the current dataset (see the sidebar).")
     if info.get("local_cluster"):
         st.caption("The local cluster was closed when the histogram was done (its dashboard with it).")
@@ -130,7 +130,7 @@ def cluster_section() -> None:
         return
     if outcome[0] == "error":
         _, pattern, message = outcome
-        st.error(f"**Could not compute the histogram{' of ' + pattern if pattern else ''}.** {message}",
+        st.error(f"**Could not compute the histogram{' of ' + md_text(pattern) if pattern else ''}.** {md_text(message)}",
                  icon=":material/error:")
         return
     found = state.uploads().get(outcome[1])

@@ -8,7 +8,7 @@ import figures
 from pages import cache, state
 from pages.cluster_section import cluster_section
 from pages.header import page_header
-from pages.widgets import dataset_label, load_selection, progress_shown, provenance_caption, run_page, selection_of
+from pages.widgets import dataset_label, load_selection, md_text, progress_shown, provenance_caption, run_page, selection_of
 
 UPLOAD_KEY = "upload_file"
 UPLOAD_READ = "upload_read"  # the upload (file id and reading options) read last
@@ -64,15 +64,15 @@ def upload_section() -> None:
     error = st.session_state.get(state.UPLOAD_ERROR)
     if error is not None:
         name, message = error
-        st.error(f"**Could not read {name}.** {message}", icon=":material/error:")
+        st.error(f"**Could not read {md_text(name)}.** {md_text(message)}", icon=":material/error:")
         return
     found = state.uploads().get(state.UPLOAD_PREFIX + uploaded.name)
     if found is not None:
         info = found[1]
-        st.success(f"Read {uploaded.name}: {info.get('graphs', found[0].num_graphs):,} graphs. "
-                   f"{info.get('provenance', '')} It is now the current dataset (see the sidebar).")
+        st.success(f"Read {md_text(uploaded.name)}: {info.get('graphs', found[0].num_graphs):,} graphs. "
+                   f"{md_text(info.get('provenance', ''))} It is now the current dataset (see the sidebar).")
         if info.get("invalid"):
-            examples = ", ".join(map(str, info.get("invalid_examples", [])))
+            examples = md_text(", ".join(map(str, info.get("invalid_examples", []))))
             st.warning(f"{info['invalid']:,} SMILES could not be parsed and were skipped"
                        + (f", e.g. {examples}." if examples else "."))
 
@@ -154,7 +154,7 @@ def main() -> None:
         return
     selection, hist, info = loaded
     spec = cache.spec_for(selection.name)
-    st.markdown(f"**{spec.title if spec else selection.label}**. {spec.source if spec else ''}")
+    st.markdown(f"**{spec.title if spec else md_text(selection.label)}**. {spec.source if spec else ''}")
     provenance_caption(info)
     st.subheader("Statistics")
     st.dataframe(figures.stats_table({selection.label: hist}), width="stretch")

@@ -18,7 +18,7 @@ from pages import cache, recommended, state
 from pages.header import page_header
 from pages.packing_row import packing_row
 from pages.sweeps import grid, sweep_method
-from pages.widgets import run_page, selection_of, share_shown, show_error, with_proof
+from pages.widgets import md_text, run_page, selection_of, share_shown, show_error, with_proof
 
 LOAD_KEY = "ex_load_file"
 THROUGHPUT = "throughput"  # the Throughput page's calibration, baseline and check (pages/throughput_page.py)
@@ -109,14 +109,14 @@ def load_section(current: PackingPlan | None) -> None:
     metrics = config["metrics"]
     same = current is not None and plan == current
     st.success(
-        f"Loaded {uploaded.name}: {config['dataset']['name']} ({config['dataset']['split']}), limits "
+        f"Loaded {md_text(uploaded.name)}: {md_text(config['dataset']['name'])} ({md_text(config['dataset']['split'])}), limits "
         f"{plan.limits}, {plan.num_packs:,} packs, {metric_words(plan, metrics)}. "
         "The plan packs its histogram exactly and its metrics check out."
     )
     st.markdown("Same plan as the current configuration: **" + ("yes" if same else "no") + "**")
     problem = st.session_state.pop("ex_apply_error", None)
     if problem:
-        st.error(problem, icon=":material/error:")
+        st.error(md_text(problem), icon=":material/error:")
     if not same:
         st.button("Apply this configuration", on_click=_apply, args=(config, plan), key="ex_apply")
 
@@ -163,14 +163,14 @@ def main() -> None:
     )
     steps = (f" The file carries the recommendation: {config['recommendation']['packs_per_step']:,} pack(s) a step, "
              "which the packed loader takes." if "recommendation" in config else "")
-    st.caption(f"{chosen.origin}.{steps}" + (
+    st.caption(f"{md_text(chosen.origin)}.{steps}" + (
         f" The file includes the batching comparison of the Batching page (batch size {batching['batch_size']:,})."
         if batching is not None else " Open the Batching page to include its comparison in the file.") + (
-        f" It includes the throughput estimates of the Throughput page ({priced['calibration'].label})."
+        f" It includes the throughput estimates of the Throughput page ({md_text(priced['calibration'].label)})."
         if priced is not None else " Open the Throughput page to include time-per-epoch estimates."))
     if priced is not None and priced.get("foreign"):
-        st.warning(f"The file's throughput estimates are those of {priced['calibration'].device_name}, not of this "
-                   f"machine. {priced['check_words']}", icon=":material/warning:")
+        st.warning(f"The file's throughput estimates are those of {md_text(priced['calibration'].device_name)}, not "
+                   f"of this machine. {md_text(priced['check_words'])}", icon=":material/warning:")
     browser = cache.png_browser()
     left, middle, right, last = st.columns([1.4, 1.2, 1.1, 1.1])  # one row: configuration, strategies, report
     left.download_button("Download configuration (JSON)", config_json(config), file_name=f"{stem}.json",

@@ -8,7 +8,7 @@ import streamlit as st
 from packing import SizeHistogram
 
 from . import state
-from .widgets import current_dataset
+from .widgets import current_dataset, md_text
 
 #: A page's caption after the dataset line: fixed words, or words built from the histogram.
 About = str | Callable[[SizeHistogram], str]
@@ -34,5 +34,5 @@ def page_header(title: str, about: About = "") -> tuple[state.Selection, SizeHis
         return None
     selection, hist, _ = loaded
     words = about(hist) if callable(about) else about
-    st.caption(f"Dataset: {selection.label}: {hist.num_graphs:,} graphs." + (f" {words}" if words else ""))
+    st.caption(f"Dataset: {md_text(selection.label)}: {hist.num_graphs:,} graphs." + (f" {words}" if words else ""))
     return loaded

@@ -44,6 +44,7 @@ from throughput import ROWS
 
 from . import cache, state
 from .sweeps import RANGE_FIELDS, check_grid, sweep_method
+from .widgets import md_text
 
 READ = "link_read"           # the URL of this session was read
 PROBLEMS = "link_problems"   # what could not be used from it, shown once
@@ -378,5 +379,5 @@ def show_problems() -> None:
     """Say once what a link held that could not be used."""
     problems = st.session_state.pop(PROBLEMS, None)
     if problems:
-        st.warning("**This link could not be used completely:** " + "; ".join(p.rstrip(".") for p in problems)
+        st.warning("**This link could not be used completely:** " + "; ".join(md_text(p.rstrip(".")) for p in problems)
                    + ". The defaults are shown for those instead.", icon=":material/link_off:")

@@ -28,6 +28,7 @@ from pages.widgets import (
     MAX_WEIGHT,
     PROVE_SECONDS,
     algorithm_name,
+    md_text,
     mirrored,
     mirrored_choice,
     progress_shown,
@@ -120,11 +121,11 @@ def controls(hist) -> None:
             st.button("Reset to data defaults", on_click=state.reset_limits, args=(hist,),
                       help=f"{defaults.max_nodes:,} nodes and {defaults.max_edges:,} edges (the largest graph, at "
                            f"least 1 each); {defaults.max_graphs:,} graphs per pack.")
-    st.caption(f"{chosen.origin}. The largest graph has {hist.max_nodes:,} nodes and the graph with the "
+    st.caption(f"{md_text(chosen.origin)}. The largest graph has {hist.max_nodes:,} nodes and the graph with the "
                f"most edges has {hist.max_edges:,}, so limits must be at least that.")
     problem = st.session_state.pop(LIMIT_ERROR, None)
     if problem:
-        st.error(f"**Those limits do not work; the last ones are kept.** {problem}", icon=":material/error:")
+        st.error(f"**Those limits do not work; the last ones are kept.** {md_text(problem)}", icon=":material/error:")
     algorithm = method.algorithm
     takes = PackMethod.settings_for(algorithm)
     columns = st.columns([3, 2, 2])  # the algorithm names are the longest: room to read them whole
@@ -158,7 +159,7 @@ def controls(hist) -> None:
                                **mirrored("pk_w_edges", float(shown["weights"][1])))
     problem = st.session_state.pop("pk_method_error", None)
     if problem:
-        st.error(f"**That method does not work.** {problem}", icon=":material/error:")
+        st.error(f"**That method does not work.** {md_text(problem)}", icon=":material/error:")
 
 
 def result_cards(plan) -> None:

@@ -14,6 +14,7 @@ from pages.widgets import (
     MAX_WEIGHT,
     algorithm_name,
     entered_text,
+    md_text,
     mirrored,
     mirrored_choice,
     run_page,
@@ -131,7 +132,7 @@ def priced(frame, hist) -> tuple:
         return frame, None
     batch_size = state.run_batch_size()
     return (price_sweep(frame, hist, batch_size, step_cost(calibration)),
-            f"batch size {batch_size:,} on {calibration.device_name} ({calibration.mode})")
+            f"batch size {batch_size:,} on {md_text(calibration.device_name)} ({calibration.mode})")
 
 
 def results(frame, params: dict, hist, selection: state.Selection) -> None:
@@ -248,7 +249,7 @@ def main() -> None:
         submitted = params
         problem = check_grid(submitted)
         if problem:
-            st.error(f"**The sweep cannot run.** {problem}", icon=":material/error:")
+            st.error(f"**The sweep cannot run.** {md_text(problem)}", icon=":material/error:")
             return
         try:
             run(hist, submitted)

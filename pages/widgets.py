@@ -2,6 +2,7 @@
 dataset with inline errors, and the summary of the chosen configuration."""
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
@@ -13,6 +14,26 @@ from packing import ALGORITHMS, SizeHistogram, lower_bounds
 
 from . import cache, recommended, state
 from .cache import PROVE_SECONDS
+
+#: Every ASCII punctuation character: CommonMark lets a backslash make any of them plain text.
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+#: Where Streamlit's Markdown would still make a link of plain text (GitHub's autolinks of
+#: "https://", "www." and e-mail addresses, found after the escapes are read).
+_AUTOLINK = re.compile(r"(?<=:)(?=//)|(?<=www)(?=\.)|(?<=@)", re.IGNORECASE)
+#: An invisible character that ends a would-be autolink (U+2060, word joiner).
+_WORD_JOINER = "\u2060"
+
+
+def md_text(text: object) -> str:
+    """``text`` given by a user (a link's value, a file's name or content, an error naming
+    one) for a Streamlit Markdown string: shown as typed, never as an image fetched from
+    elsewhere, a link, a colour or formatting.
+
+    >>> md_text("![x](https://evil.example/p.png) **1,000**").replace(_WORD_JOINER, "|")
+    '\\\\!\\\\[x\\\\]\\\\(https\\\\:|\\\\/\\\\/evil\\\\.example\\\\/p\\\\.png\\\\) \\\\*\\\\*1\\\\,000\\\\*\\\\*'
+    """
+    return _PUNCTUATION.sub(r"\\\1", _AUTOLINK.sub(_WORD_JOINER, str(text)))
+
 
 def entered_text(key: str) -> str | None:
     """What the text box ``key`` holds, stripped; None when it is empty."""
@@ -65,7 +86,7 @@ def mirrored_choice(key: str, options: list, value: Any) -> dict[str, Any]:
 
 def show_error(error: BaseException, what: str) -> None:
     """Show ``error`` inline as ``what`` failed, with its user-facing message."""
-    st.error(f"**{what}.** {error}", icon=":material/error:")
+    st.error(f"**{md_text(what)}.** {md_text(error)}", icon=":material/error:")
 
 
 def run_page(main: Callable[[], None]) -> None:
@@ -76,7 +97,7 @@ def run_page(main: Callable[[], None]) -> None:
     except USER_ERRORS as error:
         show_error(error, "Something in the chosen settings does not work")
     except Exception as error:  # a bug: still no traceback on the page, but say what happened
-        st.error(f"**Unexpected error ({type(error).__name__}).** {error}. Try other settings or reload the "
+        st.error(f"**Unexpected error ({type(error).__name__}).** {md_text(error)}. Try other settings or reload the "
                  "page; if it persists, report it with the steps that led here.", icon=":material/bug_report:")
 
 
@@ -239,7 +260,7 @@ def selection_summary() -> None:
         st.subheader("Chosen configuration")
         st.markdown(
             f"max nodes **{limits.max_nodes:,}** · max edges **{limits.max_edges:,}** · "
-            f"max graphs **{limits.max_graphs:,}**  \n{words}  \n_{chosen.origin}_"
+            f"max graphs **{limits.max_graphs:,}**  \n{words}  \n_{md_text(chosen.origin)}_"
         )
 
 
@@ -249,6 +270,6 @@ def provenance_caption(info: dict) -> None:
     timing = "" if not isinstance(seconds, (int, float)) else \
         f" in {seconds:.2f} s" if seconds >= 0.005 else ", read at once"
     st.caption(
-        f"Source: {info.get('source', 'unknown')}{timing}. {info.get('provenance', '')} "
+        f"Source: {md_text(info.get('source', 'unknown'))}{timing}. {md_text(info.get('provenance', ''))} "
         f"({info.get('graphs', 0):,} graphs)."
     )

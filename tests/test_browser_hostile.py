@@ -1,0 +1,30 @@
+"""Hostile input round two as a user sees it in Chromium (issue 37): a link's values are
+shown as typed, never as an image fetched from elsewhere or a link. Fixtures and helpers:
+``conftest.py`` and ``browser_helpers.py``."""
+from __future__ import annotations
+
+from urllib.parse import quote, urlparse
+
+import pytest
+
+from browser_helpers import settle
+
+IMAGE = "![x](https://evil.example/p.png)"
+LINK = "[click](https://evil.example/)"
+
+
+@pytest.mark.parametrize("query, shown", [(f"dataset={quote(IMAGE)}", IMAGE),
+                                          (f"dataset=qm9&algorithm={quote(LINK)}", LINK)])
+def test_link_values_are_shown_as_text_and_nothing_is_fetched_from_elsewhere(server, browser, query, shown):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    page.goto(f"{server}/packing?{query}")
+    page.get_by_test_id("stMainBlockContainer").wait_for()
+    settle(page)
+    warning = page.get_by_test_id("stAlert").filter(has_text="This link could not be used completely")
+    warning.wait_for()
+    assert shown in warning.inner_text().replace("\u2060", "")  # the invisible word joiner ends autolinks
+    assert page.locator("img[src^='https://evil'], a[href^='https://evil']").count() == 0
+    assert not [url for url in asked if urlparse(url).hostname == "evil.example"]
+    page.close()
