@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from packing import BatchShape, PackLimits
-from packing.batching import DEFAULT_BUCKETS, MAX_SHAPES, short_run_note
+from packing.batching import DEFAULT_BUCKETS, short_run_note
 import figures.batching as batching_figures
 from pages import cache, state
 from pages.header import page_header
@@ -54,7 +54,7 @@ def controls() -> dict:
     """The run's controls (shared with the Throughput page) and the bucket shapes; the run
     settings."""
     run_controls()
-    st.slider("Bucket shapes K", 1, MAX_SHAPES, on_change=_save_shapes,
+    st.slider("Bucket shapes K", *state.RUN_BOUNDS["num_shapes"], on_change=_save_shapes,
               **mirrored("bt_shapes", state.run_settings()["num_shapes"]),
               help=f"Fixed shapes of the buckets strategy; {DEFAULT_BUCKETS} is torch.compile's recompile_limit.")
     return dict(state.run_settings())

@@ -42,10 +42,10 @@ def upload_section() -> None:
     uploaded = st.file_uploader(
         "Upload sizes: CSV, TSV or Parquet with num_nodes, num_edges (one row per graph) or "
         "num_nodes, num_edges, count (a histogram), a smiles or AFLOW compound column, a SMILES "
-        "file (one molecule per line) or an AFLOW JSON export; .gz allowed; at most 512 MB",
+        "file (one molecule per line) or an AFLOW JSON export; .gz allowed",
         type=UPLOAD_TYPES, key=UPLOAD_KEY,
-        help="The readers take files up to 512 MB (server.maxUploadSize); Streamlit's drop zone rounds that "
-             "to 1GB.",
+        help="Uploads take files up to 500 MB, as the drop zone says (server.maxUploadSize); the command lines "
+             "read files of up to 512 MiB from disk.",
     )
     left, right = st.columns(2)
     hydrogens = left.checkbox("SMILES: count hydrogen atoms as nodes", key="up_hydrogens")

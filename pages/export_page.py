@@ -69,6 +69,42 @@ def _apply(config: dict, plan: PackingPlan) -> None:
         _apply_config(config, plan)
     except ValueError as error:
         st.session_state["ex_apply_error"] = f"The configuration could not be applied: {error}"
+        return
+    left = _apply_run(config)
+    if left:
+        st.session_state["ex_apply_note"] = f"Applied, except that {'; '.join(left)}."
+
+
+def _apply_run(config: dict) -> list[str]:
+    """Take the simulated run (batch size, length, seed, devices, bucket shapes) and the
+    calibration that the configuration's throughput or batching section was made with; what
+    could not be taken, in words."""
+    section = next((config[name] for name in ("throughput", "batching") if name in config), None)
+    if section is None:
+        return []
+    run, left, changes = section["run"], [], {}
+    for key, (low, high) in state.RUN_BOUNDS.items():
+        value = run.get(key)
+        if value is None:
+            continue
+        if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+            changes[key] = value
+        else:
+            left.append(f"its run's {key} {value!r} is not a whole number from {low:,} to {high:,}")
+    if "steps" in changes:  # a run of steps is one epoch long on these pages
+        changes["epochs"] = 1
+    elif "epochs" in changes:
+        changes["steps"] = None
+    state.set_run_settings(**changes)
+    if "throughput" in config:
+        calibration = config["throughput"]["calibration"]
+        stem = str(calibration.get("source", "")).removesuffix(".json")
+        if stem in cache.calibration_options().found:
+            st.session_state[state.THROUGHPUT] = {**state.throughput_settings(), "calibration": stem}
+        else:
+            left.append(f"its calibration ({calibration.get('label', '?')}) is not one this dashboard ships; "
+                        "upload it on the Throughput page")
+    return left
 
 
 def _apply_config(config: dict, plan: PackingPlan) -> None:
@@ -77,6 +113,7 @@ def _apply_config(config: dict, plan: PackingPlan) -> None:
     size table's (``python -m packing pack --dataset NAME`` without ``--split``), becomes an
     upload of the stored histogram. ``ValueError`` when the split or an option is not the
     dataset's."""
+    state.check_method(plan.requested_method)  # before anything is applied
     dataset = config["dataset"]
     name = dataset["name"]
     spec = None if name.startswith(state.UPLOAD_PREFIX) else cache.spec_for(name)
@@ -117,6 +154,9 @@ def load_section(current: PackingPlan | None) -> None:
     problem = st.session_state.pop("ex_apply_error", None)
     if problem:
         st.error(md_text(problem), icon=":material/error:")
+    note = st.session_state.pop("ex_apply_note", None)
+    if note:
+        st.info(md_text(note), icon=":material/info:")
     if not same:
         st.button("Apply this configuration", on_click=_apply, args=(config, plan), key="ex_apply")
 

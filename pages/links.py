@@ -39,23 +39,21 @@ import streamlit as st
 
 from data_loaders.registry import check_split, resolve_options
 from packing import DEFAULT_MAX_GRAPHS, MAX_LIMIT, TUPLE_ALGORITHMS, WEIGHTED, PackMethod
-from packing.batching import MAX_SHAPES
 from throughput import ROWS
 
 from . import cache, state
 from .sweeps import RANGE_FIELDS, check_grid, sweep_method
-from .widgets import md_text
+from .widgets import md_text, weights_of
 
 READ = "link_read"           # the URL of this session was read
 PROBLEMS = "link_problems"   # what could not be used from it, shown once
 REQUESTED_SWEEP = "link_sweep"  # a link's sweep settings, for the dataset the link opens
 LIMIT_NAMES = ("max_nodes", "max_edges", "max_graphs")
 METHOD_NAMES = ("algorithm", "heuristic", "one_dim", "weights", "improve")
-#: Run query parameter -> (``state.RUN_DEFAULTS`` key, lowest, highest value).
-RUN_PARAMS = {"batch_size": ("batch_size", 2, 4096), "epochs": ("epochs", 1, 1000),
-              "steps": ("steps", 1, 2_000_000), "seed": ("seed", 0, 2**63 - 1), "devices": ("devices", 1, 64),
-              "shapes": ("num_shapes", 1, MAX_SHAPES)}
-PACKS_PER_STEP, MATCH, MAX_PACKS_PER_STEP = "packs_per_step", "match", 4096
+#: Run query parameter -> ``state.RUN_DEFAULTS`` key (its bounds: ``state.RUN_BOUNDS``).
+RUN_PARAMS = {"batch_size": "batch_size", "epochs": "epochs", "steps": "steps", "seed": "seed", "devices": "devices",
+              "shapes": "num_shapes"}
+PACKS_PER_STEP, MATCH = "packs_per_step", "match"
 THIS_MACHINE = state.THIS_MACHINE   # the Throughput page's calibration of the server's machine
 SESSION_PREFIX = state.SESSION      # calibration ids of this session only (uploaded or measured)
 UPLOADED = "uploaded"           # how a session calibration is written into a link
@@ -73,7 +71,7 @@ def run_params(settings: dict[str, Any]) -> dict[str, str]:
     {'steps': '5000', 'packs_per_step': '2'}
     """
     params = {}
-    for name, (key, _, _) in RUN_PARAMS.items():
+    for name, key in RUN_PARAMS.items():
         skipped = key == "epochs" and settings["steps"] is not None  # steps say how long the run is
         if settings[key] != state.RUN_DEFAULTS[key] and not skipped:
             params[name] = str(settings[key])
@@ -220,7 +218,7 @@ def _apply_method(params: dict[str, str], problems: list[str]) -> None:
         return
     try:
         if "weights" in given:
-            given["weights"] = tuple(float(w) for w in given["weights"].split(","))
+            given["weights"] = weights_of("weights", given["weights"])
         if "improve" in given:
             if given["improve"] not in ("true", "false"):
                 raise ValueError(f"improve={given['improve']!r} must be true or false")
@@ -256,10 +254,10 @@ def _apply_limits(params: dict[str, str], problems: list[str]) -> None:
 def _apply_run(params: dict[str, str], problems: list[str]) -> None:
     """The simulated run: each valid value is used, each bad one is a problem."""
     changes: dict[str, Any] = {}
-    for name, (key, low, high) in RUN_PARAMS.items():
+    for name, key in RUN_PARAMS.items():
         if name in params:
             try:
-                changes[key] = _whole(name, params[name], low, high)
+                changes[key] = _whole(name, params[name], *state.RUN_BOUNDS[key])
             except ValueError as error:
                 problems.append(str(error))
     if "steps" in changes:
@@ -267,7 +265,8 @@ def _apply_run(params: dict[str, str], problems: list[str]) -> None:
     if PACKS_PER_STEP in params:
         text = params[PACKS_PER_STEP]
         try:
-            changes["packs_per_batch"] = None if text == MATCH else _whole(PACKS_PER_STEP, text, 1, MAX_PACKS_PER_STEP)
+            changes["packs_per_batch"] = None if text == MATCH else \
+                _whole(PACKS_PER_STEP, text, *state.RUN_BOUNDS["packs_per_batch"])
         except ValueError as error:
             problems.append(f"{error} (or {MATCH})")
     if changes:
@@ -336,10 +335,7 @@ def sweep_settings(given: dict[str, str]) -> dict[str, Any]:
     if settings["heuristic"] not in heuristics:
         raise ValueError(f"sweep_heuristic={settings['heuristic']!r} is not one of {', '.join(heuristics)}")
     if settings["heuristic"] == WEIGHTED and "sweep_weights" in given:
-        try:
-            settings["w_nodes"], settings["w_edges"] = (float(w) for w in given["sweep_weights"].split(","))
-        except ValueError:
-            raise ValueError(f"sweep_weights={given['sweep_weights']!r} must be two numbers w_nodes,w_edges") from None
+        settings["w_nodes"], settings["w_edges"] = weights_of("sweep_weights", given["sweep_weights"])
     sweep_method(settings)  # raises for weights the method refuses
     problem = check_grid(settings)
     if problem:

@@ -29,7 +29,8 @@ def run_controls(seed: bool = True) -> dict:
     settings = state.run_settings()
     lengths = state.run_length_options(settings)
     columns = st.columns(5 if seed else 4)
-    columns[0].number_input("Batch size (graphs)", min_value=2, max_value=4096, step=1, on_change=_save,
+    low, high = state.RUN_BOUNDS["batch_size"]
+    columns[0].number_input("Batch size (graphs)", min_value=low, max_value=high, step=1, on_change=_save,
                             args=("run_batch_size",), **mirrored("run_batch_size", settings["batch_size"]),
                             help="Graphs per batch of the batching you compare with; static batches take batch "
                                  "size - 1 real graphs (one slot is the padding graph).")
@@ -38,16 +39,19 @@ def run_controls(seed: bool = True) -> dict:
                          help="Epochs (each a fresh random order of the graphs) or optimizer steps. Compilations "
                               "are paid once per run, so the run's length decides what they cost per epoch; "
                               "2,000,000 steps is the run of Speckhard et al.")
-    columns[2].number_input("Data-parallel devices", min_value=1, max_value=64, step=1, on_change=_save,
+    low, high = state.RUN_BOUNDS["devices"]
+    columns[2].number_input("Data-parallel devices", min_value=low, max_value=high, step=1, on_change=_save,
                             args=("run_devices",), **mirrored("run_devices", settings["devices"]),
                             help="Each step takes one batch per device and waits for the slowest.")
-    columns[3].number_input("Packs per batch", min_value=1, max_value=4096, step=1, on_change=_save,
+    low, high = state.RUN_BOUNDS["packs_per_batch"]
+    columns[3].number_input("Packs per batch", min_value=low, max_value=high, step=1, on_change=_save,
                             args=("run_packs_per_batch",), placeholder="≈ batch size",
                             **mirrored("run_packs_per_batch", settings["packs_per_batch"]),
                             help="Packs of the chosen limits in one batch. Empty: as many as carry about batch "
                                  "size graphs, so packing takes about as many steps as the others.")
     if seed:
-        columns[4].number_input("Seed", min_value=0, max_value=2**32 - 1, step=1, on_change=_save, args=("run_seed",),
+        low, high = state.RUN_BOUNDS["seed"]
+        columns[4].number_input("Seed", min_value=low, max_value=high, step=1, on_change=_save, args=("run_seed",),
                                 **mirrored("run_seed", settings["seed"]),
                                 help="Seed of the epoch orders and of the dynamic target's 1,000-graph sample.")
     return dict(state.run_settings())

@@ -14,7 +14,7 @@ from typing import Any
 import streamlit as st
 
 from packing import DEFAULT_MAX_GRAPHS, PackLimits, PackMethod, SizeHistogram
-from packing.batching import run_length_words
+from packing.batching import MAX_SHAPES, run_length_words
 
 # Sidebar widgets (drawn on every page). Widgets only mirror the plain keys below (see
 # ``pages.widgets.mirrored``): the chosen value is the widget's default and is written to its
@@ -52,6 +52,12 @@ RUN_LENGTHS = {"1 epoch": (1, None), "10 epochs": (10, None), "100 epochs": (100
 #: ``packs_per_batch`` None: as many packs per batch as carry about the batch size in graphs.
 RUN_DEFAULTS = {"batch_size": 32, "epochs": 10, "steps": None, "seed": 0, "devices": 1, "num_shapes": 8,
                 "packs_per_batch": None}
+#: The largest node or edge weight of the weighted heuristic the weight boxes take (and links).
+MAX_WEIGHT = 1e6
+#: The lowest and highest value of each whole-number run setting: the run controls' bounds and
+#: the bounds a link's values are checked against (a value past a widget's bound breaks its page).
+RUN_BOUNDS = {"batch_size": (2, 4096), "epochs": (1, 1000), "steps": (1, 2_000_000), "seed": (0, 2**32 - 1),
+              "devices": (1, 64), "num_shapes": (1, MAX_SHAPES), "packs_per_batch": (1, 4096)}
 # The Throughput page's own settings: the calibration (its label) and the user's current batching.
 THROUGHPUT = "throughput_controls"
 THROUGHPUT_DEFAULTS = {"calibration": None, "baseline": "pyg_dataloader"}
@@ -245,10 +251,24 @@ def method() -> PackMethod:
     return st.session_state.setdefault(METHOD, PackMethod())
 
 
+def check_method(chosen: PackMethod) -> PackMethod:
+    """``chosen`` when the weight boxes can show it (each weight at most ``MAX_WEIGHT``);
+    ``ValueError`` otherwise, as a method past a box's bound would break its page.
+
+    >>> check_method(PackMethod(heuristic="weighted", weights=(2.0, 1.0))).weights
+    (2.0, 1.0)
+    """
+    if chosen.weights is not None and max(chosen.weights) > MAX_WEIGHT:
+        raise ValueError(f"its weights {chosen.weights[0]:g},{chosen.weights[1]:g} are past the weight boxes' "
+                         f"bound: each must lie between 0 and {MAX_WEIGHT:,.0f}")
+    return chosen
+
+
 def set_method(chosen: PackMethod, by_hand: bool = True) -> None:
     """Choose the packing method for the Packing and Export pages; ``by_hand``: the user (or
-    a link, a sweep cell, a loaded configuration) chose it, so a recommendation keeps it."""
-    st.session_state[METHOD] = chosen
+    a link, a sweep cell, a loaded configuration) chose it, so a recommendation keeps it.
+    ``ValueError`` for a method the pages cannot show (:func:`check_method`)."""
+    st.session_state[METHOD] = check_method(chosen)
     st.session_state[METHOD_BY_HAND] = by_hand
 
 

@@ -54,7 +54,25 @@ def percent_column(label: str, help: str | None = None) -> Any:
 
 
 #: The largest node / edge weight the weight boxes take (the heuristics need only their ratio).
-MAX_WEIGHT = 1e6
+MAX_WEIGHT = state.MAX_WEIGHT
+
+
+def weights_of(name: str, text: str) -> tuple[float, float]:
+    """The weights ``w_nodes,w_edges`` of query parameter ``name``, each within the weight
+    boxes' bounds (0 to ``MAX_WEIGHT``); ``ValueError`` says what is wrong.
+
+    >>> weights_of("weights", "2,1")
+    (2.0, 1.0)
+    """
+    try:
+        weights = tuple(float(part) for part in text.split(","))
+    except ValueError:
+        weights = ()
+    if len(weights) != 2:
+        raise ValueError(f"{name}={text!r} must be two numbers w_nodes,w_edges")
+    if not all(0 <= weight <= MAX_WEIGHT for weight in weights):  # NaN fails too
+        raise ValueError(f"{name}={text!r}: each weight must lie between 0 and {MAX_WEIGHT:,.0f}")
+    return weights  # type: ignore[return-value]
 
 #: Exceptions that become an inline message instead of a traceback.
 USER_ERRORS = (ValueError, data_loaders.DatasetUnavailableError, FileNotFoundError, OSError)

@@ -1,6 +1,8 @@
 """Helpers for the AppTest tests: what the session has chosen."""
 from __future__ import annotations
 
+import re
+
 from streamlit.testing.v1 import AppTest
 
 
@@ -24,3 +26,13 @@ def use_data_defaults(at: AppTest) -> AppTest:
     next(button for button in at.button if button.label == "Reset to data defaults").click().run()
     assert chosen(at).source == "data defaults (largest graph)", chosen(at)
     return at
+
+
+def as_read(markdown: str) -> str:
+    r"""A Markdown string as the page shows it: without the backslashes that make user text
+    plain (``pages.widgets.md_text``) and its invisible word joiners.
+
+    >>> as_read("no dataset \\!\\[x\\]\\(https\\:\u2060\\/\\/e\\.x\\)")
+    'no dataset ![x](https://e.x)'
+    """
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")

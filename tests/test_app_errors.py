@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import chosen
+from app_helpers import as_read, chosen
 from packing import PackLimits
 
 PAGES = ("pages/datasets_page.py", "pages/packing_page.py", "pages/sweep_page.py", "pages/export_page.py")
@@ -24,7 +24,7 @@ def app() -> AppTest:
 
 def errors(at: AppTest) -> list[str]:
     assert not at.exception, [e.value for e in at.exception]
-    return [e.value for e in at.error]
+    return [as_read(e.value) for e in at.error]
 
 
 def upload(at: AppTest, name: str, content: bytes) -> AppTest:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import chosen, started_app
+from app_helpers import as_read, chosen, started_app
 from data_loaders import load_histogram
 from packing import PackLimits, PackMethod, sweep
 from packing.recommend import recommend
@@ -49,7 +49,7 @@ def stored(at: AppTest, key: str, defaults: dict) -> dict:
 
 
 def warnings(at: AppTest) -> list[str]:
-    return [w.value for w in at.warning]
+    return [as_read(w.value) for w in at.warning]
 
 
 def array(value) -> np.ndarray:

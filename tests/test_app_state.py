@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import chosen, started_app
+from app_helpers import as_read, chosen, started_app
 from data_loaders import list_datasets, load_histogram
 from packing import PackLimits, PackMethod
 from packing.recommend import recommend
@@ -47,7 +47,7 @@ def test_the_option_widgets_show_what_is_loaded_for_every_dataset_and_constructi
                 assert value == spec.options[name]  # the spec's default, not a widget minimum
             labels = {w.label for w in app.sidebar.number_input}
             assert labels == {o.label for o in spec.option_specs if o.choices is None and o.applies(selection.options)}
-            caption = " ".join(c.value for c in app.caption)
+            caption = " ".join(as_read(c.value) for c in app.caption)
             if graph == "radius":
                 assert "cutoff=5.0" in caption
 
@@ -132,7 +132,7 @@ def test_a_bad_or_stale_link_says_what_it_could_not_use(params, words):
     at.run()
     assert not at.exception
     (warning,) = at.warning
-    assert "This link could not be used completely" in warning.value and words in warning.value
+    assert "This link could not be used completely" in as_read(warning.value) and words in as_read(warning.value)
     at.switch_page(PACKING).run()
     no_errors(at)  # defaults are shown instead
     assert not at.warning  # said once

@@ -7,7 +7,7 @@ from urllib.parse import quote, urlparse
 
 import pytest
 
-from browser_helpers import settle
+from browser_helpers import new_page, settle
 
 IMAGE = "![x](https://evil.example/p.png)"
 LINK = "[click](https://evil.example/)"
@@ -27,4 +27,16 @@ def test_link_values_are_shown_as_text_and_nothing_is_fetched_from_elsewhere(ser
     assert shown in warning.inner_text().replace("\u2060", "")  # the invisible word joiner ends autolinks
     assert page.locator("img[src^='https://evil'], a[href^='https://evil']").count() == 0
     assert not [url for url in asked if urlparse(url).hostname == "evil.example"]
+    page.close()
+
+
+def test_the_upload_limit_is_said_once_and_as_the_drop_zone_says_it(server, browser):
+    page = new_page(browser, f"{server}/datasets?dataset=qm9")
+    page.get_by_role("heading", name="Datasets", exact=True).wait_for()
+    settle(page)
+    zone = page.get_by_test_id("stFileUploaderDropzoneInstructions")
+    zone.wait_for()
+    assert zone.inner_text().startswith("500MB per file")
+    label = page.get_by_test_id("stFileUploader").get_by_test_id("stWidgetLabel").inner_text()
+    assert "MB" not in label and "GB" not in label  # no second, different number
     page.close()

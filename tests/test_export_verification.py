@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app_helpers import chosen, started_app
+from app_helpers import as_read, chosen, started_app
 from common_helpers import replaced
 from test_export import proven_toy_plan, toy_config
 
@@ -292,7 +292,7 @@ def test_the_export_page_names_what_is_wrong_with_a_dataset_object():
         config = toy_config()
         edit(config)
         upload(app, config)
-        errors = [e.value for e in app.error]
+        errors = [as_read(e.value) for e in app.error]
         assert len(errors) == 1 and errors[0].startswith("**Could not load bad.json.** dataset"), errors
     # A configuration that verifies but names a split or options the dataset does not have
     # here is not applied, and the page says why (the sidebar used to fail on them).
@@ -305,7 +305,7 @@ def test_the_export_page_names_what_is_wrong_with_a_dataset_object():
         upload(app, config)
         app.button(key="ex_apply").click().run()
         assert not app.exception, [e.value for e in app.exception]
-        errors = [e.value for e in app.error]
+        errors = [as_read(e.value) for e in app.error]
         assert len(errors) == 1 and errors[0].startswith("The configuration could not be applied: ") and \
             message in errors[0], errors
         assert chosen(app).limits != PackLimits(6, 8, 4)  # the toy's limits were not applied
