@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping, NoReturn, Sequence
 
 import numpy as np
 import torch
@@ -41,7 +41,7 @@ from packing import BatchShape, PackingPlan, SizeHistogram, load_config, pack_of
 from .packed_collate import PadToShape
 from .packed_gather import PackSource
 from .packed_layout import GraphLayout, sample_position
-from .pyg_sizes import dataset_sizes, reads_as_stored
+from .pyg_sizes import dataset_sizes, first_stray_edge, reads_as_stored, stray_edge
 
 REMAINDERS = ("pad", "drop")
 #: DataLoader arguments the packed loader sets itself.
@@ -55,17 +55,27 @@ def graph_sizes(dataset: Any) -> tuple[np.ndarray, np.ndarray]:
     no ``transform``, PyG's own ``get``; subset views included), one pass over the graphs for
     any other indexable dataset (a list of ``Data``, an on-disk PyG ``Dataset``, one whose
     ``transform`` may change the sizes, e.g. ``AddSelfLoops``, or whose ``get`` is its own).
+    A graph whose ``edge_index`` leaves its nodes is refused on the way, naming it.
 
     >>> import torch
     >>> graph = Data(edge_index=torch.tensor([[0, 1], [1, 0]]), num_nodes=3)
     >>> [values.tolist() for values in graph_sizes([graph, graph])]
     [[3, 3], [2, 2]]
+    >>> graph_sizes([graph, Data(edge_index=torch.tensor([[0], [-1]]), num_nodes=3)])
+    Traceback (most recent call last):
+    ...
+    ValueError: Graph 1 of the dataset has edge_index entry -1, outside its 3 nodes (an entry must lie in 0 <= \
+entry < 3): a batch would join that edge to another graph or to padding. Fix or drop the edge in graph 1 before packing.
     """
     if reads_as_stored(dataset):
         try:
-            return dataset_sizes(dataset)
+            sizes = dataset_sizes(dataset)
         except ValueError as error:
             raise ValueError(f"Cannot pack this dataset: {error}") from None
+        stray = first_stray_edge(dataset)
+        if stray is not None:
+            _refuse_stray_edge(*stray)
+        return sizes
     if not (hasattr(dataset, "__len__") and hasattr(dataset, "__getitem__")):
         raise ValueError(f"The packed loader needs a PyG dataset or a list of Data, got {type(dataset).__name__}.")
     sizes = np.zeros((len(dataset), 2), dtype=np.int64)
@@ -77,8 +87,20 @@ def graph_sizes(dataset: Any) -> tuple[np.ndarray, np.ndarray]:
         if "edge_index" not in graph:
             raise ValueError(f"Graph {position} of the dataset has no edge_index; the packed loader needs one "
                              "on every graph (torch.empty(2, 0, dtype=torch.long) for a graph without edges).")
-        sizes[position] = graph.num_nodes, graph.num_edges
+        nodes, edges = graph.num_nodes, graph.num_edges
+        sizes[position] = nodes, edges
+        entry = stray_edge(graph.edge_index, nodes)
+        if entry is not None:
+            _refuse_stray_edge(position, entry, nodes)
     return sizes[:, 0], sizes[:, 1]
+
+
+def _refuse_stray_edge(position: int, entry: int, num_nodes: int) -> NoReturn:
+    """``ValueError`` for graph ``position``, whose ``edge_index`` holds ``entry``, not a node."""
+    raise ValueError(
+        f"Graph {position} of the dataset has edge_index entry {entry}, outside its {num_nodes} nodes (an entry "
+        f"must lie in 0 <= entry < {num_nodes}): a batch would join that edge to another graph or to padding. Fix "
+        f"or drop the edge in graph {position} before packing.")
 
 
 def check_plan_matches(plan: PackingPlan, hist: SizeHistogram) -> None:

@@ -116,7 +116,8 @@ class PackSource(torch.utils.data.Dataset):
         self.exclude_keys = list(exclude_keys)
         self.storage = StorageGather.for_dataset(dataset, layout)
         self.layout = layout if self.storage is None else self.storage.layout
-        if isinstance(dataset, (list, tuple)):  # in memory already: check every graph now, as stored datasets are
+        if isinstance(dataset, (list, tuple)):  # in memory already: settle and check every graph now, as stored
+            self.layout = self.layout.settled_by(dataset)
             for position, graph in enumerate(dataset):
                 self.layout.check_graph(graph, position)
 

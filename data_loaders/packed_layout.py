@@ -7,7 +7,8 @@ dataset, with PyG's own rules (``Data.is_node_attr`` / ``Data.is_edge_attr``; an
 with one row is graph-level). The graph is chosen so the rules are not ambiguous where the
 data allows it (more than one node, not one edge, node and edge counts unlike). For an
 ``InMemoryDataset`` the levels are then checked against every graph's rows in ``slices``,
-which also settles what one graph cannot (:meth:`GraphLayout.resolve_levels`). Where no
+which also settles what one graph cannot (:meth:`GraphLayout.resolve_levels`), and a list of
+graphs is settled the same way from its graphs' rows (:meth:`GraphLayout.settled_by`). Where no
 graph tells the levels apart (say, every graph has one node), PyG's rule decides: a one-row
 attribute counts as node-level, as PyG counts it.
 """
@@ -111,28 +112,50 @@ class GraphLayout:
         rows of each attribute every graph has, ``nodes`` and ``edges`` the graphs' sizes.
 
         A level one graph could not tell apart (one row in a graph of one node or one edge)
-        is settled by the whole dataset; an attribute no level fits in every graph is
-        refused, naming the first graph where it does not fit.
+        is settled by the whole dataset (:meth:`settle_levels`); an attribute no level fits in
+        every graph is refused, naming the first graph where it does not fit.
 
         >>> layout = GraphLayout((Attribute("gid", EDGE, (), torch.long),))
         >>> layout.resolve_levels({"gid": np.array([1, 1])}, np.array([2, 3]), np.array([1, 4])).attributes[0].level
         'graph'
         """
-        expected = {NODE: nodes, EDGE: edges, GRAPH: np.ones_like(nodes)}
-        resolved = []
+        expected = _expected_rows(nodes, edges)
         for attribute in self.attributes:
             counts = rows[attribute.key]
-            fitting = [level for level in (attribute.level, NODE, EDGE, GRAPH)
-                       if np.array_equal(counts, expected[level])]
-            if not fitting:
+            if not _fitting_levels(counts, expected, attribute.level):
                 graph = int(np.flatnonzero(counts != expected[attribute.level])[0])
                 raise ValueError(
                     f"Attribute {attribute.key!r} has {int(counts[graph])} rows in stored graph {graph}, which has "
                     f"{int(nodes[graph])} nodes and {int(edges[graph])} edges: it is not node-, edge- or "
                     f"graph-level in every graph, so it cannot be padded. Leave it out with "
                     f"exclude_keys=[{attribute.key!r}].")
-            resolved.append(dataclasses.replace(attribute, level=fitting[0]))
-        return GraphLayout(tuple(resolved), self.counts_nodes)
+        return self.settle_levels(rows, nodes, edges)
+
+    def settle_levels(self, rows: Mapping[str, np.ndarray], nodes: np.ndarray, edges: np.ndarray) -> "GraphLayout":
+        """Each attribute at the first level whose rows every graph has (its own, then node,
+        edge, graph), as PyG's rule read on one graph cannot tell a one-row attribute of a
+        graph of one edge apart; an attribute no level fits keeps its level.
+
+        >>> layout = GraphLayout((Attribute("y", EDGE, (), torch.float),))
+        >>> layout.settle_levels({"y": np.array([1, 1])}, np.array([1, 2]), np.array([0, 1])).attributes[0].level
+        'graph'
+        """
+        expected = _expected_rows(nodes, edges)
+        settled = []
+        for attribute in self.attributes:
+            fitting = _fitting_levels(rows[attribute.key], expected, attribute.level)
+            settled.append(dataclasses.replace(attribute, level=fitting[0]) if fitting else attribute)
+        return GraphLayout(tuple(settled), self.counts_nodes)
+
+    def settled_by(self, graphs: Sequence[Data]) -> "GraphLayout":
+        """The layout with its levels settled by every graph of an in-memory list, as
+        :meth:`resolve_levels` settles them from a stored dataset's ``slices``: the same graphs
+        get the same levels whether listed or stored (a missing attribute is left to
+        :meth:`check_graph` to name)."""
+        rows = {a.key: np.array([_stored_rows(graph, a.key) for graph in graphs], dtype=np.int64)
+                for a in self.attributes}
+        nodes = np.array([graph.num_nodes for graph in graphs], dtype=np.int64)
+        return self.settle_levels(rows, nodes, rows[EDGE_INDEX])
 
     def check_graph(self, graph: Data, position: int) -> None:
         """``ValueError`` when an attribute of ``graph`` (graph ``position`` of the dataset) is
@@ -183,6 +206,33 @@ class GraphLayout:
         set_separation_tables(batch, {a.key: torch.zeros(1, dtype=torch.long) for a in self.attributes},
                               {a.key: torch.zeros(0, dtype=torch.long) for a in self.attributes})
         return batch
+
+
+def _expected_rows(nodes: np.ndarray, edges: np.ndarray) -> dict[str, np.ndarray]:
+    """The rows every graph has at each level."""
+    return {NODE: nodes, EDGE: edges, GRAPH: np.ones_like(nodes)}
+
+
+def _fitting_levels(counts: np.ndarray, expected: Mapping[str, np.ndarray], first: str) -> list[str]:
+    """The levels (``first``, then node, edge, graph) whose rows match ``counts`` in every graph."""
+    return [level for level in (first, NODE, EDGE, GRAPH) if np.array_equal(counts, expected[level])]
+
+
+def _stored_rows(graph: Data, key: str) -> int:
+    """The rows ``InMemoryDataset.collate`` stores for ``graph[key]`` (one for a value PyG
+    stacks rather than concatenates); -1 when the graph has no such tensor.
+
+    >>> graph = Data(x=torch.ones(3, 2), y=torch.tensor(1.0), edge_index=torch.zeros(2, 4, dtype=torch.long))
+    >>> [_stored_rows(graph, key) for key in ("x", "y", "edge_index", "z")]
+    [3, 1, 4, -1]
+    """
+    value = getattr(graph, key, None)
+    if not isinstance(value, torch.Tensor):
+        return -1
+    if value.dim() == 0:
+        return 1
+    cat_dim = graph.__cat_dim__(key, value)
+    return 1 if cat_dim is None else int(value.size(cat_dim))
 
 
 def _pad_value(pad_values: Mapping[str, Any] | float | int, key: str) -> Any:

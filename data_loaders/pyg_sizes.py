@@ -5,7 +5,8 @@ the offsets where each graph starts. ``np.diff`` of the ``edge_index`` offsets g
 edges of every graph at once, and of a node-level attribute (``x``, ``pos``, ``z``) the
 nodes; graphs stored without node features keep their node counts in a private PyG field
 (read in :mod:`data_loaders.pyg_internals`).
-This replaces the per-graph loop of Krell et al. (tuple packing paper, Listing 1).
+This replaces the per-graph loop of Krell et al. (tuple packing paper, Listing 1). Edges
+that leave their graph's nodes are found the same way, in one pass (:func:`first_stray_edge`).
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
+import torch
 from torch_geometric.data import Data, InMemoryDataset
 
 from packing import SizeHistogram
@@ -147,6 +149,62 @@ def dataset_sizes(dataset: Any) -> tuple[np.ndarray, np.ndarray]:
     nodes, edges = sizes_from_collated(*collated_storage(dataset))
     positions = storage_positions(dataset)
     return nodes[positions], edges[positions]
+
+
+def stray_edge(edge_index: Any, num_nodes: int) -> int | None:
+    """An entry of one graph's ``edge_index`` outside its nodes ``0 .. num_nodes - 1`` (the
+    lowest if one is negative, else the highest), or None when every entry is a node.
+
+    >>> stray_edge(torch.tensor([[0, 1], [1, 0]]), 2), stray_edge(torch.tensor([[0, -1], [5, 0]]), 2)
+    (None, -1)
+    """
+    if not isinstance(edge_index, torch.Tensor) or edge_index.numel() == 0:
+        return None
+    low, high = (int(bound) for bound in torch.aminmax(edge_index))
+    if low < 0:
+        return low
+    return high if high >= num_nodes else None
+
+
+def first_stray_edge(dataset: Any) -> tuple[int, int, int] | None:
+    """The first graph of an ``InMemoryDataset`` (its position in a subset view) whose
+    ``edge_index`` has an entry outside its nodes, as ``(position, entry, num_nodes)``; None
+    when every edge joins two nodes of its graph. One vectorised pass over the storage.
+
+    >>> from torch_geometric.data import Data, InMemoryDataset
+    >>> class Tiny(InMemoryDataset):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.data, self.slices = self.collate(
+    ...             [Data(num_nodes=2, edge_index=torch.tensor([[0], [n]])) for n in (1, 2, 1)])
+    >>> first_stray_edge(Tiny()), first_stray_edge(Tiny()[[2, 1]]), first_stray_edge(Tiny()[[0, 2]])
+    ((1, 2, 2), (1, 2, 2), None)
+    """
+    storage, slices = collated_storage(dataset)
+    nodes, edges = sizes_from_collated(storage, slices)
+    edge_index = _field(storage, "edge_index")
+    if edge_index is None:  # one graph without edge_index: the packed loader names it
+        return None
+    positions = storage_positions(dataset)
+    flagged = np.flatnonzero(_has_stray_edge(edge_index, nodes, edges)[positions])
+    if flagged.size == 0:
+        return None
+    stored = int(positions[flagged[0]])
+    start = int(edges[:stored].sum())
+    entry = stray_edge(edge_index[:, start:start + int(edges[stored])], int(nodes[stored]))
+    return int(flagged[0]), entry, int(nodes[stored])
+
+
+def _has_stray_edge(edge_index: torch.Tensor, nodes: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Per stored graph, whether its part of the collated ``edge_index`` (which PyG keeps in
+    each graph's own node numbers) has an entry outside ``0 .. nodes - 1``."""
+    owner = np.repeat(np.arange(nodes.size), edges)
+    # read as unsigned, a negative entry wraps past every node count: one comparison finds both
+    values = np.asarray(edge_index.detach().cpu().numpy(), dtype=np.int64).view(np.uint64)
+    stray = (values >= nodes[owner].astype(np.uint64)).any(axis=0)
+    has_stray = np.zeros(nodes.size, dtype=bool)
+    has_stray[owner[stray]] = True
+    return has_stray
 
 
 def storage_positions(dataset: Any) -> np.ndarray:
