@@ -63,7 +63,7 @@ def this_cpu_calibration() -> Path:
     found = shipped_for_this_cpu()
     if found is None:
         raise SystemExit("No shipped calibration of this CPU; run python -m throughput calibrate --threads 1 "
-                         "--out throughput/calibrations/ first, or pass --calibration.")
+                         "--out throughput/calibrations/ --force first, or pass --calibration.")
     return found[0]
 
 

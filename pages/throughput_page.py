@@ -17,7 +17,7 @@ from pages import cache, state
 from pages.header import page_header
 from pages.packing_row import packing_row
 from pages.run_controls import run_controls
-from pages.widgets import mirrored_choice, percent_column, run_page, share_shown, show_error
+from pages.widgets import md_text, mirrored_choice, percent_column, run_page, share_shown, show_error
 from throughput import ROWS, Calibration, CalibrationCheck, MachineCalibration, calibrate, load_calibration
 from throughput.check import noise_note
 from throughput.shapes import default_shapes
@@ -162,9 +162,10 @@ def describe(cal: Calibration) -> None:
     held_out = cal.fit.held_out
     nodes, edges, graphs = cal.shape_range
     st.markdown(
-        f"**Device:** {cal.device_name} ({info.get('type', '?')}{threads}). **Measured** {cal.created} with torch "
-        f"{versions.get('torch')}, PyG {versions.get('torch_geometric')}, CUDA {versions.get('cuda') or 'none'}.  \n"
-        f"**Model:** {cal.model}, hidden {cal.hidden}, {cal.layers} layers ({model.get('parameters', 0):,} "
+        f"**Device:** {md_text(cal.device_name)} ({md_text(info.get('type', '?'))}{threads}). **Measured** "
+        f"{md_text(cal.created)} with torch {md_text(versions.get('torch'))}, PyG {md_text(versions.get('torch_geometric'))}, "
+        f"CUDA {md_text(versions.get('cuda') or 'none')}.  \n"
+        f"**Model:** {md_text(cal.model)}, hidden {cal.hidden}, {cal.layers} layers ({model.get('parameters', 0):,} "
         f"parameters), forward + backward + Adam, {cal.mode}. **Timed** at {len(cal.timings)} padded shapes up to "
         f"{nodes:,} nodes, {edges:,} edges, {graphs:,} graphs.  \n"
         f"**Cost model** ({cal.fit.form}): `{cal.fit.describe()}`; error on held-out shapes: median "
@@ -245,15 +246,15 @@ def main() -> None:
     _, hist, _ = loaded
     this = machine()
     files = cache.calibration_options()
-    for problem in files.problems:
-        st.warning(problem, icon=":material/warning:")
+    for problem in [*files.problems, *([this.unchecked] if this.unchecked else [])]:
+        st.warning(md_text(problem), icon=":material/warning:")
     options = calibrations(this.calibration, files.found)
     key, cal, baseline = controls(options, files.team, this)
     run = run_controls(seed=False)
     row = packing_row(hist, run)
     chosen = state.choice()
     if chosen.is_recommended and chosen.recommended_for[1] != key:
-        st.button(f"Recommend for this calibration ({cal.device_name}, {cal.mode})", on_click=_save_calibration,
+        st.button(f"Recommend for this calibration ({md_text(cal.device_name)}, {cal.mode})", on_click=_save_calibration,
                   args=(key,), key="tp_recommend", icon=":material/auto_awesome:",
                   help="The packing row is the configuration with the least padding at this batch size. This searches "
                        "the limits and packs per step whose steady epoch is the shortest on this calibration instead; "
@@ -266,8 +267,8 @@ def main() -> None:
     st.session_state[SETTINGS] = {"calibration": cal, "baseline": baseline, "check": check,
                                   "check_words": check_words, "foreign": foreign}
     if foreign:
-        st.warning(f"**These are the numbers of {cal.device_name}** (measured {cal.created[:10]}), not of this "
-                   f"machine. {check_words}", icon=":material/warning:")
+        st.warning(f"**These are the numbers of {md_text(cal.device_name)}** (measured {md_text(cal.created[:10])}), "
+                   f"not of this machine. {md_text(check_words)}", icon=":material/warning:")
     st.plotly_chart(throughput_figures.epoch_figure(table), key="tp_epoch_chart")
     one_off = one_off_note(table, throughput_figures.label)
     if one_off:
@@ -292,11 +293,11 @@ def main() -> None:
                "every new padded shape of a device is one torch.compile compilation at the measured cost (its first "
                "at a fresh process's cost), paid once per run.")
     if not foreign:  # the warning above said it
-        st.caption(f"**Calibration check:** {check_words}")
+        st.caption(f"**Calibration check:** {md_text(check_words)}")
     st.subheader("Calibration")
     describe(cal)
     gpus = sorted({c.device_name for c in options.values() if c.device_info.get("type") == "cuda"})
-    st.info((f"GPU calibrations to choose from: {', '.join(gpus)}. For another GPU: " if gpus else
+    st.info((f"GPU calibrations to choose from: {md_text(', '.join(gpus))}. For another GPU: " if gpus else
              "No GPU calibration ships with the tool: we publish only numbers measured on a named device. ")
             + GPU_HOWTO, icon=":material/info:")
     upload_calibration()

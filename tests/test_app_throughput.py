@@ -12,7 +12,7 @@ import streamlit as st
 import torch
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import chosen
+from app_helpers import as_read, chosen
 from calibration_helpers import calibrated_now, past_band, scaled
 
 import figures.throughput as throughput_figures
@@ -265,7 +265,7 @@ def test_the_table_shows_steps_per_epoch_to_one_decimal_as_the_report_and_graphs
 def test_the_page_offers_to_price_the_recommendation_on_its_calibration(app):
     assert chosen(app).source.endswith("(no calibration chosen: the least padding)")
     button = app.button(key="tp_recommend")
-    assert button.label.startswith(f"Recommend for this calibration ({cpu_name()}")
+    assert as_read(button.label).startswith(f"Recommend for this calibration ({cpu_name()}")
     button.click().run()
     assert not app.exception and not app.error
     assert chosen(app).source == f"recommended for batch size 32 on {cpu_name()} (eager)"

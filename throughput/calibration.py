@@ -24,7 +24,10 @@ shapes (:mod:`throughput.measure`, :mod:`throughput.shapes`) and fits the cost m
     }
 
 :func:`load_calibration` refuses a file whose digest does not match its content (changed
-after it was written) or whose stored fit is not the fit of its own timings.
+after it was written) or whose stored fit is not the fit of its own timings, and one whose
+shapes or model are larger than any device can have timed (:mod:`throughput.shapes`). The
+digest detects damage and accidental edits; it is no signature: anyone can recompute it, so
+a forged file passes it and is only as trustworthy as where it came from.
 """
 from __future__ import annotations
 
@@ -47,7 +50,7 @@ from .device import check_device, device_description, torch_threads
 from .fit import MIN_SHAPES, CostFit, cost_fit_from_dict, fit_cost_model
 from .model_names import DEFAULT_IN_CHANNELS
 from .records import ShapeTiming
-from .shapes import check_shapes, default_shapes
+from .shapes import check_model_size, check_shape, check_shapes, default_shapes
 
 SCHEMA = "graph-packing-calibration"
 SCHEMA_VERSION = 2
@@ -192,7 +195,7 @@ class Calibration:
     @property
     def filename(self) -> str:
         """The file name calibrations are shipped under: device, model, mode."""
-        return f"{slug(self.device_name)}__{slug(self.model)}-h{self.hidden}-l{self.layers}__{self.mode}.json"
+        return calibration_filename(self.device_name, self.model, self.hidden, self.layers, self.mode)
 
     def summary(self) -> dict[str, Any]:
         """Where the numbers come from, for an export: device, versions, model, mode, date,
@@ -247,6 +250,15 @@ class Calibration:
     def from_dict(cls, data: Any, source: str = "") -> "Calibration":
         """Rebuild and verify a calibration from its file content (see :func:`load_calibration`)."""
         return _verified(data, source)
+
+
+def calibration_filename(device_name: str, model: str, hidden: int, layers: int, mode: str) -> str:
+    """The file name of a calibration (:attr:`Calibration.filename`), known before it is timed.
+
+    >>> calibration_filename("AMD EPYC", "gin", 64, 3, "eager")
+    'amd-epyc__gin-h64-l3__eager.json'
+    """
+    return f"{slug(device_name)}__{slug(model)}-h{hidden}-l{layers}__{mode}.json"
 
 
 def require_calibration(value: Any) -> "Calibration":
@@ -440,6 +452,21 @@ def _cold_compiles(stored: dict[str, Any], version: int, first_shape: float | No
     return None if "cold_in_fresh_processes" not in stored and cold == [first_shape] else cold
 
 
+def _sizes(timings: list[ShapeTiming], model_info: dict[str, Any], name: str) -> tuple[int, int]:
+    """The model's hidden channels and layers, once every shape and model size is within
+    what a calibration can have timed (:mod:`throughput.shapes`): a forged file claiming more
+    would have a check allocate it."""
+    try:
+        for i, timing in enumerate(timings):
+            check_shape(timing.shape, f"timings[{i}].")
+        hidden, layers, _ = check_model_size(model_info.get("hidden"), model_info.get("layers"),
+                                             model_info.get("in_channels", DEFAULT_IN_CHANNELS), "model.")
+    except ValueError as error:
+        raise ValueError(f"{name} cannot have been timed on any device: {error} Use another file, or calibrate "
+                         "again (python -m throughput calibrate).") from None
+    return hidden, layers
+
+
 def _verified(data: Any, name: str) -> Calibration:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise ValueError(f"{name} is not a graph packing calibration (schema "
@@ -468,9 +495,7 @@ def _verified(data: Any, name: str) -> Calibration:
     timings = [ShapeTiming.from_dict(row, f"timings[{i}]") for i, row in enumerate(rows)]
     if len({t.shape for t in timings}) != len(timings):
         raise ValueError("timings lists a shape twice.")
-    hidden, layers = model_info.get("hidden"), model_info.get("layers")
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in (hidden, layers)):
-        raise ValueError("model.hidden and model.layers must be positive whole numbers.")
+    hidden, layers = _sizes(timings, model_info, name)
     stored_compile = data.get("compile")
     limit = stored_compile.get("recompile_limit") if isinstance(stored_compile, dict) else None
     if mode == "compile" and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
@@ -498,8 +523,10 @@ def _verified(data: Any, name: str) -> Calibration:
 def load_calibration(source: Any) -> Calibration:
     """Read and verify a calibration: a path, JSON text or bytes, or the parsed dict.
 
-    Checks the schema, the digest (a file changed after it was written is refused), every
-    field's type, and that the stored fit is the fit of the stored timings.
+    Checks the schema, the digest (a file changed after it was written is refused; the
+    digest is no signature, see the module docstring), every field's type, that every shape
+    and the model's size lie within what a device can have timed, and that the stored fit is
+    the fit of the stored timings.
 
     Args:
         source: a path, JSON text or bytes, or the parsed dict.

@@ -12,7 +12,12 @@ model can predict (BENCHMARKS.md, "calibration check").
 
 :func:`calibration_for_this_machine` is what the Throughput page starts on: the shipped
 calibration of this device when one ships and passes its check, else a calibration
-measured here and now (a few seconds), with the reason.
+measured here and now (a few seconds), with the reason; also when the shipped
+or team folder's one cannot be checked here (a shape or model too large for a check's memory).
+
+A check never times a shape whose step would need more than :data:`MAX_CHECK_BYTES`
+(:meth:`throughput.models.ModelSpec.step_bytes`, estimated before anything is allocated): such
+shapes are left out with the reason, and a model too large for it is refused.
 """
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ import statistics
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -30,13 +35,23 @@ from .calibration import (MAX_THREADS, SHIPPED, Calibration, Progress, calibrate
                           shipped_calibrations, usable_calibrations, utc_timestamp)
 from .device import check_device, cpu_description, device_description, same_device, torch_threads
 from .model_names import DEFAULT_IN_CHANNELS
+from .records import ShapeTiming
 from .shapes import default_shapes
+
+if TYPE_CHECKING:
+    from .models import ModelSpec
 
 #: The narrowest band a check accepts: step times of one shape on this shared 2-core
 #: machine move by up to about this much between two runs minutes apart.
 MIN_BAND = 0.25
-#: Shapes a check times.
+#: Shapes a check times, and the fewest it compares (a ratio of one or two shapes is noise).
 CHECK_SHAPES = 4
+MIN_CHECK_SHAPES = 3
+#: Memory one step of a check may take (:meth:`throughput.models.ModelSpec.step_bytes`): a
+#: check runs beside the dashboard's other sessions on a shared machine (this project's has
+#: 23 GB); the largest shape of the default grid needs 1.7 GB by that estimate in SchNet
+#: (hidden 64, 3 layers), and a check times a calibration's fastest shapes.
+MAX_CHECK_BYTES = 2 * 2**30
 #: The grid of a calibration measured at first use: 16 shapes up to 8,192 nodes, at most 0.25 s
 #: each (2-4 s in all on this project's 2-core machine).
 QUICK_GRID = {"count": 16, "max_nodes": 8192, "max_edges": 65_536, "max_graphs": 256}
@@ -75,6 +90,7 @@ class CalibrationCheck:
     band: float
     checked: str
     same_device: bool
+    skipped: tuple[str, ...] = ()  # shapes left out, each with the reason (:func:`checkable_timings`)
 
     @property
     def ratio_median(self) -> float:
@@ -96,9 +112,10 @@ class CalibrationCheck:
         """
         ratios = [shape.ratio for shape in self.shapes]
         when = self.checked[:16].replace("T", " ")
+        left_out = f" Not timed: {'; '.join(self.skipped)}." if self.skipped else ""
         return (f"Checked on {self.device.get('name', '?')} ({when} UTC): measured / predicted "
                 f"{self.ratio_median:.2f} ({min(ratios):.2f} to {max(ratios):.2f} over {len(ratios)} "
-                f"shape{'s' if len(ratios) > 1 else ''}), {self.verdict()}.")
+                f"shape{'s' if len(ratios) > 1 else ''}), {self.verdict()}.{left_out}")
 
     def verdict(self) -> str:
         """Whether every shape's ratio is inside the band, or which are not (the first three).
@@ -122,26 +139,67 @@ class CalibrationCheck:
         """JSON-safe, for the export's throughput section."""
         return {"calibration": self.calibration, "device": dict(self.device), "checked": self.checked,
                 "same_device": self.same_device, "band": self.band, "ratio_median": self.ratio_median,
-                "within_band": self.within_band, "shapes": [shape.to_dict() for shape in self.shapes]}
+                "within_band": self.within_band, "shapes": [shape.to_dict() for shape in self.shapes],
+                "skipped": list(self.skipped)}
 
 
-def check_shapes_of(calibration: Calibration, seconds: float, count: int = CHECK_SHAPES) -> list[BatchShape]:
-    """``count`` of the calibration's timed shapes spread from its fastest to the slowest
-    that fits the time: each shape's steps (about 8 of them) take a quarter of ``seconds``
-    at most, by the calibration's own times; at least the 3 fastest.
+def check_shapes_of(calibration: Calibration, seconds: float, count: int = CHECK_SHAPES,
+                    timings: Sequence[ShapeTiming] | None = None) -> list[BatchShape]:
+    """``count`` of the calibration's timed shapes (or of ``timings``, those a check can
+    afford in memory) spread from its fastest to the slowest that fits the time: each shape's
+    steps (about 8 of them) take a quarter of ``seconds`` at most, by the calibration's own
+    times; at least the 3 fastest.
 
     >>> from throughput.calibration import SHIPPED, load_calibration
     >>> h100 = load_calibration(SHIPPED / "nvidia-h100-80gb-hbm3__gin-h64-l3__eager.json")
     >>> len(check_shapes_of(h100, 2.0)), len(check_shapes_of(h100, 0.0))  # no time at all: the 3 fastest
     (4, 3)
     """
-    ordered = sorted(calibration.timings, key=lambda timing: timing.median)
-    affordable = [timing for timing in ordered if 8 * timing.median <= seconds / count] or ordered[:3]
-    affordable = affordable if len(affordable) >= 3 else ordered[:3]
+    ordered = sorted(calibration.timings if timings is None else timings, key=lambda timing: timing.median)
+    affordable = [timing for timing in ordered if 8 * timing.median <= seconds / count]
+    affordable = affordable if len(affordable) >= MIN_CHECK_SHAPES else ordered[:MIN_CHECK_SHAPES]
     if len(affordable) <= count:
         return [timing.shape for timing in affordable]
     picks = sorted({round(i * (len(affordable) - 1) / (count - 1)) for i in range(count)})
     return [affordable[i].shape for i in picks]
+
+
+def _gb(size: int) -> str:
+    return f"{size / 1e9:,.1f} GB"
+
+
+def checkable_timings(calibration: Calibration, spec: "ModelSpec") -> tuple[list[ShapeTiming], tuple[str, ...]]:
+    """The timings of ``calibration`` whose step of ``spec``'s model fits in
+    :data:`MAX_CHECK_BYTES` by its estimate (nothing is allocated), and why each other one
+    is left out; ``ValueError`` naming the field when the model alone or all but a few
+    shapes do not fit.
+
+    >>> from throughput.calibration import SHIPPED, load_calibration
+    >>> from throughput.models import model_spec
+    >>> cal = load_calibration(SHIPPED / "amd-epyc__gin-h64-l3__eager.json")
+    >>> timings, skipped = checkable_timings(cal, model_spec("gin", 64, 3))
+    >>> len(timings) == len(cal.timings), skipped
+    (True, ())
+    """
+    model = f"{spec.name} (model.hidden {spec.hidden:,}, model.layers {spec.layers:,})"
+    if spec.weight_bytes() > MAX_CHECK_BYTES:
+        raise ValueError(f"{model} needs about {_gb(spec.weight_bytes())} for its weights, gradients and Adam's "
+                         f"moments, more than the {_gb(MAX_CHECK_BYTES)} a check may take, so it is not checked: "
+                         "calibrate this machine instead (python -m throughput calibrate).")
+    fits, skipped = [], []
+    for i, timing in enumerate(calibration.timings):
+        need = spec.step_bytes(timing.shape)
+        if need <= MAX_CHECK_BYTES:
+            fits.append(timing)
+        else:
+            nodes, edges, _ = timing.shape
+            skipped.append(f"timings[{i}] ({nodes:,} nodes, {edges:,} edges) needs about {_gb(need)} in {model}, "
+                           f"more than the {_gb(MAX_CHECK_BYTES)} a check may take")
+    if len(fits) < MIN_CHECK_SHAPES:
+        raise ValueError(f"Only {len(fits)} of the calibration's shapes fit in a check's memory ({skipped[0]}), "
+                         f"fewer than the {MIN_CHECK_SHAPES} a check compares: calibrate this machine instead "
+                         "(python -m throughput calibrate).")
+    return fits, tuple(skipped)
 
 
 def _device_here(calibration: Calibration, device: str | None) -> str:
@@ -174,7 +232,8 @@ def check_calibration(calibration: Calibration, device: str | None = None, secon
 
     Raises:
         ValueError: the device is missing here (a GPU calibration on a machine without
-            one), or the model does not build.
+            one), the model does not build, or it or the shapes are too large for a check's
+            memory (:func:`checkable_timings`).
 
     >>> from throughput import calibrate
     >>> cal = calibrate(hidden=4, layers=1, shapes=[(n, 2 * n, 2) for n in (8, 16, 24, 32, 40, 48)],
@@ -196,7 +255,8 @@ def check_calibration(calibration: Calibration, device: str | None = None, secon
     device = _device_here(calibration, device)
     spec = model_spec(calibration.model, calibration.hidden, calibration.layers,
                       calibration.model_info.get("in_channels", DEFAULT_IN_CHANNELS))
-    shapes = check_shapes_of(calibration, seconds)
+    timings, skipped = checkable_timings(calibration, spec)
+    shapes = check_shapes_of(calibration, seconds, timings=timings)
     plan = TimingPlan(warmup=3, repeats=60, min_repeats=5, budget=seconds / len(shapes))
     threads = whole_number(calibration.device_info.get("threads", 1), "threads", 1, MAX_THREADS)
     with torch_threads(threads if device == "cpu" else None):
@@ -208,19 +268,22 @@ def check_calibration(calibration: Calibration, device: str | None = None, secon
     return CalibrationCheck(
         calibration.label, here, tuple(ShapeCheck(shape, float(p), m) for shape, p, m in zip(shapes, predicted, measured)),
         max(calibration.eager_error_band, MIN_BAND), utc_timestamp(),
-        same_device(calibration.device_info, here))
+        same_device(calibration.device_info, here), skipped)
 
 
 @dataclass(frozen=True)
 class MachineCalibration:
     """The calibration that speaks for this machine's CPU: ``calibration``, the ``check``
     of the shipped one tried first (None when none of this device ships), whether the
-    calibration was ``measured`` here now, and the ``reason`` in words."""
+    calibration was ``measured`` here now, and the ``reason`` in words; ``unchecked`` says why
+    the shipped (or team folder's) calibration of this CPU could not be checked here ("" when
+    it could, or none ships)."""
 
     calibration: Calibration
     check: CalibrationCheck | None
     measured: bool
     reason: str
+    unchecked: str = ""
 
 
 def shipped_for_this_cpu(usable: list[tuple[Path, Calibration]] | None = None) -> tuple[Path, Calibration] | None:
@@ -260,7 +323,9 @@ def default_calibration() -> Path:
 def calibration_for_this_machine(progress: Progress | None = None, seconds: float = 2.0) -> MachineCalibration:
     """The shipped calibration of this CPU if one ships and passes :func:`check_calibration`,
     else GIN (hidden 64, 3 layers, eager) calibrated on this CPU now at ``QUICK_GRID``
-    (at most 16 x ``QUICK_BUDGET`` seconds of timed steps plus their warm-up: 2-4 s here).
+    (at most 16 x ``QUICK_BUDGET`` seconds of timed steps plus their warm-up: 2-4 s here),
+    also when it cannot be checked here (``unchecked`` says why: e.g. a forged team file
+    whose shapes or model are too large for a check's memory).
 
     Args:
         progress: ``progress(done, total, shape)``, hearing each shape of a new calibration.
@@ -273,10 +338,13 @@ def calibration_for_this_machine(progress: Progress | None = None, seconds: floa
     mine = shipped_for_this_cpu()
     shipped = None if mine is None else mine[1]
     whose = "shipped" if mine is None or mine[0].parent == SHIPPED else "team folder's"
-    check = None
+    check, unchecked = None, ""
     if shipped is not None:
-        check = check_calibration(shipped, "cpu", seconds)
-        if check.within_band:
+        try:
+            check = check_calibration(shipped, "cpu", seconds)
+        except ValueError as error:  # a forged or damaged file of the team folder must not take the page down
+            unchecked = f"The {whose} calibration of this CPU ({mine[0].name}) could not be checked here: {error}"
+        if check is not None and check.within_band:
             return MachineCalibration(shipped, check, False, f"The {whose} calibration of this CPU passed its check "
                                                              f"here (measured / predicted {check.ratio_median:.2f}).")
     started = time.perf_counter()
@@ -284,10 +352,12 @@ def calibration_for_this_machine(progress: Progress | None = None, seconds: floa
         key: value for key, value in QUICK_GRID.items() if key.startswith("max_")}), budget=QUICK_BUDGET,
                          progress=progress)
     took = time.perf_counter() - started
-    why = ("No calibration of this CPU ships with the tool" if check is None else
+    why = (f"The {whose} calibration of this CPU could not be checked here" if unchecked else
+           "No calibration of this CPU ships with the tool" if check is None else
            f"The {whose} calibration of this CPU failed its check here ({check.verdict()})")
     return MachineCalibration(measured, check, True,
-                              f"{why}, so this machine was calibrated now ({took:.0f} s).{noise_note(measured)}")
+                              f"{why}, so this machine was calibrated now ({took:.0f} s).{noise_note(measured)}",
+                              unchecked)
 
 
 def noise_note(calibration: Calibration) -> str:

@@ -7,9 +7,10 @@
     python -m throughput recommend sizes.csv --batch-size 128 --calibration my_gpu.json
 
 ``calibrate`` times the model at the default grid of shapes (progress on stderr, about a
-minute) and writes the calibration JSON. ``check`` times a few of a calibration's shapes
-on this machine and says whether its predictions hold here (without a file: the shipped
-calibration of this CPU, checked, else one measured now). ``estimate`` reads an exported configuration
+minute) and writes the calibration JSON: never over an existing file, nor into the shipped
+``throughput/calibrations`` folder, unless ``--force`` is given. ``check`` times a few of a
+calibration's shapes on this machine and says whether its predictions hold here (without a
+file: the shipped calibration of this CPU, checked, else one measured now). ``estimate`` reads an exported configuration
 (``packing.export``: the dataset's histogram and the chosen plan) and prints the time per
 step and per epoch of every batching strategy on the calibrated device. ``recommend`` searches
 the pack limits and packs per step whose estimated steady epoch on the calibrated device is
@@ -30,9 +31,10 @@ from packing.batching import add_packs_per_batch, packs_per_batch
 from packing.cli import (HISTOGRAM_HELP, OPTION_FLAGS, add_recommend_arguments, check_out, flag_named,
                          run_recommend)
 
-from .calibration import MAX_COLD_RUNS, MAX_THREADS, MODES, calibrate, load_calibration
+from .calibration import (CALIBRATIONS_ENV, MAX_COLD_RUNS, MAX_THREADS, MODES, SHIPPED, calibrate,
+                          calibration_filename, load_calibration)
 from .check import calibration_for_this_machine, check_calibration, noise_note
-from .device import check_device
+from .device import check_device, device_description
 from .estimate import estimate
 from .model_names import MODELS
 from .report import format_table, throughput_section
@@ -63,6 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="compile mode: fresh processes timing a process's first compilation (default 2)")
     cal.add_argument("--out", type=Path, help="output JSON file or folder (default: the current folder, named "
                                                "<device>__<model>-h<hidden>-l<layers>__<mode>.json)")
+    cal.add_argument("--force", action="store_true",
+                     help="replace an existing file, or write into the shipped calibrations folder")
     chk = commands.add_parser("check", help="check a calibration's predictions on this machine")
     chk.add_argument("calibration", nargs="?", help="calibration JSON (default: this machine's, as the page starts)")
     chk.add_argument("--seconds", type=float, default=2.0, help="time spent on timed steps (default 2)")
@@ -118,16 +122,13 @@ def _calibrate(args: argparse.Namespace) -> None:
                                 max_graphs=args.max_graphs)
     except ValueError as error:  # "count must lie between ..." names the flag instead: "--shapes must ..."
         raise flag_named(error, _FLAGS, args) from None
-    out = Path.cwd() if args.out is None else args.out  # a folder (file named after the calibration) or .json
-    if not out.is_dir() and out.suffix == "":
-        raise ValueError(f"--out {out}: no such folder; create it, or give a .json file name.")
-    check_out(out / "calibration.json" if out.is_dir() else out, (".json",))
+    out = _calibration_out(args)
     print(f"timing {args.model} (hidden {args.hidden}, {args.layers} layers, {args.mode}) on {args.device} at "
           f"{len(shapes)} shapes", file=sys.stderr)
     start = time.perf_counter()
     cal = calibrate(args.model, args.hidden, args.layers, args.device, shapes, args.mode, threads=args.threads,
                     cold_runs=cold_runs, progress=_progress)
-    path = cal.save(out)
+    path = cal.save(out)  # out's name is cal.filename where a folder was given
     held_out = cal.fit.held_out
     lines = [f"{cal.label}: {len(cal.timings)} shapes in {time.perf_counter() - start:.0f} s", cal.fit.describe(),
              f"held-out error: median {100 * held_out['median']:.1f} %, 90th percentile {100 * held_out['p90']:.1f} %"]
@@ -140,13 +141,35 @@ def _calibrate(args: argparse.Namespace) -> None:
     print("\n".join([*lines, f"wrote {path}", *([f"note: {noisy}"] if noisy else [])]))
 
 
+def _calibration_out(args: argparse.Namespace) -> Path:
+    """The file ``calibrate`` writes (``--out``, a folder: the calibration's file name in
+    it), checked before any timing: an existing file or the shipped folder is refused
+    without ``--force``."""
+    out = Path.cwd() if args.out is None else args.out
+    if not out.is_dir() and out.suffix == "":
+        raise ValueError(f"--out {out}: no such folder; create it, or give a .json file name.")
+    if out.is_dir():
+        device_name = device_description(args.device)[0]["name"]
+        out = out / calibration_filename(device_name, args.model, args.hidden, args.layers, args.mode)
+    check_out(out, (".json",))
+    if args.force:
+        return out
+    if SHIPPED in out.resolve().parents:
+        raise ValueError(f"--out {out} is in the folder of the calibrations shipped with the tool ({SHIPPED}); "
+                         f"write yours elsewhere (e.g. --out my_cpu.json, or your team's folder named by "
+                         f"${CALIBRATIONS_ENV}), or add --force to write there.")
+    if out.exists():
+        raise ValueError(f"--out {out} exists; choose another file or folder, or add --force to replace it.")
+    return out
+
+
 def _check(args: argparse.Namespace) -> int:
     """Exit status 1 when the named calibration's predictions do not hold here (without a
     file, a failing shipped calibration is replaced by one measured now: 0)."""
     check_out(args.out, (".json",), inputs=[args.calibration])
     if args.calibration is None:
         found = calibration_for_this_machine(_progress, args.seconds)
-        check, text = found.check, found.reason
+        check, text = found.check, " ".join(filter(None, [found.reason, found.unchecked]))
         print(f"this machine's calibration: {found.calibration.label}\n{found.calibration.fit.describe()}\n{text}")
     else:
         cal = load_calibration(args.calibration)
