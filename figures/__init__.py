@@ -14,7 +14,7 @@ batching comparison), ``throughput`` (time per epoch), ``titles`` (exported figu
 2
 """
 from . import batching, throughput
-from .dataset import (MAX_AXIS_CELLS, TABLE1_ROWS, SizeGrid, histogram_figure, log_ticks, marginal_comparison_figure,
+from .dataset import (MAX_AXIS_CELLS, TABLE1_ROWS, SizeGrid, comparison_figures, histogram_figure, log_ticks, marginal_comparison_figure,
                       marginal_figure, size_grid, stats_table)
 from .packs import (COMPARE_LABELS, PUBLISHED_LABELS, best_cells, graphs_per_pack_figure, highlight_best,
                     pack_fill_figure, strategies_figure)
@@ -22,7 +22,7 @@ from .sweep import SWEEP_TRACE, clicked_limits, grid_position, sweep_axes, sweep
 
 __all__ = [
     "COMPARE_LABELS", "MAX_AXIS_CELLS", "PUBLISHED_LABELS", "SWEEP_TRACE", "TABLE1_ROWS", "SizeGrid", "batching",
-    "best_cells", "clicked_limits", "graphs_per_pack_figure", "grid_position", "highlight_best", "histogram_figure",
+    "best_cells", "clicked_limits", "comparison_figures", "graphs_per_pack_figure", "grid_position", "highlight_best", "histogram_figure",
     "log_ticks",
     "marginal_comparison_figure", "marginal_figure", "pack_fill_figure", "size_grid", "stats_table",
     "strategies_figure", "sweep_axes", "sweep_figure", "throughput",

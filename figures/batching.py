@@ -64,7 +64,7 @@ def padding_figure(table: pd.DataFrame) -> go.Figure:
         values = 100 * table[column].to_numpy(dtype=float)
         fig.add_bar(
             y=names, x=values, orientation="h", name=f"real {word}", marker_color=color,
-            text=[f"{v:.1f} %" for v in values], textposition="outside",
+            text=[f"{v:.2f} %" for v in values], textposition="outside",  # the table's and the report's rounding
             customdata=np.stack([100 - values, table["distinct_shapes"]], axis=1),
             hovertemplate=(f"%{{y}}<br>real {word}: %{{x:.2f}} %<br>padding: %{{customdata[0]:.2f}} %"
                            "<br>distinct shapes: %{customdata[1]:,}<extra></extra>"),

@@ -194,6 +194,42 @@ def histogram_figure(
     return fig, grid
 
 
+def comparison_figures(hists: dict[str, SizeHistogram], shared: bool = True) -> dict[str, go.Figure]:
+    """One compact histogram panel per dataset of ``hists`` (name -> histogram), to be shown
+    side by side. ``shared``: every panel on the same node and edge axes and, for heatmaps,
+    the same colour scale, so that a dataset of small graphs looks small next to one of
+    large graphs (each on its own axes, QM9's 29 nodes would fill a panel as molpcba's 332 do).
+
+    >>> figs = comparison_figures({"small": SizeHistogram.from_sizes([2, 3], [2, 4]),
+    ...                            "large": SizeHistogram.from_sizes([2, 30, 30], [2, 60, 62])})
+    >>> small, large = figs.values()
+    >>> small.layout.xaxis.range == large.layout.xaxis.range, small.layout.yaxis.range == large.layout.yaxis.range
+    (True, True)
+    """
+    figs = {name: histogram_figure(hist, title=name, height=360, compact=True)[0] for name, hist in hists.items()}
+    if not shared:
+        return figs
+    for axis in ("xaxis", "yaxis"):
+        ranges = [fig.layout[axis].range for fig in figs.values() if fig.data[0].type == "heatmap"]
+        if axis == "xaxis":  # bar panels (edges follow from nodes) share the node axis too
+            ranges += [(float(min(fig.data[0].x)) - 0.5, float(max(fig.data[0].x)) + 0.5)
+                       for fig in figs.values() if fig.data[0].type == "bar"]
+        if ranges:
+            both = [min(r[0] for r in ranges), max(r[1] for r in ranges)]
+            for fig in figs.values():
+                if axis == "xaxis" or fig.data[0].type == "heatmap":
+                    fig.layout[axis].range = both
+    maps = [fig.data[0] for fig in figs.values() if fig.data[0].type == "heatmap"]
+    if maps:
+        low = min(float(np.nanmin(np.asarray(trace.z, dtype=float))) for trace in maps)
+        high = max(float(np.nanmax(np.asarray(trace.z, dtype=float))) for trace in maps)
+        ticks = log_ticks(10 ** low, 10 ** high)
+        for trace in maps:  # the panels colour by log10(count)
+            trace.update(zmin=low, zmax=high, colorbar=dict(tickvals=np.log10(ticks).tolist(),
+                                                            ticktext=[f"{t:,.0f}" for t in ticks]))
+    return figs
+
+
 def _follows_figure(hist: SizeHistogram, min_count: int, log_scale: bool, title: str | None, height: int,
                     compact: bool) -> go.Figure:
     """Graphs per node count as bars, for graphs whose edges follow from their nodes (the 2D

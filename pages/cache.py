@@ -47,6 +47,20 @@ def spec_for(name: str):
     return next((spec for spec in dataset_specs() if spec.name == name), None)
 
 
+@st.cache_data(show_spinner=False, ttl=60)
+def opens_without_download(name: str) -> bool:
+    """Whether dataset ``name`` opens here without a download: it ships a size profile, or
+    its histogram is cached, or its files are on disk (checked again after a minute)."""
+    spec = spec_for(name)
+    if spec is None or spec.bundled:
+        return True
+    try:
+        data_loaders.load_histogram(name, spec.splits[0], allow_download=False)
+    except (data_loaders.DatasetUnavailableError, ValueError):
+        return False
+    return True
+
+
 class _Store:
     """A small least-recently-used store shared by every session of the server (thread-safe)."""
 

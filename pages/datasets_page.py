@@ -113,11 +113,13 @@ def compare_section(selection: state.Selection, hist) -> None:
     """Statistics, marginals and heatmaps of two or more datasets side by side."""
     st.subheader("Compare datasets")
     specs = [s for s in cache.dataset_specs() if s.name != selection.name]
-    names = [s.name for s in specs] + [name for name in state.uploads() if name != selection.name]
+    loadable = [s.name for s in specs if cache.opens_without_download(s.name)]
+    names = loadable + [name for name in state.uploads() if name != selection.name]
     chosen = st.multiselect(
         "Compare with (each with the split and options last chosen for it, else its defaults)", names,
         key="ds_compare", format_func=dataset_label,
-        help="Datasets marked (needs download) are fetched on first use and cannot be opened offline.",
+        help="Datasets that open without a download: those that ship with the tool, and those downloaded before. "
+             "Open another from the sidebar once (it downloads) to compare it here.",
     )
     if not chosen:
         st.caption("Pick one or more datasets to see them next to the current one.")
@@ -138,12 +140,14 @@ def compare_section(selection: state.Selection, hist) -> None:
         st.plotly_chart(figures.marginal_comparison_figure(hists, "nodes"), key="cmp_nodes")
     with right:
         st.plotly_chart(figures.marginal_comparison_figure(hists, "edges"), key="cmp_edges")
+    shared = st.toggle("Same axes and colour scale", value=True, key="ds_compare_shared",
+                       help="On: every panel spans the largest graphs of all, so sizes compare at a glance. Off: "
+                            "each panel zooms to its own graphs.")
+    panels = figures.comparison_figures(hists, shared=shared)
     for index, column in enumerate(st.columns(min(len(hists), 3))):
-        names = list(hists)[index::3]
         with column:
-            for name in names:
-                fig, _ = figures.histogram_figure(hists[name], title=name, height=360, compact=True)
-                st.plotly_chart(fig, key=f"cmp_heat_{name}")
+            for name in list(hists)[index::3]:
+                st.plotly_chart(panels[name], key=f"cmp_heat_{name}")
 
 
 def main() -> None:

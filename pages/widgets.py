@@ -47,10 +47,10 @@ def algorithm_name(algorithm: str) -> str:
 
 
 def percent_column(label: str, help: str | None = None) -> Any:
-    """A table column of shares shown as percentages with one decimal ("60.2%", "100.0%"):
-    Streamlit's percent format shows ``step``'s decimals less two, and up to two, with
-    trailing zeros dropped, without one."""
-    return st.column_config.NumberColumn(label, format="percent", step=0.001, help=help)
+    """A table column of shares shown as percentages rounded to two decimals ("96.87%",
+    "100%"), as the charts and the report show them. No ``step``: Streamlit cuts a value to
+    the step's decimals (0.96874 would show 96.8%) before it formats it."""
+    return st.column_config.NumberColumn(label, format="percent", help=help)
 
 
 #: The largest node / edge weight the weight boxes take (the heuristics need only their ratio).

@@ -49,7 +49,7 @@ def test_page_starts_on_a_calibration_checked_on_this_machine(app):
     where = "measured here" if this.measured else "shipped for this CPU, checked here"  # never "measured" if shipped
     assert app.selectbox(key="tp_calibration").options[0].startswith(f"this machine ({where}): ")
     assert this.calibration.device_info["name"] == cpu_name() and this.calibration.device_info["type"] == "cpu"
-    assert any(c.value.startswith("**Calibration check:**") and this.reason in c.value for c in app.caption)
+    assert any(c.value.startswith("**Calibration check:**") and this.reason in as_read(c.value) for c in app.caption)
     table = app.dataframe[0].value
     assert table["strategy"].tolist() == [throughput_figures.label(s) for s in ROWS]
     rows = table.set_index("strategy")
@@ -153,7 +153,7 @@ def test_a_failing_shipped_calibration_is_replaced_by_one_of_this_machine(tmp_pa
 
 def test_the_shipped_h100_calibrations_price_the_same_batches_on_the_gpu(app):
     gpu = "NVIDIA H100 80GB HBM3"
-    assert any(f"GPU calibrations to choose from: {gpu}" in i.value for i in app.info)
+    assert any(f"GPU calibrations to choose from: {gpu}" in as_read(i.value) for i in app.info)
     cpu_rows = app.dataframe[0].value.set_index("strategy")
     labels = app.selectbox(key="tp_calibration").options  # shown as labels, chosen by file stem
     assert labels[0].startswith("this machine (") and sum(gpu in label for label in labels) == 2
@@ -161,9 +161,9 @@ def test_the_shipped_h100_calibrations_price_the_same_batches_on_the_gpu(app):
     app.selectbox(key="tp_calibration").select(eager).run()
     assert not app.exception and not app.error
     assert gpu in epoch_chart(app)["layout"]["title"]["text"]
-    assert any(gpu in m.value and "CUDA 13.0" in m.value for m in app.markdown)
-    assert any(f"These are the numbers of {gpu}" in w.value for w in app.warning)
-    assert any("Not checked on this machine" in w.value for w in app.warning) or torch.cuda.is_available()
+    assert any(gpu in as_read(m.value) and "CUDA 13.0" in as_read(m.value) for m in app.markdown)
+    assert any(f"These are the numbers of {gpu}" in as_read(w.value) for w in app.warning)
+    assert any("Not checked on this machine" in as_read(w.value) for w in app.warning) or torch.cuda.is_available()
     rows = app.dataframe[0].value.set_index("strategy")
     others = [name for name in rows.index if name != "packing"]  # same batches, another device
     assert (rows.loc[others, "steps_per_epoch"] == cpu_rows.loc[others, "steps_per_epoch"]).all()

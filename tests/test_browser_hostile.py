@@ -40,3 +40,25 @@ def test_the_upload_limit_is_said_once_and_as_the_drop_zone_says_it(server, brow
     label = page.get_by_test_id("stFileUploader").get_by_test_id("stWidgetLabel").inner_text()
     assert "MB" not in label and "GB" not in label  # no second, different number
     page.close()
+
+
+def test_select_all_in_compare_with_gives_panels_on_shared_axes_and_no_error(server, browser):
+    page = new_page(browser, f"{server}/datasets?dataset=qm9&split=all&graph=bonds")
+    page.get_by_role("heading", name="Datasets", exact=True).wait_for()
+    settle(page)
+    compare = page.get_by_test_id("stMultiSelect").filter(has_text="Compare with")
+    compare.scroll_into_view_if_needed()
+    compare.click()
+    page.get_by_role("option").first.wait_for()
+    page.get_by_role("option", name="Select all").click()
+    page.keyboard.press("Escape")
+    settle(page)
+    assert page.get_by_test_id("stAlert").filter(has_text="Could not").count() == 0
+    assert page.locator("[data-testid=stException]").count() == 0
+    toggle = page.get_by_test_id("stCheckbox").filter(has_text="Same axes and colour scale")
+    toggle.wait_for()
+    ranges = page.evaluate("""() => [...document.querySelectorAll('[class*="st-key-cmp_heat"] .js-plotly-plot')]
+        .filter(p => p.data && p.data[0] && p.data[0].type === 'heatmap')
+        .map(p => p.layout.xaxis.range.join(',') + '|' + p.layout.yaxis.range.join(','))""")
+    assert len(ranges) >= 3 and len(set(ranges)) == 1, ranges
+    page.close()
