@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .style import LAYOUT as _LAYOUT
+from .style import LAYOUT as _LAYOUT, needs_log_axis
 
 LABELS = {
     "static_constant": "static-constant",
@@ -188,14 +188,18 @@ def batch_sizes_figure(summaries: dict[str, dict[str, Any]]) -> go.Figure:
                         horizontal_spacing=0.14)
     names = [label(s) for s in summaries]
     for column, component in enumerate(("nodes", "edges"), start=1):
+        medians = []
         for kind, color in (("real", "#7f7f7f"), ("padded", "#d62728")):
             stats = np.array([weighted_quantiles(summary[f"{kind}_{component}"], (0.0, 0.25, 0.5, 0.75, 1.0))
                               for summary in summaries.values()])
+            medians += stats[:, 2].tolist()
             fig.add_trace(go.Box(
                 y=names, lowerfence=stats[:, 0], q1=stats[:, 1], median=stats[:, 2], q3=stats[:, 3],
                 upperfence=stats[:, 4], orientation="h", name=kind, marker_color=color, legendgroup=kind,
                 showlegend=column == 1, offsetgroup=kind,
             ), row=1, col=column)
+        if needs_log_axis(medians):  # one strategy's huge batches would flatten every other box
+            fig.update_xaxes(type="log", title_text=f"{component} (log scale)", row=1, col=column)
     fig.update_layout(title="Nodes and edges per batch, real and padded", boxmode="group", height=170 + 55 * len(names),
                       legend=_LEGEND, **_LAYOUT)
     fig.update_yaxes(autorange="reversed")

@@ -3,6 +3,8 @@
 the Batching page."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -12,7 +14,7 @@ from packing import three_digits
 from packing.batching import run_length_words
 
 from .batching import COLORS, label as batching_label
-from .style import LAYOUT, plain
+from .style import LAYOUT, needs_log_axis, plain
 
 PYG_DATALOADER_LABEL = "PyG DataLoader (no padding)"
 _BASELINE_COLOR = "#7f7f7f"
@@ -93,10 +95,16 @@ def epoch_figure(table: pd.DataFrame) -> go.Figure:
             ("run_s", "run_low", "run_high", "speedup_run", run_speedup_words)), start=1):
         bar, texts = _bars(table, column, low, high, speedup, words)
         fig.add_trace(bar, row=1, col=col)
-        for name, right, text in texts:
-            fig.add_annotation(x=right, y=name, text=text, xanchor="left", xshift=6, showarrow=False,
-                               font=dict(size=11, color="#333"), row=1, col=col)
-        fig.update_xaxes(title_text="seconds", range=[0, 1.55 * float(table[high].max())], row=1, col=col)
+        log = needs_log_axis(table[column])  # one slow row (an extrapolated epoch) would flatten the others
+        for name, right, text in texts:  # a log axis places annotations by log10 of the value
+            fig.add_annotation(x=math.log10(right) if log else right, y=name, text=text, xanchor="left", xshift=6,
+                               showarrow=False, font=dict(size=11, color="#333"), row=1, col=col)
+        if log:
+            lowest, highest = float(table[low].min()), float(table[high].max())
+            fig.update_xaxes(type="log", title_text="seconds (log scale)", row=1, col=col,
+                             range=[math.log10(lowest / 2), math.log10(highest * 6)])  # room for the text
+        else:
+            fig.update_xaxes(title_text="seconds", range=[0, 1.55 * float(table[high].max())], row=1, col=col)
     calibration = table.attrs.get("calibration", {})
     baseline = table.attrs.get("baseline")
     lines = ["Steady epoch: every shape compiled. Whole run: every compilation once."

@@ -90,3 +90,17 @@ def test_applying_a_loaded_configuration_restores_its_run_and_its_calibration():
     run = at.session_state[state.RUN]
     assert (run["batch_size"], run["steps"], run["epochs"], run["seed"], run["devices"]) == (64, 10_000, 1, 3, 2)
     assert at.session_state[state.THROUGHPUT]["calibration"] == path.stem
+
+
+def test_shares_in_the_batching_table_are_rounded_as_in_its_chart_never_cut():
+    import json
+
+    at, _ = opened({"dataset": "qm9"}, "batching")
+    columns = json.loads(at.dataframe[0].proto.columns)
+    shares = [name for name, config in columns.items() if config.get("type_config", {}).get("format") == "percent"]
+    assert {"node_efficiency", "edge_efficiency", "graph_efficiency"} <= set(shares)
+    assert not [name for name in shares if "step" in columns[name]["type_config"]]  # a step cuts 96.874 % to 96.8 %
+    table = at.dataframe[0].value
+    chart = next(chart for chart in at.get("plotly_chart") if "Real share" in chart.proto.spec)
+    bars = json.loads(chart.proto.spec)["data"][0]
+    assert bars["text"][0] == f"{100 * table['node_efficiency'].iloc[0]:.2f} %"  # the report's rounding too
