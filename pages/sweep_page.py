@@ -92,8 +92,12 @@ def run(hist, params: dict):
     return frame
 
 
+#: The sweep's method, offered after a cell was chosen while another method is chosen.
+METHOD_QUESTION = "sw_method_question"
+
+
 def _on_cell_click() -> None:
-    """Choose the clicked cell's limits (and the sweep's method) for Packing and Export."""
+    """Choose the clicked cell's limits for Packing and Export (the method is asked about)."""
     event = st.session_state.get(CHART_KEY)
     sweep = st.session_state.get(state.SWEEP)
     if not event or not sweep:
@@ -110,8 +114,36 @@ def _on_cell_click() -> None:
 
 
 def _use_limits(limits: PackLimits, params: dict, source: str) -> None:
+    """Choose ``limits``; the chosen method stays, and where the sweep packed with another,
+    the page asks which to keep (:data:`METHOD_QUESTION`)."""
     state.set_limits(limits, source)
-    state.set_method(sweep_method(params))
+    swept = sweep_method(params)
+    if state.method() == swept:
+        st.session_state.pop(METHOD_QUESTION, None)
+    else:
+        st.session_state[METHOD_QUESTION] = swept
+
+
+def _take_sweep_method() -> None:
+    state.set_method(st.session_state.pop(METHOD_QUESTION))
+
+
+def _keep_method() -> None:
+    st.session_state.pop(METHOD_QUESTION, None)
+
+
+def method_question(method: PackMethod) -> None:
+    """Ask whether the chosen limits keep the chosen ``method`` or take the sweep's."""
+    swept = st.session_state.get(METHOD_QUESTION)
+    if swept is None or swept == method:
+        return
+    st.warning(f"The heatmap's cells are packed with {swept.label}; these limits are packed with the method you "
+               f"chose, {method.label}, so their numbers may differ from the cell's. Which method?",
+               icon=":material/help:")
+    keep, take = st.columns(2)
+    keep.button(f"Keep {method.label}", key="sw_keep_method", on_click=_keep_method, width="stretch")
+    take.button(f"Use the sweep's: {swept.label}", key="sw_take_method", on_click=_take_sweep_method,
+                width="stretch")
 
 
 PRICED = "Estimated steady epoch (s)"
@@ -202,10 +234,12 @@ def results(frame, params: dict, hist, selection: state.Selection) -> None:
                     "and edges decide).", icon=":material/info:")
     if chosen and chosen.source.startswith("the sweep"):
         limits, method = chosen.limits, state.method()
-        other = "" if method == sweep_method(params) else \
-            f" The heatmap above is of {sweep_method(params).label}; click a cell to choose that method."
+        asked = st.session_state.get(METHOD_QUESTION) not in (None, method)
+        other = "" if asked or method == sweep_method(params) else \
+            f" The heatmap above is of {sweep_method(params).label}; choosing a cell asks which method to keep."
         st.success(f"Chosen: max nodes {limits.max_nodes:,}, max edges {limits.max_edges:,}, "
                    f"max graphs {limits.max_graphs:,} ({method.label}).{other}")
+        method_question(method)
         st.page_link("pages/packing_page.py", label="See this configuration on the Packing page",
                      icon=":material/arrow_forward:")
     st.subheader("Smallest limits that reach a target")

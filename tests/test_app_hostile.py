@@ -104,3 +104,22 @@ def test_shares_in_the_batching_table_are_rounded_as_in_its_chart_never_cut():
     chart = next(chart for chart in at.get("plotly_chart") if "Real share" in chart.proto.spec)
     bars = json.loads(chart.proto.spec)["data"][0]
     assert bars["text"][0] == f"{100 * table['node_efficiency'].iloc[0]:.2f} %"  # the report's rounding too
+
+
+def test_choosing_a_sweep_cell_keeps_the_chosen_method_and_asks_when_the_sweeps_differs():
+    from app_helpers import chosen
+    from packing import PackMethod
+
+    link = {"dataset": "qm9", "graph": "bonds", "algorithm": "first_fit", "heuristic": "sum",
+            "sweep_nodes": "29:89:20", "sweep_edges": "56:176:40"}
+    at, _ = opened(link, "sweep")
+    at.button[0].click().run()  # Run sweep (the link's ranges)
+    at.number_input(key="sw_target").set_value(90.0).run()
+    at.button(key="sw_use_found").click().run()
+    assert chosen(at).source.startswith("the sweep finder")
+    assert at.session_state["method"] == PackMethod("first_fit", "sum")  # kept, not replaced
+    question = [w.value for w in at.warning if "Which method?" in w.value]
+    assert question and "best fit, product heuristic" in question[0] and "first fit, sum heuristic" in question[0]
+    at.button(key="sw_take_method").click().run()
+    assert at.session_state["method"] == PackMethod()
+    assert not [w for w in at.warning if "Which method?" in w.value]
