@@ -3,10 +3,12 @@ writes the one-file report (:mod:`figures.report`) of a saved configuration."""
 from __future__ import annotations
 
 import argparse
+import math
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from packing import load_config, write_replacing
@@ -17,6 +19,16 @@ from .report import build_report
 
 SWEEP_COLUMNS = ("max_nodes", "max_edges", "harmonic_mean", "node_efficiency", "edge_efficiency", "packs",
                  "lower_bound", "gap", "feasible")
+#: Columns ``python -m packing sweep`` writes that a table may lack (older files).
+OPTIONAL_COLUMNS = ("max_graphs", "packing_factor", "bound", "method")
+TEXT_COLUMNS = ("bound", "method")
+MAX_TEXT = 200
+WHOLE_COLUMNS = ("max_nodes", "max_edges", "max_graphs", "packs", "lower_bound")
+#: The range of each numeric column.
+RANGES = {"max_nodes": (1, math.inf), "max_edges": (1, math.inf), "max_graphs": (1, math.inf),
+          "packs": (1, math.inf), "lower_bound": (1, math.inf), "gap": (0, math.inf),
+          "packing_factor": (0, math.inf), "node_efficiency": (0, 1), "edge_efficiency": (0, 1),
+          "harmonic_mean": (0, 1)}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,8 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def read_sweep(path: str) -> pd.DataFrame:
-    """A sweep frame from the CSV or JSON ``python -m packing sweep --out`` writes;
-    ``ValueError`` naming the missing columns otherwise.
+    """A sweep frame from the CSV or JSON ``python -m packing sweep --out`` writes, every
+    column of its type and range (:func:`column_problem`); otherwise ``ValueError`` naming
+    the missing column, or the column, row and value that are wrong.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -63,33 +76,74 @@ def read_sweep(path: str) -> pd.DataFrame:
     if frame.empty:
         raise ValueError(f"{path} has a sweep table's columns but no rows; write it again with python -m packing "
                          "sweep ... --out sweep.csv.")
-    wrong = [column for column in SWEEP_COLUMNS if not (
-        pd.api.types.is_bool_dtype(frame[column]) if column == "feasible" else
-        pd.api.types.is_integer_dtype(frame[column]) if column in ("max_nodes", "max_edges") else
-        pd.api.types.is_numeric_dtype(frame[column]))]
-    if wrong:
-        raise ValueError(f"{path} is not a sweep table: column {', '.join(wrong)} holds values of the wrong type "
-                         "(limits are whole numbers, feasible is True or False, the metrics are numbers).")
-    for column in ("max_nodes", "max_edges"):
-        if (frame[column] < 1).any():
-            row = int(frame.index[(frame[column] < 1).to_numpy().argmax()])
-            raise ValueError(f"{path} is not a sweep table: row {row + 1} has {column} {frame.at[row, column]}, "
-                             "below 1 (was the file edited?).")
+    for column in ("feasible", *SWEEP_COLUMNS, *OPTIONAL_COLUMNS):  # feasible first: it says which cells need metrics
+        if column in frame.columns:
+            problem = column_problem(frame, column)
+            if problem:
+                raise ValueError(f"{path} is not a sweep table: {problem}; write it again with python -m packing "
+                                 "sweep ... --out sweep.csv.")
+    frame["feasible"] = frame["feasible"].astype(str) == "True"  # a column with a typo is read as text
     repeated = frame.duplicated(["max_nodes", "max_edges"])
     if repeated.any():
         row = int(frame.index[repeated.to_numpy().argmax()])
         raise ValueError(f"{path} is not a sweep table: row {row + 1} repeats the cell of "
                          f"{frame.at[row, 'max_nodes']} nodes and {frame.at[row, 'max_edges']} edges (a sweep has "
                          "one row per limit pair; were two files joined?).")
-    feasible = frame[frame["feasible"]]
-    for column, low, high in (("node_efficiency", 0, 1), ("edge_efficiency", 0, 1), ("harmonic_mean", 0, 1),
-                              ("gap", 0, float("inf")), ("lower_bound", 1, float("inf"))):
-        outside = ~feasible[column].between(low, high)
-        if outside.any():
-            row = feasible.index[outside.to_numpy().argmax()]
-            raise ValueError(f"{path} is not a sweep table: row {row + 1} has {column} {float(frame.at[row, column]):g}, "
-                             f"outside {low} to {high:g} (was the file edited?).")
     return frame
+
+
+def _shown(value: object) -> str:
+    """A cell's value as the message shows it: numbers as ``g``, text quoted and cut short."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+        return repr(str(value)[:40])
+    return f"{float(value):g}"
+
+
+def column_problem(frame: pd.DataFrame, column: str) -> str:
+    """What is wrong with a sweep table's ``column`` (its first bad row, the value and the
+    rule), "" when nothing is: limits and packs are whole numbers, the efficiencies
+    fractions, ``feasible`` True or False, text short; a cell no pack could fill
+    (``feasible`` False) may leave its metrics empty.
+
+    >>> frame = pd.DataFrame({"feasible": [True, True], "packs": [3, float("inf")], "method": ["best fit", "x"]})
+    >>> column_problem(frame, "packs"), column_problem(frame, "method")
+    ('row 2 has packs inf, not a whole number', '')
+    """
+    values = frame[column]
+    if column == "feasible":
+        wrong = ~values.map(lambda value: isinstance(value, (bool, np.bool_)) or value in ("True", "False"))
+        return _first(frame, column, wrong, "column feasible holds values of the wrong type (True or False)")
+    if column in TEXT_COLUMNS:
+        return _first(frame, column, values.notna() & (values.astype(str).str.len() > MAX_TEXT),
+                      f"longer than {MAX_TEXT} characters")
+    numbers = pd.to_numeric(values, errors="coerce")
+    if pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
+        wrong = values.notna() if pd.api.types.is_bool_dtype(values) else numbers.isna() & values.notna()
+        return _first(frame, column, wrong, f"column {column} holds values of the wrong type (limits are whole "
+                                            "numbers, feasible is True or False, the metrics are numbers)")
+    return _number_problem(frame, column, numbers.astype(float))
+
+
+def _number_problem(frame: pd.DataFrame, column: str, numbers: pd.Series) -> str:
+    """The first empty cell of a numeric column where one is needed, else its first value
+    that is infinite, not whole where it should be, or out of range."""
+    needed = (frame["feasible"].astype(str) == "True") | (column in ("max_nodes", "max_edges", "max_graphs"))
+    whole = column in WHOLE_COLUMNS
+    low, high = RANGES[column]
+    finite = numbers.notna() & np.isfinite(numbers.fillna(0))
+    unfit = numbers.notna() & ~finite | (finite & (numbers.where(finite, 0) % 1 != 0) if whole else False)
+    return (_first(frame, column, numbers.isna() & needed, "empty in a cell packs could fill")
+            or _first(frame, column, unfit, "not a whole number" if whole else "not a finite number")
+            or _first(frame, column, finite & ~numbers.between(low, high),
+                      f"below {low}" if high == math.inf else f"outside {low} to {high}"))
+
+
+def _first(frame: pd.DataFrame, column: str, wrong: pd.Series, words: str) -> str:
+    """The first row flagged in ``wrong`` with its value and ``words``; "" when none is."""
+    if not wrong.any():
+        return ""
+    row = int(wrong.to_numpy().argmax())
+    return f"row {row + 1} has {column} {_shown(frame[column].iloc[row])}, {words}"
 
 
 def run(argv: list[str] | None = None) -> int:

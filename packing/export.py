@@ -54,7 +54,9 @@ What :func:`load_config` verifies; anything else is one ``ValueError`` naming th
 * every field of ``metrics`` is recomputed from the plan and compared (floats within a
   relative 1e-9, everything else exactly, with its JSON type: ``1.0`` is not ``1``);
 * every field of ``bounds``, as below;
-* the ``batching`` and ``throughput`` sections, when present, have their documented form
+* the ``batching`` and ``throughput`` sections, when present, have their documented form:
+  every field the report and the pages read (each strategy's settings, the calibration, the
+  run, the table) of its type and range
   (:func:`packing.batching.check_batching_section`,
   :func:`packing.throughput_section.check_throughput_section`); their numbers come from a
   simulation or a calibration and are not recomputed.
@@ -95,7 +97,7 @@ from .batching import check_batching_section
 from .bounds import Bounds, lower_bounds
 from .files import write_replacing
 from .histogram import SizeHistogram
-from .json_file import read_json_object
+from .json_file import EDITED, check_object, read_json_object
 from .limits import PackLimits
 from .column_generation import lp_bound_from_certificate
 from .method import BASELINES, ONE_DIM_BASELINES, PackMethod
@@ -116,7 +118,6 @@ MAX_CONFIG_BYTES = 256 * 2**20
 _CORE = ("schema", "schema_version", "tool", "created", "dataset", "histogram", "limits", "method", "metrics",
          "bounds", "plan")
 _SECTION_CHECKS = {"batching": check_batching_section, "throughput": check_throughput_section}
-_EDITED = "export the configuration again (a file that does not verify was edited or damaged)"
 
 
 def _metrics(plan: PackingPlan) -> dict[str, Any]:
@@ -159,22 +160,22 @@ def _check_same(section: dict[str, Any], where: str, name: str, true: Any) -> No
     """Refuse ``section[name]`` (a derived field, ``where`` names the section) unless it
     is ``true`` (:func:`_same`)."""
     if name not in section:
-        raise ValueError(f"{where}.{name} is missing; {_EDITED}.")
+        raise ValueError(f"{where}.{name} is missing; {EDITED}.")
     if not _same(section[name], true):
         raise ValueError(f"The configuration's {where}.{name} ({section[name]!r}) does not match its plan and "
-                         f"histogram ({true!r}); {_EDITED}.")
+                         f"histogram ({true!r}); {EDITED}.")
 
 
 def _check_dataset(data: Any, hist: SizeHistogram) -> None:
     """The dataset object: its names are text, its options an object, its size summary
     that of the stored histogram."""
     if not isinstance(data, dict):
-        raise ValueError(f"dataset must be an object with name, split, options, source and provenance; {_EDITED}.")
+        raise ValueError(f"dataset must be an object with name, split, options, source and provenance; {EDITED}.")
     for name in ("name", "split", "source", "provenance"):
         if not isinstance(data.get(name), str):
-            raise ValueError(f"dataset.{name} must be text, got {data.get(name)!r}; {_EDITED}.")
+            raise ValueError(f"dataset.{name} must be text, got {data.get(name)!r}; {EDITED}.")
     if not isinstance(data.get("options"), dict):
-        raise ValueError(f"dataset.options must be an object, got {data.get('options')!r}; {_EDITED}.")
+        raise ValueError(f"dataset.options must be an object, got {data.get('options')!r}; {EDITED}.")
     summary = {"graphs": hist.num_graphs, "max_nodes": hist.max_nodes, "max_edges": hist.max_edges,
                "distinct_tuples": hist.num_tuples}
     for name, true in summary.items():
@@ -200,18 +201,18 @@ def _stored_bounds(data: Any, hist: SizeHistogram, plan: PackingPlan) -> Bounds:
     for name in ("volume", "large_items", "large_items_by"):
         if not _same(data.get(name), getattr(fresh, name)):
             raise ValueError(f"bounds.{name} is {data.get(name)!r}, but the stored graphs give "
-                             f"{getattr(fresh, name)!r}; {_EDITED}.")
+                             f"{getattr(fresh, name)!r}; {EDITED}.")
     if data.get("lp") is None:
         if data.get("lp_certificate") is not None:
             raise ValueError(f"bounds.lp_certificate must be null when bounds.lp is (no LP bound was proved); "
-                             f"{_EDITED}.")
+                             f"{EDITED}.")
         return fresh
     if plan.method.unlimited is not None:
         raise ValueError("bounds.lp is for plans that keep every limit, not for a 1D baseline.")
     result = lp_bound_from_certificate(hist, plan.limits, data.get("lp_certificate"))
     if not _same(data["lp"], result.bound):
         raise ValueError(f"bounds.lp ({data['lp']!r}) differs from the bound of its certificate ({result.bound:,}); "
-                         f"{_EDITED}.")
+                         f"{EDITED}.")
     return Bounds(fresh.volume, fresh.large_items, result.bound, fresh.large_items_by, None, result, fresh.limits,
                   fresh.fingerprint)
 
@@ -323,6 +324,22 @@ def _read(source: str | Path | bytes | dict[str, Any]) -> dict[str, Any]:
     return read_json_object(source, "configuration", MAX_CONFIG_BYTES)[0]
 
 
+def _plan(data: Any) -> PackingPlan:
+    """The stored plan; its errors name the field under ``plan``."""
+    try:
+        return PackingPlan.from_dict(data)
+    except ValueError as error:
+        raise ValueError(f"plan: {error}") from None
+
+
+def _method(section: dict[str, Any], name: str) -> PackMethod:
+    """``method.used`` or ``method.requested`` (``name``); its errors name that field."""
+    try:
+        return PackMethod.from_dict(section.get(name))
+    except ValueError as error:
+        raise ValueError(f"method.{name}: {error}") from None
+
+
 def _upgrade_v1(config: dict[str, Any]) -> dict[str, Any]:
     """A schema-1 file in schema-2 form (its plan held limits and names at the top level,
     and a baseline's 1D algorithm in ``heuristic``)."""
@@ -372,15 +389,15 @@ def load_config(source: str | Path | bytes | dict[str, Any]) -> tuple[dict[str, 
         )
     if version == 1:
         config = _upgrade_v1(config)
-    plan = PackingPlan.from_dict(config["plan"])
+    plan = _plan(config["plan"])
     if PackLimits.from_dict(config["limits"]) != plan.limits:
         raise ValueError("The configuration's limits differ from its plan's limits.")
     method = config["method"]
     if not isinstance(method, dict):
         raise ValueError("method must be an object with the used and requested methods.")
-    if PackMethod.from_dict(method.get("used")) != plan.method:
+    if _method(method, "used") != plan.method:
         raise ValueError("method.used differs from the plan's method.")
-    if PackMethod.from_dict(method.get("requested")) != plan.requested_method:
+    if _method(method, "requested") != plan.requested_method:
         raise ValueError("method.requested differs from the plan's requested method.")
     hist = config_histogram(config)
     plan.check(hist)
@@ -394,13 +411,13 @@ def load_config(source: str | Path | bytes | dict[str, Any]) -> tuple[dict[str, 
         bounds = config["bounds"]
         if not (_same(bounds.get("best"), plan.lower_bound) and _same(bounds.get("name_of_best"), plan.bound_name)):
             raise ValueError(f"bounds.best / name_of_best ({bounds.get('best')!r}, {bounds.get('name_of_best')!r}) "
-                             f"must name the best bound, {plan.bound_name} ({plan.lower_bound:,}); {_EDITED}.")
+                             f"must name the best bound, {plan.bound_name} ({plan.lower_bound:,}); {EDITED}.")
     else:  # files before schema 3 measured the gap against the volume bound
         plan = plan.with_bounds(lower_bounds(hist, plan.limits, unlimited=plan.method.unlimited))
         volume = plan.bounds.volume
         actual = {**_metrics(plan), "lower_bound": volume, "gap": plan.num_packs / volume - 1}
     before = two_sided_mean(plan.node_efficiency, plan.edge_efficiency)  # before graphs without edges were
-    if _same(config["metrics"].get("harmonic_mean"), before):  # judged by their nodes alone: a file of then
+    if _same(check_object(config["metrics"], "metrics").get("harmonic_mean"), before):  # judged by their nodes alone: a file of then
         actual["harmonic_mean"] = before
     _check_metrics(config["metrics"], actual, version)
     return config, plan

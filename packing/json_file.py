@@ -1,9 +1,11 @@
 """Reading a JSON object that a user hands over (a path, JSON text, bytes or an already
 parsed dict), with one set of clear errors: no file, too large, not JSON, nested too deeply,
-not an object. The configuration export and throughput calibrations both read this way."""
+not an object. The configuration export and throughput calibrations both read this way.
+The ``check_*`` functions refuse a field of the wrong form with one line naming it."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -51,3 +53,97 @@ def read_json_object(source: Any, kind: str, max_bytes: int) -> tuple[dict[str, 
     if not isinstance(data, dict):
         raise ValueError(f"{name} is not a {kind} file: the JSON is not an object.")
     return data, name
+
+
+#: What to do about a configuration field of the wrong form.
+EDITED = "export the configuration again (a file that does not verify was edited or damaged)"
+
+
+def kind_of(value: Any) -> str:
+    """A JSON value's kind in words, with the value when it is short.
+
+    >>> kind_of("two"), kind_of(None), kind_of([1]), kind_of(float("nan")), kind_of("x" * 50)[:10]
+    ("a string ('two')", 'null', 'a list', 'a number (nan)', 'a string (')
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+    return f"a string ({shown})" if isinstance(value, str) else f"a number ({shown})"
+
+
+def _refuse(where: str, wanted: str, value: Any) -> ValueError:
+    return ValueError(f"{where} must be {wanted}, got {kind_of(value)}; {EDITED}.")
+
+
+def check_object(value: Any, where: str) -> dict[str, Any]:
+    """``value`` if it is a JSON object, else ``ValueError`` naming the field ``where``.
+
+    >>> check_object("cpu", "throughput.calibration.device")
+    Traceback (most recent call last):
+    ...
+    ValueError: throughput.calibration.device must be an object, got a string ('cpu'); export the configuration again (a file that does not verify was edited or damaged).
+    """
+    if not isinstance(value, dict):
+        raise _refuse(where, "an object", value)
+    return value
+
+
+def check_text(value: Any, where: str, allow_none: bool = False) -> None:
+    """Refuse ``value`` unless it is text (or null where allowed).
+
+    >>> check_text(["a"], "throughput.calibration.label")
+    Traceback (most recent call last):
+    ...
+    ValueError: throughput.calibration.label must be text, got a list; export the configuration again (a file that does not verify was edited or damaged).
+    """
+    if not (isinstance(value, str) or value is None and allow_none):
+        raise _refuse(where, "text" + " or null" * allow_none, value)
+
+
+def check_flag(value: Any, where: str) -> None:
+    """Refuse ``value`` unless it is true or false.
+
+    >>> check_flag(1, "batching.strategies.dynamic.given")
+    Traceback (most recent call last):
+    ...
+    ValueError: batching.strategies.dynamic.given must be true or false, got a number (1); export the configuration again (a file that does not verify was edited or damaged).
+    """
+    if not isinstance(value, bool):
+        raise _refuse(where, "true or false", value)
+
+
+def check_whole(value: Any, where: str, low: int = 0, allow_none: bool = False) -> None:
+    """Refuse ``value`` unless it is a whole number of at least ``low`` (or null where allowed).
+
+    >>> check_whole("two", "throughput.run.devices", 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: throughput.run.devices must be a whole number of at least 1, got a string ('two'); export the configuration again (a file that does not verify was edited or damaged).
+    """
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise _refuse(where, f"a whole number of at least {low}" + " or null" * allow_none, value)
+
+
+def check_number(value: Any, where: str, low: float = -math.inf, high: float = math.inf,
+                 above: bool = False) -> None:
+    """Refuse ``value`` unless it is a finite number from ``low`` to ``high`` (``above``:
+    greater than ``low``).
+
+    >>> check_number(None, "throughput.calibration.fit.held_out.median", 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: throughput.calibration.fit.held_out.median must be a finite number of at least 0, got null; export the configuration again (a file that does not verify was edited or damaged).
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or \
+            not (low < value if above else low <= value) or value > high:
+        least = f" above {low:g}" if above else f" of at least {low:g}" if math.isfinite(low) else ""
+        most = f"{' and' if least else ''} at most {high:g}" if math.isfinite(high) else ""
+        raise _refuse(where, f"a finite number{least}{most}", value)

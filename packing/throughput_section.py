@@ -6,10 +6,13 @@ package, which writes the section (its format: ``throughput/report.py``).
 
 A section holds ``version`` (1 or 2), ``calibration`` and ``run`` (objects), ``baseline``
 (text), ``check`` (an object or null) and ``check_note`` (text; both since version 2) and
-``table``: one object per strategy with its ``strategy`` name, its ``settings`` in words,
-whether the estimate was ``extrapolated`` and finite numbers in every other column; a
-version 2 table has at least ``TABLE_COLUMNS`` (version 1 had other times: the report
-shows its table as stored).
+``table``: one object per strategy (each named once) with its ``strategy`` name, its
+``settings`` in words, whether the estimate was ``extrapolated`` and finite numbers of at
+least 0 (speed-ups above 0) in every other column; a version 2 table has at least
+``TABLE_COLUMNS`` (version 1 had other times: the report shows its table as stored). The
+fields of ``calibration`` and ``run`` that the report reads may be left out, but where given
+have their form (:func:`check_calibration_summary`): the device, model, fit and held-out
+error objects, text, whole numbers and errors of at least 0.
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from .batching.report import short_run_note
+from .json_file import EDITED, check_number, check_object, check_text, check_whole, kind_of
 
 VERSIONS = (1, 2)
 #: Run and steady speed-ups further apart than this share are reported as one-off cost.
@@ -26,6 +30,8 @@ ONE_OFF_SHARE = 0.1
 #: Columns every row of a version 2 table has (the report and its chart read them).
 TABLE_COLUMNS = ("steps_per_epoch", "step_ms", "steady_epoch_s", "steady_low", "steady_high", "run_s", "run_low",
                  "run_high", "compile_seconds", "speedup_steady", "speedup_run")
+#: The largest number a table holds (a time of 30 million years): beyond it a chart's axis overflows.
+MOST = 1e15
 
 
 def three_digits(value: float) -> str:
@@ -61,13 +67,11 @@ def check_throughput_section(section: Any) -> dict[str, Any]:
     version = section.get("version")
     if type(version) is not int or version not in VERSIONS:
         raise ValueError(f"throughput.version must be 1 or 2, got {version!r}.")
-    for name in ("calibration", "run"):
-        if not isinstance(section.get(name), dict):
-            raise ValueError(f"throughput.{name} must be an object.")
+    check_calibration_summary(check_object(section.get("calibration"), "throughput.calibration"))
+    _check_run(check_object(section.get("run"), "throughput.run"))
     since_2 = version >= 2  # version 1 had no check
     for name in ("baseline", "check_note") if since_2 or "check_note" in section else ("baseline",):
-        if not isinstance(section.get(name), str):
-            raise ValueError(f"throughput.{name} must be text, got {section.get(name)!r}.")
+        check_text(section.get(name), f"throughput.{name}")
     if (since_2 or "check" in section) and not isinstance(section.get("check"), (dict, type(None))):
         raise ValueError("throughput.check must be an object or null.")
     rows = section.get("table")
@@ -79,7 +83,82 @@ def check_throughput_section(section: Any) -> dict[str, Any]:
         if lacking:
             raise ValueError(f"throughput.table[{index}] lacks {', '.join(lacking)} (a version 2 table has "
                              f"{', '.join(TABLE_COLUMNS)}).")
+    names = [row["strategy"] for row in rows]
+    if len(set(names)) < len(names):
+        raise ValueError(f"throughput.table names a strategy twice ({', '.join(names)}); {EDITED}.")
     return section
+
+
+def _optional(data: dict[str, Any], where: str, checks: dict[str, Callable[[Any, str], Any]]) -> None:
+    """Apply ``checks[name]`` to each field ``name`` that ``data`` has (a field may be left out)."""
+    for name, check in checks.items():
+        if name in data:
+            check(data[name], f"{where}.{name}")
+
+
+def _whole_from(low: int, allow_none: bool = False) -> Callable[[Any, str], None]:
+    return lambda value, where: check_whole(value, where, low, allow_none)
+
+
+def _error(value: Any, where: str) -> None:
+    check_number(value, where, 0)
+
+
+def _shape(value: Any, where: str) -> None:
+    if not isinstance(value, list) or len(value) != 3:
+        raise ValueError(f"{where} must be a list of three whole numbers (nodes, edges, graphs), got "
+                         f"{kind_of(value)}; {EDITED}.")
+    for index, item in enumerate(value):
+        check_whole(item, f"{where}[{index}]", 1)
+
+
+def _device(value: Any, where: str) -> None:
+    _optional(check_object(value, where), where, {"name": check_text, "device": check_text, "type": check_text,
+                                                  "threads": _whole_from(1, allow_none=True)})
+
+
+def _model(value: Any, where: str) -> None:
+    _optional(check_object(value, where), where, {"name": check_text, "hidden": _whole_from(1),
+                                                  "layers": _whole_from(1)})
+
+
+def _held_out(value: Any, where: str) -> None:
+    _optional(check_object(value, where), where, {"median": _error, "p90": _error, "max": _error, "rms": _error,
+                                                  "shapes": _whole_from(0)})
+
+
+def _fit(value: Any, where: str) -> None:
+    _optional(check_object(value, where), where, {"form": check_text, "model": check_text, "held_out": _held_out})
+
+
+def _compile(value: Any, where: str) -> None:
+    if value is not None:
+        check_object(value, where)
+
+
+def check_calibration_summary(calibration: dict[str, Any]) -> dict[str, Any]:
+    """Check the calibration a ``throughput`` section names: each field it has is of the
+    form the report and the pages read; returns it.
+
+    >>> check_calibration_summary({"label": "gin", "device": {"name": "AMD EPYC", "threads": 1}})["label"]
+    'gin'
+    >>> check_calibration_summary({"fit": {"held_out": {"median": None}}})
+    Traceback (most recent call last):
+    ...
+    ValueError: throughput.calibration.fit.held_out.median must be a finite number of at least 0, got null; export the configuration again (a file that does not verify was edited or damaged).
+    """
+    _optional(calibration, "throughput.calibration", {
+        "label": check_text, "device": _device, "versions": check_object, "model": _model, "mode": check_text,
+        "created": check_text, "shapes_timed": _whole_from(0), "shape_range": _shape, "fit": _fit,
+        "compile": _compile, "source": check_text})
+    return calibration
+
+
+def _check_run(run: dict[str, Any]) -> None:
+    _optional(run, "throughput.run", {
+        "batch_size": _whole_from(1), "steps": _whole_from(1, allow_none=True),
+        "epochs": _whole_from(1, allow_none=True), "seed": _whole_from(0), "devices": _whole_from(1),
+        "num_shapes": _whole_from(1, allow_none=True)})
 
 
 def _check_row(row: Any, where: str) -> None:
@@ -96,6 +175,8 @@ def _check_row(row: Any, where: str) -> None:
                 raise ValueError(f"{where}.extrapolated must be true or false, got {value!r}.")
         elif isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise ValueError(f"{where}.{column} must be a finite number, got {value!r}.")
+        else:  # times, counts, shares and speed-ups: none is negative, a speed-up divides
+            check_number(value, f"{where}.{column}", 0, MOST, above=column.startswith("speedup"))
 
 
 def extrapolation_note(table: pd.DataFrame, label: Callable[[str], str] = str) -> str:

@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
+from ..json_file import EDITED, check_flag, check_object, check_text, check_whole, kind_of
 from ..method import PackMethod
 
 #: The strategies, in the order of the comparison table.
@@ -236,6 +237,8 @@ def check_batching_section(section: Any) -> dict[str, Any]:
     unknown = set(strategies) - set(STRATEGIES)
     if unknown:
         raise ValueError(f"batching.strategies names unknown strategies {sorted(unknown)}; known: {', '.join(STRATEGIES)}.")
+    for name, settings in strategies.items():
+        check_settings(name, settings)
     if not isinstance(rows, list) or not rows:
         raise ValueError("batching.table must be a non-empty list of rows.")
     for index, row in enumerate(rows):
@@ -245,13 +248,105 @@ def check_batching_section(section: Any) -> dict[str, Any]:
     return section
 
 
+def _sizes(value: Any, where: str, length: int = 3) -> None:
+    """Refuse ``value`` unless it is a list of ``length`` whole numbers of at least 1."""
+    if not isinstance(value, list) or len(value) != length:
+        raise ValueError(f"{where} must be a list of {length} whole numbers, got {kind_of(value)}; {EDITED}.")
+    for index, item in enumerate(value):
+        check_whole(item, f"{where}[{index}]", 1)
+
+
+def _method(value: Any, where: str) -> None:
+    try:
+        PackMethod.from_dict(value)
+    except ValueError as error:
+        raise ValueError(f"{where}: {error} ({EDITED})") from None
+
+
+def _packing_settings(settings: dict[str, Any], where: str) -> None:
+    limits = check_object(settings.get("limits"), f"{where}.limits")
+    for name in ("max_nodes", "max_edges", "max_graphs"):
+        check_whole(limits.get(name), f"{where}.limits.{name}", 1)
+    check_whole(settings.get("packs_per_batch"), f"{where}.packs_per_batch", 1)
+    _method(settings.get("method"), f"{where}.method")
+    if "plan_label" in settings:
+        check_text(settings["plan_label"], f"{where}.plan_label", allow_none=True)
+    if "broken_limits" in settings:
+        check_object(settings["broken_limits"], f"{where}.broken_limits")
+    if "plan_packs" in settings:
+        check_whole(settings["plan_packs"], f"{where}.plan_packs", 1)
+    for name in ("capacity", "shape"):
+        if name in settings:
+            _sizes(settings[name], f"{where}.{name}")
+
+
+def _dynamic_settings(settings: dict[str, Any], where: str) -> None:
+    _sizes(settings.get("target"), f"{where}.target")
+    if "given" in settings:
+        check_flag(settings["given"], f"{where}.given")
+    if not settings.get("given"):
+        check_whole(settings.get("sample_size"), f"{where}.sample_size", 1)
+        check_whole(settings.get("sample_seed"), f"{where}.sample_seed", 0)
+    if "estimated" in settings:
+        _sizes(settings["estimated"], f"{where}.estimated", 2)
+
+
+def _bucket_settings(settings: dict[str, Any], where: str) -> None:
+    check_whole(settings.get("graphs_per_batch"), f"{where}.graphs_per_batch", 1)
+    if "shapes" in settings:
+        if not isinstance(settings["shapes"], list):
+            raise ValueError(f"{where}.shapes must be a list of shapes, got {kind_of(settings['shapes'])}; {EDITED}.")
+    else:
+        check_whole(settings.get("num_shapes"), f"{where}.num_shapes", 1)
+
+
+def _constant_settings(settings: dict[str, Any], where: str) -> None:
+    check_whole(settings.get("graphs_per_batch"), f"{where}.graphs_per_batch", 1)
+    _sizes(settings.get("shape"), f"{where}.shape")
+
+
+def _rounded_settings(settings: dict[str, Any], where: str) -> None:
+    check_whole(settings.get("graphs_per_batch"), f"{where}.graphs_per_batch", 1)
+    check_text(settings.get("rounding"), f"{where}.rounding")
+
+
+def _pyg_settings(settings: dict[str, Any], where: str) -> None:
+    check_whole(settings.get("max_num"), f"{where}.max_num", 1)
+    check_text(settings.get("mode"), f"{where}.mode")
+
+
+_SETTINGS_CHECKS = {"static_constant": _constant_settings, "static_64": _rounded_settings,
+                    "static_pow2": _rounded_settings, "dynamic": _dynamic_settings, "pyg_dynamic": _pyg_settings,
+                    "buckets": _bucket_settings, "packing": _packing_settings}
+
+
+def check_settings(strategy: str, settings: Any) -> dict[str, Any]:
+    """Check one strategy's settings in a ``batching`` section: the fields
+    :func:`describe_settings` reads, of their form; returns them.
+
+    >>> check_settings("pyg_dynamic", {"max_num": 64, "mode": "node"})
+    {'max_num': 64, 'mode': 'node'}
+    >>> check_settings("packing", {})
+    Traceback (most recent call last):
+    ...
+    ValueError: batching.strategies.packing.limits must be an object, got null; export the configuration again (a file that does not verify was edited or damaged).
+    """
+    where = f"batching.strategies.{strategy}"
+    _SETTINGS_CHECKS[strategy](check_object(settings, where), where)
+    if "cross_epochs" in settings:
+        check_flag(settings["cross_epochs"], f"{where}.cross_epochs")
+    if "fitted_to" in settings:
+        check_text(settings["fitted_to"], f"{where}.fitted_to")
+    return settings
+
+
 def _check_row(row: Any, where: str, strategies: dict[str, Any]) -> None:
     if not isinstance(row, dict):
         raise ValueError(f"{where} must be an object.")
     missing = [column for column in TABLE_COLUMNS if column not in row]
     if missing:
         raise ValueError(f"{where} lacks {', '.join(missing)}.")
-    if row["strategy"] not in strategies:
+    if not isinstance(row["strategy"], str) or row["strategy"] not in strategies:
         raise ValueError(f"{where}.strategy {row['strategy']!r} has no settings in batching.strategies.")
     for column in _COUNTS:
         if column in row:
