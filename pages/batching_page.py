@@ -13,7 +13,7 @@ from pages import cache, state
 from pages.header import page_header
 from pages.packing_row import packing_row
 from pages.run_controls import run_controls
-from pages.widgets import mirrored, percent_column, run_page, share_shown
+from pages.widgets import mirrored, percent_column, run_page, share_shown, table_in_two
 
 #: Table column -> (label, number format, help).
 _NUMBERS = {
@@ -44,6 +44,11 @@ COLUMNS = {
        for column, (label, number_format, text) in _NUMBERS.items()},
     "settings": st.column_config.TextColumn("Settings", width="large"),
 }
+
+
+#: The columns of the comparison shown first (the rest below, under "More columns").
+MAIN_COLUMNS = ["strategy", "batches", "steps", "node_efficiency", "edge_efficiency", "graph_efficiency",
+                "distinct_shapes", "max_padded_nodes", "max_padded_edges"]
 
 
 def _save_shapes() -> None:
@@ -126,7 +131,7 @@ def show_table(table: pd.DataFrame) -> None:
     """The comparison, one row per strategy, and the multi-device sentence."""
     shown = table.assign(strategy=[batching_figures.label(s) for s in table["strategy"]])
     same = (table["steps"] == table["batches"]).all()  # one device: a step is a batch, one column says it
-    st.dataframe(shown, hide_index=True, width="stretch", column_config=COLUMNS,
+    table_in_two(shown, MAIN_COLUMNS, "More columns: per epoch, per step, settings", column_config=COLUMNS,
                  column_order=[name for name in shown.columns if not (same and name == "steps")])
     run = table.attrs["run"]
     if run["devices"] > 1:

@@ -17,7 +17,7 @@ from pages import cache, state
 from pages.header import page_header
 from pages.packing_row import packing_row
 from pages.run_controls import run_controls
-from pages.widgets import md_text, mirrored_choice, percent_column, run_page, share_shown, show_error
+from pages.widgets import md_text, mirrored_choice, percent_column, run_page, share_shown, show_error, table_in_two
 from throughput import ROWS, Calibration, CalibrationCheck, MachineCalibration, calibrate, load_calibration
 from throughput.check import noise_note
 from throughput.shapes import default_shapes
@@ -69,6 +69,9 @@ COLUMNS = {
     "wait_share": percent_column("Waiting", help="device time spent waiting for the step's largest batch"),
     "extrapolated": st.column_config.CheckboxColumn("Extrapolated", help="a shape larger than any timed"),
 }
+
+#: The columns of the estimate shown first (the rest below, under "More columns").
+MAIN_COLUMNS = ["strategy", "steps_per_epoch", "step_ms", "steady_epoch_s", "run_s", "speedup_steady", "speedup_run"]
 
 
 def machine() -> MachineCalibration:
@@ -286,7 +289,8 @@ def main() -> None:
                          run_band=[EXTRAPOLATED_BAND if out else f"{three_digits(low)} to {three_digits(high)}" for low, high, out
                                    in zip(table["run_low"], table["run_high"], table["extrapolated"])])
     # no band where extrapolated: none holds there, as the chart and the note say
-    st.dataframe(shown[list(COLUMNS)], hide_index=True, width="stretch", column_config=COLUMNS)
+    table_in_two(shown[list(COLUMNS)], MAIN_COLUMNS, "More columns: first epoch, bands, compilations, waiting",
+                 column_config=COLUMNS)
     st.caption(f"{row.note} Run: {run_length_words(table.attrs['run'])} on "
                f"{run['devices']:,} device(s), batch size {run['batch_size']:,}. Error bars: the cost model's "
                "90th-percentile error on held-out shapes, as a factor (t / (1 + e) to t x (1 + e)). In compile mode "

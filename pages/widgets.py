@@ -53,6 +53,20 @@ def percent_column(label: str, help: str | None = None) -> Any:
     return st.column_config.NumberColumn(label, format="percent", help=help)
 
 
+def table_in_two(frame: Any, first: list[str], more: str, **kwargs: Any) -> None:
+    """``frame`` as a table of its ``first`` columns, narrow enough to be read whole on a
+    1,400 px screen, and the table of its other columns (after ``first[0]``, the rows' names)
+    in an expander titled ``more``: a table wider than the page hides its last columns behind
+    a scroll bar that only shows on hover. ``kwargs`` go to both ``st.dataframe`` calls
+    (``column_config`` and the like; ``column_order``: the columns to show, in order)."""
+    order = kwargs.pop("column_order", None) or list(frame.columns)
+    st.dataframe(frame, hide_index=True, width="stretch", column_order=[c for c in order if c in first], **kwargs)
+    rest = [c for c in order if c not in first]
+    if rest:
+        with st.expander(more):
+            st.dataframe(frame, hide_index=True, width="stretch", column_order=[first[0], *rest], **kwargs)
+
+
 #: The largest node / edge weight the weight boxes take (the heuristics need only their ratio).
 MAX_WEIGHT = state.MAX_WEIGHT
 

@@ -62,7 +62,7 @@ def test_the_published_algorithm_is_offered_and_reproduces_table_2(app):
     assert cards(app)["Packs"]
     app.session_state["pk_view"] = "All methods (Table 2)"
     app.run()
-    comparison, published = (frame.value for frame in app.dataframe)
+    comparison, _, published = (frame.value for frame in app.dataframe)  # the middle one: "More columns"
     assert (comparison["algorithm"] == "published").sum() == 7 and "bound" in comparison.columns
     paper = published[published["paper_node_pct"] != ""]  # the paper's numbers as printed, blank where none
     assert len(paper) == 6
@@ -93,7 +93,7 @@ def test_the_published_table_formats_its_numbers_and_shows_the_whole_method(app)
     app.switch_page(PACKING).run()
     app.session_state["pk_view"] = "All methods (Table 2)"
     app.run()
-    comparison, published = app.dataframe
+    comparison, _, published = app.dataframe  # the middle one: "More columns"
     assert set(published.value["paper_node_pct"]) == {""}  # no printed numbers here: blank cells, not "None"
     columns = json.loads(published.proto.columns)
     assert columns["method"]["width"] >= 260 and json.loads(comparison.proto.columns)["method"]["width"] >= 260

@@ -62,3 +62,21 @@ def test_select_all_in_compare_with_gives_panels_on_shared_axes_and_no_error(ser
         .map(p => p.layout.xaxis.range.join(',') + '|' + p.layout.yaxis.range.join(','))""")
     assert len(ranges) >= 3 and len(set(ranges)) == 1, ranges
     page.close()
+
+
+@pytest.mark.parametrize("path, tab", [("/batching?dataset=qm9", None), ("/throughput?dataset=qm9", None),
+                                       ("/packing?dataset=qm9", "All methods (Table 2)")])
+def test_wide_tables_fit_the_page_and_their_other_columns_are_one_click_away(server, browser, path, tab):
+    page = new_page(browser, server + path)
+    page.get_by_test_id("stMainBlockContainer").wait_for()
+    settle(page)
+    if tab is not None:
+        page.get_by_text(tab).first.click()
+        settle(page)
+    page.wait_for_selector("[data-testid=stDataFrame] .dvn-scroller", timeout=120_000)
+    settle(page)
+    widths = page.evaluate("""() => [...document.querySelectorAll('[data-testid=stDataFrame] .dvn-scroller')]
+        .filter(s => s.clientWidth > 0).map(s => [s.scrollWidth, s.clientWidth])""")
+    assert widths and all(scroll <= client + 1 for scroll, client in widths), widths
+    assert page.get_by_test_id("stExpander").filter(has_text="More columns").count() >= 1
+    page.close()
