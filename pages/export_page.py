@@ -14,15 +14,14 @@ from throughput import throughput_section
 from figures.pdf import report_pdf
 from figures.report import build_report, report_figures
 from figures.snippet import training_snippet
-from pages import cache, recommended, state
+from pages import cache, links, recommended, state
 from pages.header import page_header
 from pages.packing_row import packing_row
+from pages.pricing import chosen_pricing
 from pages.sweeps import grid, sweep_method
-from pages.widgets import md_text, run_page, selection_of, share_shown, show_error, with_proof
+from pages.widgets import md_text, progress_shown, run_page, selection_of, share_shown, show_error, with_proof
 
 LOAD_KEY = "ex_load_file"
-THROUGHPUT = "throughput"  # the Throughput page's calibration, baseline and check (pages/throughput_page.py)
-
 
 def metric_words(plan: PackingPlan, metrics: dict) -> str:
     """The plan's three efficiencies in words (``metrics``: its summary), each with what
@@ -34,13 +33,17 @@ def metric_words(plan: PackingPlan, metrics: dict) -> str:
 
 
 def sweep_frame(selection: state.Selection, hist: SizeHistogram) -> pd.DataFrame | None:
-    """The frame of the dataset's last sweep when it is still cached, else None."""
+    """The frame of the dataset's last sweep (run on the Limit sweep page, or asked for by the
+    link this session opened: run here, with progress, when it is not cached), else None."""
+    links.claim_sweep(selection)  # a link opened on this page: its sweep, as on the Limit sweep page
     last = st.session_state.get(state.SWEEP)
     if not last or last["for"] != selection.key:
         return None
     params = last["params"]
     nodes, edges = grid(params)
-    return cache.cached_sweep(cache.sweep_key(hist, nodes, edges, params["max_graphs"], sweep_method(params)))
+    with progress_shown("Packing the sweep's limit pairs for the report") as report:
+        return cache.run_sweep(hist, nodes, edges, params["max_graphs"], sweep_method(params),
+                               lambda done, total: report(f"{done:,} of {total:,} limit pairs", done / total))
 
 
 def figure_downloads(builders: dict[str, Callable], stem: str, browser: str | None) -> None:
@@ -177,18 +180,19 @@ def main() -> None:
         load_section(None)
         return
     state.plan_words()[(selection.key, limits, method)] = plan.label
-    batching = st.session_state.get(state.RUN)  # set once the Batching or Throughput page ran
-    priced = st.session_state.get(THROUGHPUT)
-    sections = {}
-    row = None if batching is None and priced is None else packing_row(hist, batching)
-    if batching is not None:
+    # the run and the calibration of the session's settings, whichever page a link opened: the same file
+    batching, priced = state.run_settings(), chosen_pricing()
+    row = packing_row(hist, batching)
+    sections, left_out = {}, []
+    try:
         with share_shown("Simulating every batching strategy on this dataset") as progress:
             sections["batching"] = batching_section(cache.batching_table(hist, batching, row.request, progress))
-    if priced is not None:  # the calibration, baseline and check the Throughput page estimated with
         with share_shown("Pricing every strategy with the calibration") as progress:
             table = cache.throughput_table(hist, priced["calibration"], batching, priced["baseline"], row.request,
                                            progress)
         sections["throughput"] = throughput_section(table, priced["check"], priced["check_words"])
+    except ValueError as error:  # a run this dataset cannot fill (fewer graphs than a step): the rest still exports
+        left_out.append(f"The batching comparison and the throughput estimate are not in the file: {error}")
     if chosen.is_recommended and method == chosen.method:  # which it was, and its packs per step for the loader
         sections["recommendation"] = {**recommended.current(hist).to_dict(), "label": chosen.source}
     config = export_config(plan, hist, {**info, "dataset": selection.name, "split": selection.split,
@@ -203,12 +207,11 @@ def main() -> None:
     )
     steps = (f" The file carries the recommendation: {config['recommendation']['packs_per_step']:,} pack(s) a step, "
              "which the packed loader takes." if "recommendation" in config else "")
-    st.caption(f"{md_text(chosen.origin)}.{steps}" + (
-        f" The file includes the batching comparison of the Batching page (batch size {batching['batch_size']:,})."
-        if batching is not None else " Open the Batching page to include its comparison in the file.") + (
-        f" It includes the throughput estimates of the Throughput page ({md_text(priced['calibration'].label)})."
-        if priced is not None else " Open the Throughput page to include time-per-epoch estimates."))
-    if priced is not None and priced.get("foreign"):
+    st.caption(f"{md_text(chosen.origin)}.{steps} " + (md_text(left_out[0]) if left_out else
+               f"The file includes the batching comparison of the Batching page (batch size "
+               f"{batching['batch_size']:,}) and the throughput estimates of the Throughput page "
+               f"({md_text(priced['calibration'].label)}), for the run and calibration chosen there."))
+    if priced["foreign"]:
         st.warning(f"The file's throughput estimates are those of {md_text(priced['calibration'].device_name)}, not "
                    f"of this machine. {md_text(priced['check_words'])}", icon=":material/warning:")
     browser = cache.png_browser()

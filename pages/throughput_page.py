@@ -16,14 +16,14 @@ from packing.batching import run_length_words, short_run_note
 from pages import cache, state
 from pages.header import page_header
 from pages.packing_row import packing_row
+from pages.pricing import calibrations, chosen_key, machine, pricing
 from pages.run_controls import run_controls
 from pages.widgets import md_text, mirrored_choice, percent_column, run_page, share_shown, show_error, table_in_two
-from throughput import ROWS, Calibration, CalibrationCheck, MachineCalibration, calibrate, load_calibration
-from throughput.check import noise_note
+from throughput import ROWS, Calibration, MachineCalibration, calibrate, load_calibration
 from throughput.shapes import default_shapes
 
-#: Plain session key owned by no widget: the estimate shown last (its calibration, baseline
-#: and check) for the Export page.
+#: Plain session key owned by no widget: what the estimate shown last priced with (its
+#: calibration, baseline and check; :func:`pages.pricing.pricing`).
 SETTINGS = "throughput"
 #: Calibration ids (this machine's, this session's) and where this session's are kept.
 THIS_MACHINE, SESSION, SESSION_CALIBRATIONS = state.THIS_MACHINE, state.SESSION, state.SESSION_CALIBRATIONS
@@ -74,30 +74,6 @@ COLUMNS = {
 MAIN_COLUMNS = ["strategy", "steps_per_epoch", "step_ms", "steady_epoch_s", "run_s", "speedup_steady", "speedup_run"]
 
 
-def machine() -> MachineCalibration:
-    """This machine's calibration; the first time in this server process it is checked or
-    measured here, with a progress bar."""
-    if cache.machine_calibration_ready():
-        return cache.machine_calibration()
-    bar = st.progress(0.0, text="First use on this machine: checking the shipped calibration of this CPU...")
-
-    def progress(done: int, total: int, shape: tuple[int, int, int]) -> None:
-        bar.progress(done / total, text=f"First use: calibrating this machine, shape {min(done + 1, total)} of "
-                                        f"{total} ({shape[0]:,} nodes, {shape[1]:,} edges, {shape[2]:,} graphs)")
-
-    found = cache.machine_calibration(progress)
-    bar.empty()
-    return found
-
-
-def calibrations(this: Calibration, from_files: dict[str, Calibration]) -> dict[str, Calibration]:
-    """Every calibration the user can choose, by id: this machine's, those from files
-    (:func:`pages.cache.calibration_options`) but the one this machine's already is (a
-    shipped file that passed its check), then this session's."""
-    files = {key: cal for key, cal in from_files.items() if not cal.same_measurement(this)}
-    return {THIS_MACHINE: this, **files, **st.session_state.setdefault(SESSION_CALIBRATIONS, {})}
-
-
 def option_label(key: str, cal: Calibration, team: frozenset[str], this: MachineCalibration) -> str:
     """How calibration ``key`` is listed (``team``: the names from the team's folder;
     ``this``: whether this machine's was measured here or is a shipped one checked here)."""
@@ -128,7 +104,7 @@ def controls(options: dict[str, Calibration], team: frozenset[str],
     team's folder, ``this``: this machine's calibration); the calibration's id, the
     calibration and the baseline."""
     saved = state.throughput_settings()
-    chosen = saved["calibration"] if saved["calibration"] in options else THIS_MACHINE
+    chosen = chosen_key(options)
     left, right = st.columns([3, 1.4])
     left.selectbox("Calibration", list(options), format_func=lambda key: option_label(key, options[key], team, this),
                    on_change=_save, args=("calibration", "tp_calibration"),
@@ -139,23 +115,6 @@ def controls(options: dict[str, Calibration], team: frozenset[str],
                     args=("baseline", "tp_baseline"), **mirrored_choice("tp_baseline", list(ROWS), saved["baseline"]),
                     help="The speed-ups compare every strategy with this one.")
     return chosen, options[chosen], saved["baseline"]
-
-
-def check_of(key: str, cal: Calibration, this: MachineCalibration) -> tuple[CalibrationCheck | None, str]:
-    """The check of the chosen calibration on this machine and the sentence shown for it."""
-    if key == THIS_MACHINE:
-        if this.measured:  # measured here now; the check in the reason was of the shipped one it replaced
-            return None, f"Calibration of this machine: {this.reason}"
-        return this.check, f"{this.check.describe()} {this.reason}"
-    if key.startswith(SESSION + "measured now"):
-        return None, f"Measured on this machine in this session ({cal.created[11:16]} UTC).{noise_note(cal)}"
-    try:
-        check = cache.calibration_check(cal)
-    except ValueError as error:
-        return None, f"Not checked on this machine: {error}"
-    if check.within_band:
-        return check, check.describe()
-    return check, f"{check.describe()} This calibration does not hold on this machine."
 
 
 def describe(cal: Calibration) -> None:
@@ -264,11 +223,8 @@ def main() -> None:
                        "the sidebar's configuration follows it.")
     with share_shown("Pricing every strategy with the calibration") as progress:
         table = cache.throughput_table(hist, cal, run, baseline, row.request, progress)
-    check, check_words = check_of(key, cal, this)
-    own = key == THIS_MACHINE or key.startswith(SESSION + "measured now")
-    foreign = not own and (check is None or not check.within_band)
-    st.session_state[SETTINGS] = {"calibration": cal, "baseline": baseline, "check": check,
-                                  "check_words": check_words, "foreign": foreign}
+    priced = st.session_state[SETTINGS] = pricing(key, cal, this)
+    foreign, check_words = priced["foreign"], priced["check_words"]
     if foreign:
         st.warning(f"**These are the numbers of {md_text(cal.device_name)}** (measured {md_text(cal.created[:10])}), "
                    f"not of this machine. {md_text(check_words)}", icon=":material/warning:")

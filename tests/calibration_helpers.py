@@ -3,9 +3,16 @@ slower machine would have measured it."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
 
 from throughput import Calibration, calibrate
+from throughput.calibration import CALIBRATIONS_ENV
 from throughput.shapes import default_shapes
 
 #: Eight shapes up to 2,048 nodes: a GIN (hidden 64, 3 layers) step takes 1-10 ms on this CPU.
@@ -33,3 +40,22 @@ def past_band(band: float) -> float:
     """How much slower a calibration must be to fail a check of this ``band``: 3x, or twice
     the band where this machine's noise widened it."""
     return max(3.0, 2 * (1 + band))
+
+
+@contextmanager
+def throughput_page_of_a_fresh_server(team_folder: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[AppTest]:
+    """The dashboard opened on the Throughput page as by a fresh server process (nothing
+    checked yet: Streamlit's caches cleared before and after) whose team folder of
+    calibrations is ``team_folder``."""
+    monkeypatch.setenv(CALIBRATIONS_ENV, str(team_folder))
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    try:
+        at = AppTest.from_file("../app.py", default_timeout=180)
+        at.run()
+        at.switch_page("pages/throughput_page.py").run()
+        assert not at.exception, [e.value for e in at.exception]
+        yield at
+    finally:
+        st.cache_resource.clear()
+        st.cache_data.clear()

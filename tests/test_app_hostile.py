@@ -123,3 +123,27 @@ def test_choosing_a_sweep_cell_keeps_the_chosen_method_and_asks_when_the_sweeps_
     at.button(key="sw_take_method").click().run()
     assert at.session_state["method"] == PackMethod()
     assert not [w for w in at.warning if "Which method?" in w.value]
+
+
+def test_the_export_is_the_same_whichever_page_the_link_opens():
+    import json
+
+    link = {"dataset": "qm9", "graph": "bonds", "sweep_nodes": "29:89:20", "sweep_edges": "56:176:40"}
+
+    def exported(visited: tuple[str, ...]) -> tuple[list[str], list[str]]:
+        at = AppTest.from_file("../app.py", default_timeout=180)
+        for name, value in link.items():
+            at.query_params[name] = value
+        at.run()
+        for page in (*visited, "export"):
+            at.switch_page(PAGES[page]).run()
+        assert not at.exception, [e.value for e in at.exception]
+        sections = sorted(json.loads(at.json[0].value))
+        figures = [m.value for m in at.markdown if m.value.startswith("**") and m.value.endswith("**")
+                   and "-" not in m.value]
+        return sections, figures
+
+    opened_there = exported(())  # no other page ran: as when the link opened on the Export page
+    assert "batching" in opened_there[0] and "throughput" in opened_there[0]
+    assert "**sweep heatmap**" in opened_there[1] and "**throughput epoch**" in opened_there[1]
+    assert exported(("sweep", "batching", "throughput")) == opened_there

@@ -274,10 +274,9 @@ def test_algorithm_labels_follow_the_readme_mapping(app):
     assert app.selectbox(key="sw_algorithm").options == list(expected.values())  # packing.TUPLE_ALGORITHMS order
 
 
-def test_export_carries_the_batching_comparison_once_the_batching_page_ran(app):
-    open_page(app, "export")
-    assert any("Open the Batching page" in c.value for c in app.caption)
-    assert "batching" not in json.loads(app.json[0].value)
+def test_export_carries_the_batching_comparison_of_the_sessions_run_and_follows_the_batching_page(app):
+    open_page(app, "export")  # before any other page ran (issue 37: the same file whichever page a link opens)
+    assert json.loads(app.json[0].value)["batching"]["run"]["batch_size"] == 32
     app.switch_page("pages/batching_page.py").run()
     app.number_input(key="run_batch_size").set_value(16).run()
     assert not app.exception
@@ -289,9 +288,9 @@ def test_export_carries_the_batching_comparison_once_the_batching_page_ran(app):
     assert app.number_input(key="run_batch_size").value == 16
 
 
-def test_export_carries_the_throughput_estimates_once_the_throughput_page_ran(app):
-    open_page(app, "export")
-    assert any("Open the Throughput page" in c.value for c in app.caption)
+def test_export_carries_the_throughput_estimates_of_the_sessions_calibration(app):
+    open_page(app, "export")  # before the Throughput page ran: this machine's calibration, as that page starts on
+    assert "throughput" in json.loads(app.json[0].value)
     app.switch_page("pages/throughput_page.py").run()
     assert not app.exception and not app.error
     open_page(app, "export")

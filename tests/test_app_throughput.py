@@ -13,14 +13,13 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from app_helpers import as_read, chosen
-from calibration_helpers import calibrated_now, past_band, scaled
+from calibration_helpers import calibrated_now, past_band, scaled, throughput_page_of_a_fresh_server
 
 import figures.throughput as throughput_figures
 from pages import cache
 from data_loaders import load_histogram
 from packing.recommend import recommend
 from throughput import ROWS, default_calibration, load_calibration, shipped_calibrations, step_cost
-from throughput.calibration import CALIBRATIONS_ENV
 from throughput.device import cpu_name
 
 PAGE = "pages/throughput_page.py"
@@ -121,14 +120,7 @@ def test_a_failing_shipped_calibration_is_replaced_by_one_of_this_machine(tmp_pa
     good = calibrated_now(budget=0.2)
     slow = scaled(good, past_band(good.error_band))  # 3x, or twice its band where this machine's noise widened it
     slow.save(tmp_path)
-    monkeypatch.setenv(CALIBRATIONS_ENV, str(tmp_path))
-    st.cache_resource.clear()  # a fresh server process: nothing checked yet
-    st.cache_data.clear()
-    try:
-        at = AppTest.from_file("../app.py", default_timeout=180)
-        at.run()
-        at.switch_page(PAGE).run()
-        assert not at.exception, [e.value for e in at.exception]
+    with throughput_page_of_a_fresh_server(tmp_path, monkeypatch) as at:
         this = cache.machine_calibration()
         assert this.measured and not this.check.within_band and this.check.ratio_median < 0.6
         words = next(c.value for c in at.caption if c.value.startswith("**Calibration check:**"))
@@ -146,9 +138,6 @@ def test_a_failing_shipped_calibration_is_replaced_by_one_of_this_machine(tmp_pa
         (warning,) = [w.value for w in at.warning if "These are the numbers of" in w.value]
         assert "does not hold on this machine" in warning and warning.count("not of this machine") == 1  # said once
         assert not any(c.value.startswith("**Calibration check:**") for c in at.caption)  # the warning said it
-    finally:
-        st.cache_resource.clear()
-        st.cache_data.clear()
 
 
 def test_the_shipped_h100_calibrations_price_the_same_batches_on_the_gpu(app):

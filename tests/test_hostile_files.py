@@ -3,7 +3,6 @@
 naming the field (exit status 2), never a traceback. Real files, the real command line."""
 from __future__ import annotations
 
-import copy
 import json
 import math
 from functools import lru_cache
@@ -12,6 +11,7 @@ from typing import Any, Iterator
 
 import pytest
 
+from common_helpers import replaced
 from figures.cli import run as figures_cli
 from figures.report import build_report
 from packing import PackLimits, SizeHistogram, pack, sweep
@@ -35,16 +35,6 @@ def _full_config() -> str:
 def full_config() -> dict[str, Any]:
     """A configuration with every section, as its JSON file holds it (a fresh copy)."""
     return json.loads(_full_config())
-
-
-def replaced(config: dict[str, Any], path: tuple, value: Any) -> dict[str, Any]:
-    """A copy of ``config`` with the field at ``path`` set to ``value``."""
-    config = copy.deepcopy(config)
-    place = config
-    for key in path[:-1]:
-        place = place[key]
-    place[path[-1]] = value
-    return config
 
 
 def dotted(path: tuple) -> str:

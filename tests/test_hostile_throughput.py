@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import streamlit as st
-from streamlit.testing.v1 import AppTest
 
 from app_helpers import as_read
+from calibration_helpers import throughput_page_of_a_fresh_server
 
 from packing import BatchShape
 from pages import cache
@@ -142,14 +141,7 @@ def test_calibrate_refuses_the_shipped_folder_without_force(capsys):
 def test_the_page_shows_a_message_and_calibrates_here_when_the_team_folder_holds_forgeries(tmp_path, monkeypatch):
     write(forged((2**30, 2048, 3), this_cpu=True), tmp_path / "a-forged-nodes.json")
     write(forged(hidden=4096, layers=16, this_cpu=True), tmp_path / "b-forged-model.json")
-    monkeypatch.setenv(CALIBRATIONS_ENV, str(tmp_path))
-    st.cache_resource.clear()  # a fresh server process: nothing checked yet
-    st.cache_data.clear()
-    try:
-        at = AppTest.from_file("../app.py", default_timeout=180)
-        at.run()
-        at.switch_page("pages/throughput_page.py").run()
-        assert not at.exception, [e.value for e in at.exception]
+    with throughput_page_of_a_fresh_server(tmp_path, monkeypatch) as at:
         assert not at.error, [e.value for e in at.error]
         warnings = [as_read(w.value) for w in at.warning]
         assert any(w.startswith(f"a-forged-nodes.json (in ${CALIBRATIONS_ENV}) was left out: ") and
@@ -161,9 +153,6 @@ def test_the_page_shows_a_message_and_calibrates_here_when_the_team_folder_holds
         assert any(c.value.startswith("**Calibration check:**") and "could not be checked here, so this machine "
                    "was calibrated now" in as_read(c.value) for c in at.caption)
         assert at.selectbox(key="tp_calibration").value == "this_machine" and at.dataframe
-    finally:
-        st.cache_resource.clear()
-        st.cache_data.clear()
 
 
 def test_a_calibration_whose_device_and_versions_are_markdown_is_shown_as_text(tmp_path, monkeypatch):
@@ -174,13 +163,7 @@ def test_a_calibration_whose_device_and_versions_are_markdown_is_shown_as_text(t
                                    versions={**base.versions, "torch": "[click](https://evil.example/)"},
                                    model_info=base.model_info, timing=base.timing, created=base.created)
     write(cal.to_dict(), tmp_path / "hostile.json")
-    monkeypatch.setenv(CALIBRATIONS_ENV, str(tmp_path))
-    st.cache_resource.clear()
-    st.cache_data.clear()
-    try:
-        at = AppTest.from_file("../app.py", default_timeout=180)
-        at.run()
-        at.switch_page("pages/throughput_page.py").run()
+    with throughput_page_of_a_fresh_server(tmp_path, monkeypatch) as at:
         options = at.selectbox(key="tp_calibration").options
         chosen = next(option for option in options if "evil" in option)
         at.selectbox(key="tp_calibration").set_value(chosen).run()
@@ -188,6 +171,3 @@ def test_a_calibration_whose_device_and_versions_are_markdown_is_shown_as_text(t
         shown = [m.value for m in at.markdown if "**Device:**" in m.value]
         assert shown and "![x](" not in shown[0] and "[click](" not in shown[0]
         assert image in as_read(shown[0]) and "[click](https://evil.example/)" in as_read(shown[0])
-    finally:
-        st.cache_resource.clear()
-        st.cache_data.clear()

@@ -398,9 +398,8 @@ def test_export_page_report_has_every_section_and_the_pages_numbers(monkeypatch)
     app.run()
     app.switch_page("pages/batching_page.py").run()
     batching_rows = app.dataframe[0].value
-    app.session_state["throughput"] = {"calibration": load_calibration(shipped_calibrations()[0]),
-                                       "baseline": "pyg_dataloader", "check": None,
-                                       "check_words": "not checked: set by the test"}
+    shipped = shipped_calibrations()[0]  # chosen as on the Throughput page: the Export page prices with it
+    app.session_state["throughput_controls"] = {"calibration": shipped.stem, "baseline": "pyg_dataloader"}
     app.switch_page("pages/sweep_page.py").run()
     app.button[0].click().run()  # the default sweep
     app.switch_page("pages/export_page.py").run()
@@ -421,7 +420,7 @@ def test_export_page_report_has_every_section_and_the_pages_numbers(monkeypatch)
         assert f"<td>{value}" in found["choice"]
     for efficiency in batching_rows["node_efficiency"]:  # the Batching page's table
         assert f"<td>{efficiency:.2%}</td>" in found["batching"]
-    assert "not checked: set by the test" in found["throughput"]
+    assert html.escape(load_calibration(shipped).label) in found["throughput"]
     assert downloads[f"{stem}-report.pdf"]()[:5] == b"%PDF-"
     exported = {name: downloads[f"{stem}-{name}.html"]() for name in FIGURES}
     line = subject(config["dataset"], plan)
