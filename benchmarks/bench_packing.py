@@ -1,5 +1,6 @@
-"""Packing speed and quality on real OGB histograms, a synthetic ogbg-ppa-shaped one and a
-random adversarial one; histogram building from 10 million per-graph sizes.
+"""Packing speed and quality on real OGB histograms, a synthetic ogbg-ppa-shaped one, a
+random adversarial one and 100,000 random distinct sizes (issue 37); histogram building
+from 10 million per-graph sizes; memory for a billion graphs of one size.
 
 The two cases of issue 22 run side by side with the code of commit ``BASELINE`` (before the
 issue): the ogbg-molpcba sweep of 2,160 limit pairs (1x-4x the largest graph, best fit,
@@ -27,6 +28,7 @@ from __future__ import annotations
 import os
 import statistics
 import tempfile
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +38,8 @@ from benchmarks.synthetic import adversarial_random, ppa_like
 from benchmarks.timing import (histogram_payload, packing_copy, save_results, side_by_side, take_no_options,
                                timed)
 from data_loaders import load_histogram
-from packing import HEURISTICS, PackLimits, PackMethod, SizeHistogram, default_limits, pack, sweep
+from packing import HEURISTICS, MAX_PACK_LIMIT, PackLimits, PackMethod, SizeHistogram, default_limits, pack, sweep
+import packing.api
 from packing.api import count_tuple_packs
 
 
@@ -45,6 +48,7 @@ RANKING_BASELINE = "4943874"  # main while best fit ranked open packs by the heu
 MOLPCBA_NODE_LIMITS = np.linspace(313, 4 * 313, 48).round().astype(int).tolist()
 MOLPCBA_EDGE_LIMITS = np.linspace(636, 4 * 636, 45).round().astype(int).tolist()
 ROUNDS = 3  # alternating runs per version
+DISTINCT_TUPLES = 100_000  # issue 37's large histogram: 100,000 distinct sizes, one graph each
 RANDOM_SEEDS = 100  # random histograms on which best fit meets the published algorithm
 
 # Runs in a fresh Python against one version of ``packing`` (the old one too, so it uses
@@ -69,6 +73,34 @@ else:
     seconds = statistics.median(times)
 print(json.dumps({"seconds": seconds, "result": result}))
 """
+
+
+def distinct_random(tuples: int = DISTINCT_TUPLES, seed: int = 0) -> SizeHistogram:
+    """``tuples`` distinct random sizes (up to 399 nodes and 999 edges), one graph each, the
+    first of 300,000 draws in draw order (synthetic; issue 37's "large histogram").
+
+    >>> distinct_random(1_000).num_graphs
+    1000
+    """
+    rng = np.random.default_rng(seed)
+    nodes, edges = rng.integers(1, 400, 300_000), rng.integers(0, 1000, 300_000)
+    _, first = np.unique(np.stack([nodes, edges], 1), axis=0, return_index=True)
+    keep = np.sort(first)[:tuples]
+    return SizeHistogram.from_counts(nodes[keep], edges[keep], np.ones(keep.size, dtype=np.int64))
+
+
+def billion_of_one_size() -> tuple[float, float, object]:
+    """Seconds and peak traced memory (MB) of best of all on 1,000,000,000 graphs of one size
+    under the largest limits (all of them fit one pack), and the plan."""
+    hist = SizeHistogram.from_counts([3], [2], [1_000_000_000])
+    tracemalloc.start()
+    try:
+        seconds, plan = timed(lambda: pack(hist, PackLimits(MAX_PACK_LIMIT, MAX_PACK_LIMIT, MAX_PACK_LIMIT),
+                                           PackMethod("best")), 1)
+        peak = tracemalloc.get_traced_memory()[1] / 1e6
+    finally:
+        tracemalloc.stop()
+    return seconds, peak, plan
 
 
 def side_by_side_rows(molpcba: SizeHistogram, ppa: SizeHistogram, rounds: int = ROUNDS) -> list[dict]:
@@ -164,6 +196,7 @@ def best_fit_against_published_on_seeds(seeds: int = RANDOM_SEEDS) -> pd.DataFra
 ISOLATED_COUNTS = """
 import json, sys
 from packing import PackLimits, PackMethod, SizeHistogram
+import packing.api
 from packing.api import count_tuple_packs
 counts = []
 for job in json.load(sys.stdin)["jobs"]:
@@ -269,6 +302,18 @@ def main() -> pd.DataFrame:
     seconds, plan = timed(lambda: pack(hist, limits, PackMethod("best")), 3, warmup=True)
     record(f"SYNTHETIC random {hist.num_tuples} tuples, best of all + exact fill", seconds, 2.0, plan,
            "issue 8's adversarial histogram (seed 0)")
+
+    large = distinct_random()
+    seconds, plan = timed(lambda: pack(large, method=PackMethod("best_fit", "product")), 3, warmup=True)
+    record(f"SYNTHETIC random {large.num_tuples:,} distinct tuples, best fit, product", seconds, 10.0, plan,
+           "issue 37; limits: the largest graph, 256 graphs")
+    seconds, plan = timed(lambda: pack(large, method=PackMethod("best")), 1)
+    record(f"SYNTHETIC random {large.num_tuples:,} distinct tuples, best of all + exact fill", seconds, None, plan,
+           f"issue 37; {plan.method.label}; {len(plan.skipped)} methods skipped above "
+           f"{packing.api.FULL_SEARCH_UP_TO_TUPLES:,} distinct sizes")
+    seconds, peak, plan = billion_of_one_size()
+    record("1,000,000,000 graphs of one size, best of all, largest limits", seconds, None, plan,
+           f"issue 37; peak traced memory {peak:.2f} MB, {plan.num_strategies} distinct pack(s)")
 
     rng = np.random.default_rng(0)
     nodes, edges = rng.integers(1, 300, 10_000_000), rng.integers(0, 600, 10_000_000)

@@ -17,7 +17,7 @@ from .files import replacing, write_frame, write_replacing
 from .heuristics import HEURISTICS, weighted_sum
 from .histogram import SizeHistogram
 from .json_file import read_json_object
-from .limits import DEFAULT_MAX_GRAPHS, MAX_LIMIT, PackLimits, whole_number
+from .limits import DEFAULT_MAX_GRAPHS, MAX_LIMIT, MAX_PACK_LIMIT, PackLimits, whole_number
 from .method import (
     ALGORITHMS, ALL_ALGORITHMS, BALANCED, BASELINES, BEST, BEST_FIT, EDGE_ONLY, FIRST_FIT, LP_ROUNDING, NODE_ONLY, NONE,
     ONE_DIM_ALGORITHMS, PUBLISHED, TUPLE_ALGORITHMS, WEIGHTED, WORST_FIT, Algorithm, PackMethod,
@@ -59,6 +59,7 @@ __all__ = [
     "LP_ROUNDING",
     "MAX_BYTES",
     "MAX_LIMIT",
+    "MAX_PACK_LIMIT",
     "NODES",
     "NODE_ONLY",
     "NONE",

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .greedy import BEST_FIT, greedy_pack
-from .packs import Strategy, in_rows, num_packs
+from .packs import Pack, Strategy, in_rows, num_packs, pack_from_rows
 from .heuristics import HEURISTICS
 from .histogram import SizeHistogram
 from .limits import PackLimits
@@ -99,9 +99,9 @@ def _strategies(bins: np.ndarray, pack_of: np.ndarray, hist: SizeHistogram, limi
     order = np.lexsort((bins[placed], pack_of[placed]))
     members, pack_ids = bins[placed][order], pack_of[placed][order]
     starts = np.flatnonzero(np.r_[True, pack_ids[1:] != pack_ids[:-1]])
-    counted: dict[tuple[int, ...], int] = {}
+    counted: dict[Pack, int] = {}
     for items in np.split(members, starts[1:]):
-        key = tuple(items.tolist())
+        key = pack_from_rows(items.tolist())
         counted[key] = counted.get(key, 0) + 1
     strategies = list(counted.items())
     loose = bins[~placed]
@@ -113,7 +113,7 @@ def _strategies(bins: np.ndarray, pack_of: np.ndarray, hist: SizeHistogram, limi
 
 
 def balanced_pack(hist: SizeHistogram, limits: PackLimits) -> list[Strategy] | None:
-    """Strategies (histogram bin indices with repetition, repeat count) of the balanced plan
+    """Strategies (:mod:`packing.packs`) of the balanced plan
     with the fewest packs, or None when the histogram has too many graphs to deal one by one.
     It deals under any limits, but serves only those where it :func:`applies` better than
     greedy packing (best of all tries it there only).

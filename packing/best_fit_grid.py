@@ -23,7 +23,7 @@ best fit) and 3.2 (sweeping the limits).
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -32,6 +32,9 @@ from .histogram import most_graphs_by_volume
 from .heuristics import Heuristic
 from .limits import PackLimits
 
+#: Size bins between two progress reports: a pass over 100,000 bins reports 100 times, and
+#: a call per 1,000 bins costs nothing next to placing them.
+PROGRESS_BINS = 1000
 #: The lockstep pass is exact while graphs x graph limit (copies, summed in float64) and
 #: node limit x edge limit (its whole-number ranks, see :func:`exact_in_lockstep`) stay below this.
 EXACT_BELOW = 2**52
@@ -164,9 +167,11 @@ def _per_copy_room(room: np.ndarray, size: int) -> np.ndarray:
 
 def count_best_fit_grid(
     nodes: np.ndarray, edges: np.ndarray, counts: np.ndarray, limits: Sequence[PackLimits], heuristic: Heuristic,
+    progress: Callable[[float], None] | None = None,
 ) -> np.ndarray:
     """The packs best fit uses under each of ``limits`` (each must hold every graph), the
     same numbers as :func:`packing.greedy.count_packs` gives one limit pair at a time.
+    ``progress(share of the size bins placed)`` is told every ``PROGRESS_BINS`` bins.
 
     >>> from packing.heuristics import HEURISTICS
     >>> count_best_fit_grid(np.array([2, 1]), np.array([2, 2]), np.array([2, 2]),
@@ -190,6 +195,8 @@ def count_best_fit_grid(
     groups = _Groups(narrow=max(int(node_limits.max(initial=0)), int(edge_limits.max(initial=0)), cells) < 2**31)
     for position, (size_n, size_e, copies) in enumerate(zip(order_nodes.tolist(), order_edges.tolist(),
                                                             order_counts.tolist())):
+        if progress is not None and position and not position % PROGRESS_BINS:
+            progress(position / order.size)
         new_parts: list[tuple[np.ndarray, ...]] = []
         taken = np.zeros(cells, dtype=np.float64)
         fits = groups.fitting(size_n, size_e)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .column_generation import DEFAULT_TIME_BUDGET, LPBound, lp_bound
 from .histogram import SizeHistogram
-from .limits import MAX_LIMIT, PackLimits
+from .limits import MAX_PACK_LIMIT, PackLimits
 from .sides import EDGES, NODES
 from .simple_bounds import check_side, large_items_bound, lower_bound
 
@@ -131,8 +131,8 @@ def lower_bounds(
     (3, 3, 3)
     """
     check_side(limits, unlimited)
-    kept = PackLimits(MAX_LIMIT if unlimited == NODES else limits.max_nodes,  # a 1D baseline's ignored side
-                      MAX_LIMIT if unlimited == EDGES else limits.max_edges, limits.max_graphs)
+    kept = PackLimits(MAX_PACK_LIMIT if unlimited == NODES else limits.max_nodes,  # a 1D baseline's ignored side
+                      MAX_PACK_LIMIT if unlimited == EDGES else limits.max_edges, limits.max_graphs)
     kept.check_fits(hist)  # no plan within these limits exists: there is nothing to bound
     large, by = large_items_bound(hist, limits, unlimited)
     volume = lower_bound(hist, limits, unlimited)

@@ -289,15 +289,32 @@ def _method(args: argparse.Namespace) -> PackMethod:
                       tuple(args.weights) if args.weights else None, getattr(args, "improve", False) or None)
 
 
-def _progress_on_stderr() -> Callable[[float, str], None]:
-    """Report the LP bound's progress on stderr, at most every 2 seconds and once at the end."""
-    last = [time.perf_counter()]
+#: Seconds between progress lines on stderr, and that packing and sweeps run silent first:
+#: a run that ends sooner prints none (a person notices a pause from about 2 s).
+PROGRESS_EVERY_S = 2.0
+
+
+def _progress_on_stderr(what: str = "proving", silent_first: bool = False) -> Callable[[float, str], None]:
+    """Report progress on stderr as ``what: 42% message``, at most every
+    ``PROGRESS_EVERY_S`` seconds and once at the end; with ``silent_first``, nothing
+    before ``PROGRESS_EVERY_S`` seconds (so quick runs print nothing at all)."""
+    start = time.perf_counter()
+    last = [start]
 
     def report(fraction: float, message: str) -> None:
-        if fraction >= 1.0 or time.perf_counter() - last[0] >= 2.0:
-            print(f"proving: {fraction:4.0%} {message}", file=sys.stderr, flush=True)
-            last[0] = time.perf_counter()
+        now = time.perf_counter()
+        if silent_first and now - start < PROGRESS_EVERY_S:
+            return
+        if fraction >= 1.0 or now - last[0] >= PROGRESS_EVERY_S:
+            print(f"{what}: {fraction:4.0%} {message}", file=sys.stderr, flush=True)
+            last[0] = now
     return report
+
+
+def _sweep_progress_on_stderr() -> Callable[[int, int], None]:
+    """:func:`_progress_on_stderr` for :func:`packing.sweep`'s ``progress(done, total)``."""
+    report = _progress_on_stderr("sweeping", silent_first=True)
+    return lambda done, total: report(done / total, f"{done:,} of {total:,} limit pairs packed")
 
 
 def _pack(args: argparse.Namespace, hist: SizeHistogram) -> None:
@@ -308,7 +325,7 @@ def _pack(args: argparse.Namespace, hist: SizeHistogram) -> None:
                          "configuration; add --out plan.json, "
                          "or leave them out.")
     limits = as_limits(hist, max_nodes=args.max_nodes, max_edges=args.max_edges, max_graphs=args.max_graphs)
-    plan = pack(hist, limits, _method(args))
+    plan = pack(hist, limits, _method(args), progress=_progress_on_stderr("packing", silent_first=True))
     plan.check(hist)
     if args.prove:
         if not plan.method.keeps_limits:
@@ -320,8 +337,24 @@ def _pack(args: argparse.Namespace, hist: SizeHistogram) -> None:
         info = {"dataset": args.dataset or args.histogram.stem, "split": args.split or WHOLE_TABLE,
                 "source": "user file", "provenance": f"Size table {args.histogram}."}
         save_config(export_config(plan, hist, info), args.out)
+        print(f"wrote {args.out}: {plan_words(plan)}")
     else:
         _write_table(plan.to_frame(), args.out)
+        print(f"wrote {args.out}: {plan_words(plan)}")
+
+
+def plan_words(plan: PackingPlan) -> str:
+    """A plan in one line: packs, method, limits, efficiencies, bound and gap.
+
+    >>> from packing import PackLimits, SizeHistogram, pack
+    >>> plan_words(pack(SizeHistogram.from_sizes([3, 2, 3], [4, 2, 4]), PackLimits(5, 6, 4)))
+    '2 packs (best fit, product heuristic; 5 nodes, 6 edges, 4 graphs): node efficiency 80.00%, edge efficiency 83.33%, harmonic mean 81.63%; lower bound 2 (volume bound), gap 0.00%'
+    """
+    limits = plan.limits
+    return (f"{plan.num_packs:,} packs ({plan.label}; {limits.max_nodes:,} nodes, {limits.max_edges:,} edges, "
+            f"{limits.max_graphs:,} graphs): node efficiency {plan.node_efficiency:.2%}, edge efficiency "
+            f"{plan.edge_efficiency:.2%}, harmonic mean {plan.harmonic_mean:.2%}; lower bound {plan.lower_bound:,} "
+            f"({plan.bounds.label}), gap {plan.gap:.2%}")
 
 
 def _compare(args: argparse.Namespace, hist: SizeHistogram) -> None:
@@ -467,7 +500,8 @@ def run(argv: list[str] | None = None) -> int:
         elif args.command == "recommend":
             run_recommend(args, hist)
         else:
-            report_sweep(args, sweep(hist, *sweep_request(args, hist), workers=args.workers))
+            report_sweep(args, sweep(hist, *sweep_request(args, hist), workers=args.workers,
+                                     progress=_sweep_progress_on_stderr()))
     except (ValueError, OSError) as error:
         print(f"error: {flag_named(error, OPTION_FLAGS, args)}", file=sys.stderr)
         return 2

@@ -50,7 +50,7 @@ from .greedy import BEST_FIT, greedy_pack
 from .heuristics import HEURISTICS
 from .histogram import SizeHistogram
 from .limits import PackLimits
-from .packs import copies_of, num_packs, pack_of, row_index
+from .packs import copies_of, num_packs, row_index, runs_of
 from .pattern_pricing import DeadlineReached, PackPricer, Pattern
 from .simple_bounds import large_items_bound
 
@@ -214,7 +214,7 @@ def _plan_patterns(hist: SizeHistogram, limits: PackLimits, plan: "PackingPlan |
         raise ValueError(f"The plan given to the LP bound must keep the limits {limits}; it has "
                          f"{plan.limits} and {plan.method.label}.")
     rows = row_index(hist)
-    patterns = [copies_of(pack_of(items, rows)) for items, _ in plan.packs]
+    patterns = [copies_of(runs_of(items, rows)) for items, _ in plan.packs]
     return patterns, plan.num_packs
 
 

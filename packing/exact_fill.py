@@ -14,12 +14,18 @@ kept, the rest are dissolved and re-packed; the result is kept only if it uses f
 """
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+from typing import Callable
+
 import numpy as np
 
 from .greedy import BEST_FIT, greedy_pack
-from .packs import Strategy, in_rows, num_packs, pack_from_copies
+from .packs import Strategy, graphs_in, in_rows, num_packs, pack_from_copies
 from .heuristics import HEURISTICS
 from .limits import PackLimits
+
+#: ``progress(fraction done, message)``, the convention of :mod:`packing.column_generation`.
+Progress = Callable[[float, str], None]
 
 CANDIDATES_PER_SIZE = 2  # graphs per binding-component size the knapsack may choose from
 MAX_KNAPSACK_CAPACITY = 20_000  # above this binding limit `improve` leaves greedy plans as they are
@@ -39,18 +45,47 @@ def _binding_first(nodes, edges, counts, limits: PackLimits):
     return edges, nodes, max_edges, max_nodes
 
 
-def _candidates(order: np.ndarray, primary: np.ndarray, available: np.ndarray) -> list[int]:
-    """Per primary size, the live bins with the smallest secondary size (order is sorted so)."""
-    taken: dict[int, int] = {}
-    out = []
-    for index in order.tolist():
-        if available[index] <= 0 or primary[index] == 0:
-            continue
-        size = int(primary[index])
-        if taken.get(size, 0) < CANDIDATES_PER_SIZE:
-            taken[size] = taken.get(size, 0) + 1
-            out.append(index)
-    return out
+class _LiveBins:
+    """The bins with graphs left and a binding size, grouped by binding size (largest
+    first), each group in the knapsack's order: what :func:`_exact_fill` asks of them per
+    pattern costs the sizes that fit, not every bin.
+
+    >>> live = _LiveBins(np.array([0, 1, 2]), np.array([3, 3, 1]), np.array([1, 2, 1]))
+    >>> live.first(), live.candidates(room=3), live.candidates(room=3, spent=0), live.candidates(room=2)
+    (0, [0, 1, 2], [1, 2], [2])
+    """
+
+    def __init__(self, order: np.ndarray, primary: np.ndarray, available: np.ndarray) -> None:
+        self.groups: dict[int, list[int]] = {}
+        for index in order.tolist():
+            if available[index] > 0 and primary[index] > 0:
+                self.groups.setdefault(int(primary[index]), []).append(index)
+        self.sizes = sorted(self.groups)  # ascending; walked from the largest that fits down
+        self.primary = primary
+
+    def first(self) -> int | None:
+        """The first live bin of the largest binding size (None once none is left)."""
+        return self.groups[self.sizes[-1]][0] if self.sizes else None
+
+    def candidates(self, room: int, spent: int | None = None) -> list[int]:
+        """Per binding size up to ``room``, largest first, its first ``CANDIDATES_PER_SIZE``
+        bins (larger sizes could not go into the knapsack); ``spent`` is a bin kept here
+        that has no graph left for now."""
+        out: list[int] = []
+        groups, sizes = self.groups, self.sizes
+        for position in range(bisect_right(sizes, room) - 1, -1, -1):
+            group = groups[sizes[position]]
+            out.extend(group[1:1 + CANDIDATES_PER_SIZE] if group[0] == spent else group[:CANDIDATES_PER_SIZE])
+        return out
+
+    def used_up(self, index: int) -> None:
+        """Forget a bin whose graphs are all packed."""
+        size = int(self.primary[index])
+        group = self.groups[size]
+        group.remove(index)
+        if not group:
+            del self.groups[size]
+            del self.sizes[bisect_left(self.sizes, size)]
 
 
 def _fill(candidates, primary, secondary, available, cap_primary, cap_secondary, max_items, stop_when_full):
@@ -103,29 +138,34 @@ def exact_fill_pack(
     are placed by best fit.
 
     >>> exact_fill_pack(np.array([3, 2, 1]), np.array([1, 1, 1]), np.array([2, 2, 2]), PackLimits(6, 10, 4))
-    [((0, 0), 1), ((1, 1, 2, 2), 1)]
+    [(((0, 2),), 1), (((1, 2), (2, 2)), 1)]
     """
     return _exact_fill(nodes, edges, counts, limits, budget, stop_when_full)[0]
 
 
-def _exact_fill(nodes, edges, counts, limits: PackLimits, budget: int, stop_when_full: bool) -> tuple[list[Strategy], int]:
-    """:func:`exact_fill_pack` and the knapsack cells it used."""
+def _exact_fill(nodes, edges, counts, limits: PackLimits, budget: int, stop_when_full: bool,
+                spending: Callable[[int], None] | None = None) -> tuple[list[Strategy], int]:
+    """:func:`exact_fill_pack` and the knapsack cells it used; ``spending(cells)`` is told
+    the cells used so far after each pattern."""
     primary, secondary, cap_primary, cap_secondary = _binding_first(nodes, edges, counts, limits)
     max_graphs = limits.max_graphs
     available = counts.astype(np.int64).copy()
     order = np.lexsort((secondary, -primary))  # largest binding size first
     strategies: list[Strategy] = []
     used = 0
+    live = _LiveBins(order, primary, available)
+    left = int(np.dot(primary, available))  # the binding size of the graphs not yet placed
     while used < budget:
-        live = order[(available[order] > 0) & (primary[order] > 0)]
-        if live.size == 0:
+        first = live.first()
+        if first is None:
             break
-        first = int(live[0])
         available[first] -= 1
-        room = min(cap_primary - int(primary[first]), int(np.dot(primary, available)))
-        chosen, work = _fill(_candidates(live, primary, available), primary, secondary, available,
+        room = min(cap_primary - int(primary[first]), left - int(primary[first]))
+        chosen, work = _fill(live.candidates(room, None if available[first] else first), primary, secondary, available,
                              room, cap_secondary - int(secondary[first]), max_graphs - 1, stop_when_full)
         used += work
+        if spending is not None:
+            spending(used)
         available[first] += 1
         chosen[first] = chosen.get(first, 0) + 1
         while sum(chosen.values()) > max_graphs:  # the knapsack does not count graphs
@@ -136,6 +176,9 @@ def _exact_fill(nodes, edges, counts, limits: PackLimits, budget: int, stop_when
         repeat = min(int(available[i]) // copies for i, copies in chosen.items())
         for index, copies in chosen.items():
             available[index] -= copies * repeat
+            left -= int(primary[index]) * copies * repeat
+            if not available[index]:
+                live.used_up(index)
         strategies.append((pack_from_copies(chosen), repeat))
     if available.any():  # graphs left when the budget ran out, or of zero binding size
         rest = np.flatnonzero(available)
@@ -146,7 +189,7 @@ def _exact_fill(nodes, edges, counts, limits: PackLimits, budget: int, stop_when
 
 def improve(
     nodes: np.ndarray, edges: np.ndarray, counts: np.ndarray, limits: PackLimits,
-    strategies: list[Strategy], bound: int, budget: int = WORK_BUDGET,
+    strategies: list[Strategy], bound: int, budget: int = WORK_BUDGET, progress: Progress | None = None,
 ) -> list[Strategy]:
     """Re-pack the packs of ``strategies`` that have slack in the binding limit with
     :func:`exact_fill_pack` (first its fast variant, then, with the budget left, the
@@ -155,10 +198,11 @@ def improve(
     Plans already at ``bound`` (a proven lower bound on the packs), packs whose graph slots
     are full, and binding limits above ``MAX_KNAPSACK_CAPACITY`` (where packs hold so many
     graphs that the slack is a sliver) are left as they are. The work is bounded by ``budget`` (see
-    :func:`exact_fill_pack`).
+    :func:`exact_fill_pack`); ``progress(fraction, message)`` is told the share of it spent
+    after each pattern.
 
     >>> nodes, edges, counts = np.array([4, 3, 2, 1]), np.array([1, 1, 1, 1]), np.array([1, 1, 1, 1])
-    >>> slack = [((0,), 1), ((1, 3), 1), ((2,), 1)]
+    >>> slack = [(((0, 1),), 1), (((1, 1), (3, 1)), 1), (((2, 1),), 1)]
     >>> sum(c for _, c in improve(nodes, edges, counts, PackLimits(5, 9, 4), slack, bound=2))
     2
     """
@@ -170,18 +214,26 @@ def improve(
     loose = np.zeros_like(counts)
     loose_packs = 0
     for items, count in strategies:
-        if int(primary[list(items)].sum()) == cap_primary or len(items) == max_graphs:
+        if sum(int(primary[row]) * copies for row, copies in items) == cap_primary or graphs_in(items) == max_graphs:
             kept.append((items, count))
         else:
             loose_packs += count
-            np.add.at(loose, list(items), count)
+            for row, copies in items:
+                loose[row] += copies * count
     if loose_packs == 0:
         return strategies
     mask = loose > 0
     bins = np.flatnonzero(mask)
     best, fewest = None, loose_packs
+    total = budget
+
+    def spending(used: int) -> None:
+        if progress is not None:
+            spent = total - budget + used
+            progress(min(spent / total, 1.0), f"exact fill: {spent:,} of {total:,} knapsack cells")
+
     for stop_when_full in (True, False):  # the fast variant first; the thorough one with what is left
-        repacked, used = _exact_fill(nodes[mask], edges[mask], loose[mask], limits, budget, stop_when_full)
+        repacked, used = _exact_fill(nodes[mask], edges[mask], loose[mask], limits, budget, stop_when_full, spending)
         budget -= used
         if num_packs(repacked) < fewest:
             best, fewest = repacked, num_packs(repacked)
@@ -189,4 +241,4 @@ def improve(
             break
     if best is None:
         return strategies
-    return kept + [(tuple(int(bins[i]) for i in items), count) for items, count in best]
+    return kept + in_rows(best, bins)

@@ -35,7 +35,7 @@ import numpy as np
 from .heuristics import Heuristic
 from .histogram import most_graphs_per_pack
 from .limits import PackLimits
-from .packs import Strategy, merge
+from .packs import Pack, Strategy, merge, pack_from_copies
 
 BEST_FIT = "best_fit"
 WORST_FIT = "worst_fit"
@@ -57,17 +57,20 @@ class ContentTree:
         self.copies.append(copies)
         return len(self.parent) - 1
 
-    def items(self, node: int) -> tuple[int, ...]:
+    def items(self, node: int) -> Pack:
+        """The pack a content node ends: (bin, copies) per bin, bins ascending; its size
+        follows the bins added, never the copies.
+
+        >>> tree = ContentTree()
+        >>> tree.items(tree.add(tree.add(tree.add(-1, 3, 10**9), 1, 2), 3, 1))
+        ((1, 2), (3, 1000000001))
+        """
         parent, item, copies = self.parent, self.item, self.copies
-        out: list[int] = []
+        held: dict[int, int] = {}
         while node >= 0:
-            if copies[node] == 1:
-                out.append(item[node])
-            else:
-                out.extend([item[node]] * copies[node])
+            held[item[node]] = held.get(item[node], 0) + copies[node]
             node = parent[node]
-        out.sort()
-        return tuple(out)
+        return pack_from_copies(held)
 
 
 class _OpenGroups:
@@ -511,12 +514,12 @@ def greedy_pack(
 ) -> list[Strategy]:
     """Pack histogram bins into packs within ``limits``.
 
-    Returns strategies ``(bin indices, repeat count)``; a bin index appears once per copy.
+    Returns strategies ``(((bin, copies), ...), repeat count)`` (:mod:`packing.packs`).
     Every bin must fit into an empty pack on its own (the caller checks this).
 
     >>> from packing.heuristics import HEURISTICS
     >>> greedy_pack(np.array([2, 1]), np.array([2, 2]), np.array([2, 2]), PackLimits(3, 4, 4), HEURISTICS["sum"])
-    [((0, 1), 2)]
+    [(((0, 1), (1, 1)), 2)]
     """
     tree = ContentTree()
     return merge_strategies(tree, _run(nodes, edges, counts, limits, heuristic, fit, tree))
@@ -530,7 +533,7 @@ def merge_strategies(tree: ContentTree, closed: list[tuple[int, int]]) -> list[S
     >>> two_of_0, one_of_1 = tree.add(-1, 0, 2), tree.add(-1, 1, 1)
     >>> with_1 = tree.add(two_of_0, 1, 1)  # bin 1 added to the pack holding two of bin 0
     >>> merge_strategies(tree, [(with_1, 2), (one_of_1, 1), (with_1, 3)])
-    [((0, 0, 1), 5), ((1,), 1)]
+    [(((0, 2), (1, 1)), 5), (((1, 1),), 1)]
     """
     return merge((tree.items(node), count) for node, count in closed)
 

@@ -1,9 +1,12 @@
 """Pack limits as one value: at most ``max_nodes`` nodes, ``max_edges`` edges and
 ``max_graphs`` graphs per pack.
 
-Every limit is a whole number from 1 to :data:`MAX_LIMIT`; anything else (a bool, a
+Every limit is a whole number from 1 to :data:`MAX_PACK_LIMIT`; anything else (a bool, a
 fraction, NaN, infinity, a string, a number too large to pack with) is refused with a
-message that names the limit and the value.
+message that names the limit and the value. The ceiling is checked here, where the user
+gives a limit, and stops below the engine's :data:`MAX_LIMIT` by the padding node and
+graph a padded batch adds (:mod:`packing.shape`), so every limit accepted here also works
+in the padded shapes, the export and the batching simulation.
 """
 from __future__ import annotations
 
@@ -18,12 +21,17 @@ from .histogram import SizeHistogram
 
 DEFAULT_MAX_GRAPHS = 256
 MAX_LIMIT = 2**40  # about 1.1e12: far above any pack, far below int64 overflow in the engine
+PADDING = 1  # the padding node and the padding graph a padded batch adds to a pack (packing.shape)
+#: The largest limit a user may give: a pack at it, with its padding, still fits MAX_LIMIT.
+MAX_PACK_LIMIT = MAX_LIMIT - PADDING
+CEILING_WHY = " (the largest limit leaves room for the padding node and graph of a padded batch within 2^40)"
 _FIELDS = ("max_nodes", "max_edges", "max_graphs")
 
 
-def whole_number(value: Any, name: str, low: int = 1, high: int = MAX_LIMIT) -> int:
+def whole_number(value: Any, name: str, low: int = 1, high: int = MAX_LIMIT, why: str = "") -> int:
     """``value`` as an int in ``[low, high]``; integral floats are accepted, everything else
-    (bools, fractions, NaN, infinity, strings) is refused with a message naming ``name``.
+    (bools, fractions, NaN, infinity, strings) is refused with a message naming ``name``
+    (and, out of range, ending with ``why``).
 
     >>> whole_number(12.0, "max_nodes")
     12
@@ -39,8 +47,22 @@ def whole_number(value: Any, name: str, low: int = 1, high: int = MAX_LIMIT) -> 
             raise ValueError(f"{name} must be a whole number, got {value!r}.")
     number = int(value)
     if not low <= number <= high:
-        raise ValueError(f"{name} must lie between {low:,} and {high:,}, got {number:,}.")
+        raise ValueError(f"{name} must lie between {low:,} and {high:,}, got {number:,}{why}.")
     return number
+
+
+def limit_number(value: Any, name: str) -> int:
+    """``value`` as a pack limit: :func:`whole_number` from 1 to :data:`MAX_PACK_LIMIT`, out
+    of range refused with a message that says why the ceiling is there.
+
+    >>> limit_number(MAX_PACK_LIMIT, "max_nodes") == MAX_PACK_LIMIT
+    True
+    >>> limit_number(2**40, "max_nodes")
+    Traceback (most recent call last):
+    ...
+    ValueError: max_nodes must lie between 1 and 1,099,511,627,775, got 1,099,511,627,776 (the largest limit leaves room for the padding node and graph of a padded batch within 2^40).
+    """
+    return whole_number(value, name, high=MAX_PACK_LIMIT, why=CEILING_WHY)
 
 
 @dataclass(frozen=True)
@@ -60,7 +82,7 @@ class PackLimits:
 
     def __post_init__(self) -> None:
         for name in _FIELDS:
-            object.__setattr__(self, name, whole_number(getattr(self, name), name))
+            object.__setattr__(self, name, limit_number(getattr(self, name), name))
 
     @classmethod
     def for_histogram(
@@ -75,16 +97,16 @@ class PackLimits:
         >>> PackLimits.for_histogram(SizeHistogram.from_sizes([3, 2**41], [0, 0]))
         Traceback (most recent call last):
         ...
-        ValueError: The largest graph has 2,199,023,255,552 nodes, more than the 1,099,511,627,776 a pack can hold, so no limits hold it; leave it out of the size table.
+        ValueError: The largest graph has 2,199,023,255,552 nodes, more than the 1,099,511,627,775 a pack can hold, so no limits hold it; leave it out of the size table.
         """
         for given, largest, word in ((max_nodes, hist.max_nodes, "nodes"), (max_edges, hist.max_edges, "edges")):
-            if given is None and largest > MAX_LIMIT:
-                raise ValueError(f"The largest graph has {largest:,} {word}, more than the {MAX_LIMIT:,} a pack can "
-                                 "hold, so no limits hold it; leave it out of the size table.")
+            if given is None and largest > MAX_PACK_LIMIT:
+                raise ValueError(f"The largest graph has {largest:,} {word}, more than the {MAX_PACK_LIMIT:,} a pack "
+                                 "can hold, so no limits hold it; leave it out of the size table.")
         return cls(
             max(hist.max_nodes, 1) if max_nodes is None else max_nodes,
             max(hist.max_edges, 1) if max_edges is None else max_edges,
-            min(hist.num_graphs, MAX_LIMIT) if max_graphs is None else max_graphs,
+            min(hist.num_graphs, MAX_PACK_LIMIT) if max_graphs is None else max_graphs,
         )
 
     def fits(self, hist: SizeHistogram) -> bool:
@@ -139,7 +161,7 @@ class PackLimits:
             value = data.get(name)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ValueError(f"limits.{name} must be an integer, got {value!r}.")
-            values[name] = whole_number(value, f"limits.{name}")
+            values[name] = limit_number(value, f"limits.{name}")
         return cls(**values)
 
     def __str__(self) -> str:

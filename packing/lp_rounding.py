@@ -54,7 +54,7 @@ def rounded_down(solution: tuple[tuple[Pattern, float], ...], counts: np.ndarray
     beyond its count, as strategies, and the graphs of each row left for another algorithm.
 
     >>> rounded_down((({0: 2}, 1.5), ({0: 1, 1: 1}, 2.0)), np.array([4, 3]))
-    ([((0, 1), 2), ((0, 0), 1)], array([0, 1]))
+    ([(((0, 1), (1, 1)), 2), (((0, 2),), 1)], array([0, 1]))
     """
     whole = _whole_packs(solution, counts)
     left = counts.astype(np.int64).copy()

@@ -18,10 +18,10 @@ import numpy as np
 from scipy.optimize import nnls
 
 from .greedy import BEST_FIT, WORST_FIT, greedy_pack
-from .packs import Strategy, in_rows
+from .packs import Strategy, in_rows, pack_from_rows
 from .heuristics import HEURISTICS, Heuristic
 from .histogram import SizeHistogram
-from .limits import MAX_LIMIT, PackLimits
+from .limits import MAX_PACK_LIMIT, PackLimits
 from .sides import NODES
 
 ONE_DIM_ALGORITHMS = ("lpfhp", "spfhp", "nnlshp")
@@ -32,8 +32,8 @@ NNLS_MAX_SIZES = 512  # distinct sizes (rows of the least-squares problem) NNLSH
 def _one_dim_limits(component: str, limits: PackLimits) -> tuple[PackLimits, Heuristic]:
     """The limits of a 1D run (the other component as large as a limit can be) and its key."""
     if component == NODES:
-        return PackLimits(limits.max_nodes, MAX_LIMIT, limits.max_graphs), HEURISTICS["node"]
-    return PackLimits(MAX_LIMIT, limits.max_edges, limits.max_graphs), HEURISTICS["edge"]
+        return PackLimits(limits.max_nodes, MAX_PACK_LIMIT, limits.max_graphs), HEURISTICS["node"]
+    return PackLimits(MAX_PACK_LIMIT, limits.max_edges, limits.max_graphs), HEURISTICS["edge"]
 
 
 def pack_one_dim(
@@ -146,13 +146,13 @@ def _realise(hist, row_of_bin, chosen) -> list[Strategy]:
                     if entry[1] == 0:
                         queue.popleft()
             pending = next_pending
-        out.extend((tuple(sorted(items)), n) for items, n in pending)
+        out.extend((pack_from_rows(items), n) for items, n in pending)
     return out
 
 
 def _leftover_counts(hist: SizeHistogram, strategies: list[Strategy]) -> np.ndarray:
     used = np.zeros(hist.num_tuples, dtype=np.int64)
     for items, count in strategies:
-        for item in items:
-            used[item] += count
+        for row, copies in items:
+            used[row] += copies * count
     return hist.counts - used

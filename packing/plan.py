@@ -52,7 +52,8 @@ class PackingPlan:
     computed (the volume and large-items bounds; the LP bound once proved and attached with
     :meth:`with_bounds`); ``lower_bound`` and ``gap`` use the best of them and
     ``bound_name`` says which it is. A plan built by hand or read from a file has none
-    until they are attached: the plan never runs a bound itself.
+    until they are attached: the plan never runs a bound itself. ``skipped`` names, with
+    why, the methods a search (``best`` on very many distinct sizes) left out.
 
     >>> plan = PackingPlan([(((3, 4, 1), (2, 2, 1)), 2)], PackLimits(5, 8, 4))
     >>> plan.num_packs, plan.node_efficiency, plan.edge_efficiency
@@ -65,6 +66,7 @@ class PackingPlan:
     improved: bool = False
     requested: PackMethod | None = None
     bounds: Bounds | None = field(default=None, compare=False, repr=False)
+    skipped: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.packs:
@@ -358,6 +360,7 @@ class PackingPlan:
             "bounds": self._proven().to_dict(),
             "tight_limits": list(self.tight_limits),
             "broken_limits": self.broken_limits(),
+            "skipped": list(self.skipped),
         }
 
     # ----------------------------------------------------------------- verification

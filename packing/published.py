@@ -232,10 +232,10 @@ def _run(
 def published_pack(
     nodes: np.ndarray, edges: np.ndarray, counts: np.ndarray, limits: PackLimits, heuristic: str = "product",
 ) -> list[Strategy]:
-    """Pack histogram bins as the published algorithm does; (bin indices, count) strategies.
+    """Pack histogram bins as the published algorithm does; strategies (:mod:`packing.packs`).
 
     >>> published_pack(np.array([2, 1]), np.array([2, 2]), np.array([2, 2]), PackLimits(3, 4, 4), "sum")
-    [((0, 1), 2)]
+    [(((0, 1), (1, 1)), 2)]
     """
     tree = ContentTree()
     return merge_strategies(tree, _run(nodes, edges, counts, limits, published_heuristic(heuristic), tree))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .limits import PackLimits, whole_number
+from .limits import MAX_LIMIT, PADDING, PackLimits, whole_number
 from .plan import PackingPlan
 
 
@@ -69,7 +69,14 @@ class BatchShape(_Fields):
         """``packs_per_step`` packs of ``nodes``, ``edges`` and ``graphs`` each, plus one
         padding node and one padding graph: the one place that adds the padding room."""
         packs = whole_number(packs_per_step, "packs_per_step")
-        return cls(packs * nodes + 1, packs * edges, packs * graphs + 1)
+        for per_pack, padding, word in ((nodes, PADDING, "nodes"), (edges, 0, "edges"), (graphs, PADDING, "graphs")):
+            if packs * per_pack + padding > MAX_LIMIT:
+                with_padding = " with its padding" if padding else ""
+                raise ValueError(f"{packs:,} packs per step of up to {per_pack:,} {word} each need "
+                                 f"{packs * per_pack + padding:,} {word} in a batch{with_padding}, more than the "
+                                 f"{MAX_LIMIT:,} a batch can have: use fewer packs per step or a lower {word} limit "
+                                 f"(at most {(MAX_LIMIT - padding) // packs:,}).")
+        return cls(packs * nodes + PADDING, packs * edges, packs * graphs + PADDING)
 
     @classmethod
     def for_limits(cls, limits: PackLimits, packs_per_step: int = 1) -> "BatchShape":

@@ -22,7 +22,7 @@ from .api import count_tuple_packs
 from .best_fit_grid import count_best_fit_grid, exact_in_lockstep
 from .bounds import lower_bounds
 from .histogram import SizeHistogram
-from .limits import DEFAULT_MAX_GRAPHS, MAX_LIMIT, PackLimits, whole_number
+from .limits import DEFAULT_MAX_GRAPHS, MAX_PACK_LIMIT, PackLimits, limit_number, whole_number
 from .method import BEST_FIT, PUBLISHED, PackMethod, TUPLE_ALGORITHMS
 from .metrics import BOUND_COLUMN, metrics_from_packs
 
@@ -64,15 +64,18 @@ def default_limits(hist: SizeHistogram, steps: int = 12, multiple: float = 4.0) 
     ([10, 15, 20], [20, 30, 40])
     """
     largest_nodes, largest_edges = max(hist.max_nodes, 1), max(hist.max_edges, 1)
-    nodes = np.linspace(largest_nodes, min(largest_nodes * multiple, MAX_LIMIT), steps)
-    edges = np.linspace(largest_edges, min(largest_edges * multiple, MAX_LIMIT), steps)
+    nodes = np.linspace(largest_nodes, min(largest_nodes * multiple, MAX_PACK_LIMIT), steps)
+    edges = np.linspace(largest_edges, min(largest_edges * multiple, MAX_PACK_LIMIT), steps)
     return sorted(set(np.round(nodes).astype(int).tolist())), sorted(set(np.round(edges).astype(int).tolist()))
 
 
-def _counts(hist: SizeHistogram, cells: list[PackLimits], method: PackMethod) -> list[int]:
-    """The pack count of ``method`` under each limit pair (each must hold every graph)."""
+def _counts(hist: SizeHistogram, cells: list[PackLimits], method: PackMethod,
+            share: Callable[[float], None] | None = None) -> list[int]:
+    """The pack count of ``method`` under each limit pair (each must hold every graph);
+    ``share(fraction)`` follows a lockstep pass."""
     if _lockstep(hist, cells, method):
-        counts = count_best_fit_grid(hist.num_nodes, hist.num_edges, hist.counts, cells, method.heuristic_key())
+        counts = count_best_fit_grid(hist.num_nodes, hist.num_edges, hist.counts, cells, method.heuristic_key(),
+                                     share)
         return counts.tolist()
     return [count_tuple_packs(hist, limits, method) for limits in cells]
 
@@ -82,17 +85,28 @@ def _lockstep(hist: SizeHistogram, cells: list[PackLimits], method: PackMethod) 
     return method.algorithm == BEST_FIT and len(cells) > 1 and exact_in_lockstep(hist.num_graphs, cells)
 
 
-def _cells(args) -> list[dict]:
+def _cells_done(progress: Progress | None, done: int, chunk: int, total: int) -> Callable[[float], None] | None:
+    """``progress`` told of a chunk of ``chunk`` cells after ``done`` by the share of it done.
+
+    >>> _cells_done(lambda done, total: print(done, total), 10, 4, 20)(0.5)
+    12 20
+    """
+    if progress is None:
+        return None
+    return lambda share: progress(done + int(share * chunk), total)
+
+
+def _cells(args, share: Callable[[float], None] | None = None) -> list[dict]:
     hist, cells, method = args
     rows = [{**limits.to_dict(), "feasible": limits.fits(hist)} for limits in cells]
     feasible = [limits for limits, row in zip(cells, rows) if row["feasible"]]
-    counts = iter(_counts(hist, feasible, method))
+    counts = iter(_counts(hist, feasible, method, share))
     return [{**row, **metrics_from_packs(hist, limits, next(counts), lower_bounds(hist, limits))}
             if row["feasible"] else row for limits, row in zip(cells, rows)]
 
 
 def _axis(values: Sequence[int], name: str) -> list[int]:
-    checked = sorted({whole_number(value, name) for value in values})
+    checked = sorted({limit_number(value, name) for value in values})
     if not checked:
         raise ValueError(f"The sweep grid is empty: give at least one {name}.")
     if len(checked) > MAX_AXIS:
@@ -138,7 +152,8 @@ def sweep(
     (``packs`` and ``lower_bound`` are whole numbers, pandas' nullable ``Int64``: empty
     there, never a float, so a saved table holds them as integers).
     ``workers`` processes share the grid (default: up to 4 cores for large grids);
-    ``progress(done, total)`` is called as chunks finish. At most ``MAX_CELLS`` pairs.
+    ``progress(done, total)`` is called as chunks finish (and, in this process, during a
+    lockstep pass, ``done`` counting its cells by the share of the size bins placed). At most ``MAX_CELLS`` pairs.
     Best fit counts a chunk of at least ``LOCKSTEP_CHUNK`` pairs in one lockstep pass
     (:mod:`packing.best_fit_grid`; each cell's count is the one ``pack()`` gives), so a
     grid of up to that many pairs runs in this process, larger ones in about two chunks
@@ -165,7 +180,7 @@ def sweep(
     rows: list[dict] = []
     if workers <= 1 and executor is None:
         for job in jobs:
-            rows.extend(_cells(job))
+            rows.extend(_cells(job, _cells_done(progress, len(rows), len(job[1]), len(cells))))
             if progress:
                 progress(len(rows), len(cells))
     else:

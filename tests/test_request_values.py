@@ -73,7 +73,7 @@ def test_old_holes_are_closed():
         lower_bound(HIST, 5.5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="node limit must be a whole number"):
         sweep(HIST, ["6"], [8], workers=1)
-    with pytest.raises(ValueError, match="max_nodes must lie between 1 and 1,099,511,627,776"):
+    with pytest.raises(ValueError, match="max_nodes must lie between 1 and 1,099,511,627,775"):
         PackLimits(2**64, 1)
     with pytest.raises(ValueError, match="max_edges must be a whole number, got None"):
         PackLimits(3, None)  # type: ignore[arg-type]  (None means "data default" only in pack's keyword form)
