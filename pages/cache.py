@@ -133,7 +133,7 @@ def throughput_table(hist: SizeHistogram, calibration: Calibration, run: dict, b
 @st.cache_resource(show_spinner=False)
 def _stores() -> dict[str, _Store]:
     return {"datasets": _Store(32), "sweeps": _Store(24), "checks": _Store(16), "machine": _Store(1),
-            "batching": _Store(16), "throughput": _Store(16)}
+            "batching": _Store(16), "throughput": _Store(16), "plans": _Store(64)}
 
 
 _MACHINE_LOCK = threading.Lock()  # timings of this machine (its calibration, checks) run one at a time
@@ -192,10 +192,17 @@ def recommendation(hist: SizeHistogram, batch_size: int, calibration: Calibratio
     return recommend(hist, batch_size, None if calibration is None else step_cost(calibration))
 
 
-@st.cache_data(show_spinner=False, max_entries=64, hash_funcs=_HASH)
-def plan_for(hist: SizeHistogram, limits: PackLimits, method: PackMethod) -> PackingPlan:
-    """``packing.pack`` for one set of limits and one method (raises ``ValueError``)."""
-    return pack(hist, limits, method)
+def plan_for(hist: SizeHistogram, limits: PackLimits, method: PackMethod,
+             progress: Callable[[float, str], None] | None = None) -> PackingPlan:
+    """``packing.pack`` for one set of limits and one method (raises ``ValueError``), kept in
+    a process-wide store so that a new packing reports ``progress(fraction, message)`` (best
+    of all on 100,000 distinct sizes takes seconds). The plan is shared: do not change it."""
+    key = (hist.fingerprint(), limits, method)
+    found = _stores()["plans"].get(key)
+    if found is None:
+        found = pack(hist, limits, method, progress=progress)
+        _stores()["plans"].put(key, found)
+    return found
 
 
 @st.cache_data(show_spinner="Packing with every heuristic and algorithm...", max_entries=32,

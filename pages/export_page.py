@@ -19,7 +19,7 @@ from pages.header import page_header
 from pages.packing_row import packing_row
 from pages.pricing import chosen_pricing
 from pages.sweeps import grid, sweep_method
-from pages.widgets import md_text, progress_shown, run_page, selection_of, share_shown, show_error, with_proof
+from pages.widgets import md_text, packing_shown, progress_shown, run_page, selection_of, share_shown, show_error, with_proof
 
 LOAD_KEY = "ex_load_file"
 
@@ -173,7 +173,8 @@ def main() -> None:
     chosen, method = state.choice(), state.method()
     limits = chosen.limits
     try:
-        plan = with_proof(hist, cache.plan_for(hist, limits, method))
+        with packing_shown(f"Packing with {method.label}") as progress:
+            plan = with_proof(hist, cache.plan_for(hist, limits, method, progress))
     except ValueError as error:
         show_error(error, "These limits do not work")
         st.info("Fix the limits on the Packing page or choose a cell on the Limit sweep page.")

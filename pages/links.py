@@ -38,7 +38,7 @@ from typing import Any
 import streamlit as st
 
 from data_loaders.registry import check_split, resolve_options
-from packing import DEFAULT_MAX_GRAPHS, MAX_LIMIT, TUPLE_ALGORITHMS, WEIGHTED, PackMethod
+from packing import DEFAULT_MAX_GRAPHS, MAX_PACK_LIMIT, TUPLE_ALGORITHMS, WEIGHTED, PackMethod
 from throughput import ROWS
 
 from . import cache, state
@@ -176,7 +176,7 @@ def write_link(selection: state.Selection | None) -> None:
         st.query_params.from_dict(wanted)
 
 
-def _whole(name: str, text: str, low: int = 1, high: int = MAX_LIMIT) -> int:
+def _whole(name: str, text: str, low: int = 1, high: int = MAX_PACK_LIMIT) -> int:
     """The whole number ``text`` of query parameter ``name``, in ``[low, high]``."""
     try:
         number = int(text)

@@ -12,7 +12,7 @@ from packing import (
     BEST,
     BOUND_LABELS,
     LP_ROUNDING,
-    MAX_LIMIT,
+    MAX_PACK_LIMIT,
     NONE,
     PUBLISHED,
     WEIGHTED,
@@ -31,6 +31,7 @@ from pages.widgets import (
     md_text,
     mirrored,
     mirrored_choice,
+    packing_shown,
     progress_shown,
     run_page,
     show_error,
@@ -108,7 +109,7 @@ def controls(hist) -> None:
     columns = st.columns([1, 1, 1, 1])
     for column, (name, label) in zip(columns, LIMIT_LABELS.items()):
         with column:
-            st.number_input(label, min_value=1, max_value=MAX_LIMIT, step=1, on_change=_on_limit_change,
+            st.number_input(label, min_value=1, max_value=MAX_PACK_LIMIT, step=1, on_change=_on_limit_change,
                             **mirrored(f"pk_{name}", getattr(chosen.limits, name)))
     defaults = state.data_defaults(hist)
     with columns[3]:
@@ -257,7 +258,8 @@ def main() -> None:
                     lower_bounds(hist, limits, prove=True, time_budget=PROVE_SECONDS,
                                  progress=lambda fraction, message: progress(message, fraction))
             with searching:
-                plan = with_proof(hist, cache.plan_for(hist, limits, method))
+                with packing_shown(f"Packing with {method.label}") as progress:
+                    plan = with_proof(hist, cache.plan_for(hist, limits, method, progress))
     except ValueError as error:
         show_error(error, "These limits do not work")
         st.info("Use **Reset to data defaults** or pick limits on the Limit sweep page.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from packing import MAX_LIMIT, TUPLE_ALGORITHMS, WEIGHTED, PackLimits, PackMethod, price_sweep, smallest_limits
+from packing import MAX_PACK_LIMIT, TUPLE_ALGORITHMS, WEIGHTED, PackLimits, PackMethod, price_sweep, smallest_limits
 import figures
 from throughput import step_cost
 from pages import cache, links, recommended, state
@@ -50,10 +50,10 @@ def form(params: dict, owner: str) -> None:
         labels = {"n0": "Max nodes from", "n1": "to", "ns": "step", "e0": "Max edges from", "e1": "to", "es": "step"}
         for column, name in zip(st.columns(6), RANGE_FIELDS):
             with column:
-                st.number_input(labels[name], min_value=1, max_value=MAX_LIMIT, step=1, **mirrored(f"sw_{name}", int(params[name])))
+                st.number_input(labels[name], min_value=1, max_value=MAX_PACK_LIMIT, step=1, **mirrored(f"sw_{name}", int(params[name])))
         columns = st.columns(3)
         with columns[0]:
-            st.number_input("Max graphs per pack", min_value=1, max_value=MAX_LIMIT, step=1, **mirrored("sw_max_graphs", params["max_graphs"]))
+            st.number_input("Max graphs per pack", min_value=1, max_value=MAX_PACK_LIMIT, step=1, **mirrored("sw_max_graphs", params["max_graphs"]))
         weight_help = "Used by the weighted heuristic only: node weight x nodes + edge weight x edges."
         unweighted = params["heuristic"] != WEIGHTED
         columns[1].number_input("Node weight", min_value=0.0, max_value=MAX_WEIGHT, step=0.5, help=weight_help,

@@ -3,6 +3,7 @@ dataset with inline errors, and the summary of the chosen configuration."""
 from __future__ import annotations
 
 import re
+import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
@@ -221,6 +222,25 @@ def progress_shown(title: str) -> Iterator[Callable[[str, float], None]]:
         yield report
     finally:
         holder.empty()
+
+
+#: Seconds a packing runs before its progress is shown (a quick one shows nothing).
+SHOW_PACKING_AFTER_S = 1.0
+
+
+@contextmanager
+def packing_shown(title: str) -> Iterator[Callable[[float, str], None]]:
+    """A ``progress(fraction, message)`` callback in the engine's form (``packing.pack``) that
+    opens :func:`progress_shown`'s box once the packing has run ``SHOW_PACKING_AFTER_S``:
+    a slow one (best of all on many distinct sizes) shows its stage, and Streamlit's Stop
+    button ends it at the next update."""
+    start = time.perf_counter()
+    with progress_shown(title) as report:
+        def progress(fraction: float, message: str) -> None:
+            if time.perf_counter() - start >= SHOW_PACKING_AFTER_S:
+                report(message, fraction)
+
+        yield progress
 
 
 @contextmanager
