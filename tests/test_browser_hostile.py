@@ -30,18 +30,6 @@ def test_link_values_are_shown_as_text_and_nothing_is_fetched_from_elsewhere(ser
     page.close()
 
 
-def test_the_upload_limit_is_said_once_and_as_the_drop_zone_says_it(server, browser):
-    page = new_page(browser, f"{server}/datasets?dataset=qm9")
-    page.get_by_role("heading", name="Datasets", exact=True).wait_for()
-    settle(page)
-    zone = page.get_by_test_id("stFileUploaderDropzoneInstructions")
-    zone.wait_for()
-    assert zone.inner_text().startswith("500MB per file")
-    label = page.get_by_test_id("stFileUploader").get_by_test_id("stWidgetLabel").inner_text()
-    assert "MB" not in label and "GB" not in label  # no second, different number
-    page.close()
-
-
 def test_select_all_in_compare_with_gives_panels_on_shared_axes_and_no_error(server, browser):
     page = new_page(browser, f"{server}/datasets?dataset=qm9&split=all&graph=bonds")
     page.get_by_role("heading", name="Datasets", exact=True).wait_for()
