@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from app_helpers import as_read, chosen, started_app
 from data_loaders import load_histogram
-from packing import PackLimits, PackMethod, sweep
+from packing import PackMethod, sweep
 from packing.recommend import recommend
 from pages import links, state
 from throughput import shipped_calibrations
