@@ -1,6 +1,8 @@
 """Layout shared by every figure, and user text made safe for plotly's strings."""
 import html
 
+import numpy as np
+
 LAYOUT = dict(margin=dict(l=60, r=20, t=50, b=50), template="plotly_white")
 #: A value axis turns logarithmic when its largest value is this many times its median one:
 #: on a linear axis one outlier (static-constant's 28,416-node batches, a 192 s extrapolated
@@ -14,8 +16,6 @@ def needs_log_axis(values: object) -> bool:
     >>> needs_log_axis([25, 26, 24, 192]), needs_log_axis([25, 26, 30])
     (True, False)
     """
-    import numpy as np
-
     shown = np.asarray(values, dtype=float)
     shown = shown[np.isfinite(shown) & (shown > 0)]
     return bool(shown.size) and float(shown.max()) > OUTLIER_FACTOR * float(np.median(shown))

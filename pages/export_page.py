@@ -184,7 +184,7 @@ def main() -> None:
     # the run and the calibration of the session's settings, whichever page a link opened: the same file
     batching, priced = state.run_settings(), chosen_pricing()
     row = packing_row(hist, batching)
-    sections, left_out = {}, []
+    sections, left_out = {}, None
     try:
         with share_shown("Simulating every batching strategy on this dataset") as progress:
             sections["batching"] = batching_section(cache.batching_table(hist, batching, row.request, progress))
@@ -193,7 +193,7 @@ def main() -> None:
                                            progress)
         sections["throughput"] = throughput_section(table, priced["check"], priced["check_words"])
     except ValueError as error:  # a run this dataset cannot fill (fewer graphs than a step): the rest still exports
-        left_out.append(f"The batching comparison and the throughput estimate are not in the file: {error}")
+        left_out = f"The batching comparison and the throughput estimate are not in the file: {error}"
     if chosen.is_recommended and method == chosen.method:  # which it was, and its packs per step for the loader
         sections["recommendation"] = {**recommended.current(hist).to_dict(), "label": chosen.source}
     config = export_config(plan, hist, {**info, "dataset": selection.name, "split": selection.split,
@@ -208,7 +208,7 @@ def main() -> None:
     )
     steps = (f" The file carries the recommendation: {config['recommendation']['packs_per_step']:,} pack(s) a step, "
              "which the packed loader takes." if "recommendation" in config else "")
-    st.caption(f"{md_text(chosen.origin)}.{steps} " + (md_text(left_out[0]) if left_out else
+    st.caption(f"{md_text(chosen.origin)}.{steps} " + (md_text(left_out) if left_out else
                f"The file includes the batching comparison of the Batching page (batch size "
                f"{batching['batch_size']:,}) and the throughput estimates of the Throughput page "
                f"({md_text(priced['calibration'].label)}), for the run and calibration chosen there."))

@@ -251,6 +251,15 @@ def method() -> PackMethod:
     return st.session_state.setdefault(METHOD, PackMethod())
 
 
+def weights_fit_the_boxes(weights: tuple[float, ...]) -> bool:
+    """Whether every weight lies in the weight boxes' range, 0 to ``MAX_WEIGHT`` (NaN does not).
+
+    >>> weights_fit_the_boxes((2.0, 1.0)), weights_fit_the_boxes((1e7, 1.0))
+    (True, False)
+    """
+    return all(0 <= weight <= MAX_WEIGHT for weight in weights)
+
+
 def check_method(chosen: PackMethod) -> PackMethod:
     """``chosen`` when the weight boxes can show it (each weight at most ``MAX_WEIGHT``);
     ``ValueError`` otherwise, as a method past a box's bound would break its page.
@@ -258,7 +267,7 @@ def check_method(chosen: PackMethod) -> PackMethod:
     >>> check_method(PackMethod(heuristic="weighted", weights=(2.0, 1.0))).weights
     (2.0, 1.0)
     """
-    if chosen.weights is not None and max(chosen.weights) > MAX_WEIGHT:
+    if chosen.weights is not None and not weights_fit_the_boxes(chosen.weights):
         raise ValueError(f"its weights {chosen.weights[0]:g},{chosen.weights[1]:g} are past the weight boxes' "
                          f"bound: each must lie between 0 and {MAX_WEIGHT:,.0f}")
     return chosen

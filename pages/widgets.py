@@ -85,7 +85,7 @@ def weights_of(name: str, text: str) -> tuple[float, float]:
         weights = ()
     if len(weights) != 2:
         raise ValueError(f"{name}={text!r} must be two numbers w_nodes,w_edges")
-    if not all(0 <= weight <= MAX_WEIGHT for weight in weights):  # NaN fails too
+    if not state.weights_fit_the_boxes(weights):
         raise ValueError(f"{name}={text!r}: each weight must lie between 0 and {MAX_WEIGHT:,.0f}")
     return weights  # type: ignore[return-value]
 
