@@ -26,7 +26,7 @@ from .registry import DatasetSpec, get_spec, list_datasets
 from .user_files import load_user_file
 
 #: Names that need torch and PyG, imported on first use so the dashboard starts without them.
-_TORCH_EXPORTS = {"PackedBatchSampler": ".packed", "PackedLoader": ".packed", "graph_sizes": ".packed",
+_TORCH_EXPORTS = {"CapturedStep": ".captured", "plain_step": ".captured", "PackedBatchSampler": ".packed", "PackedLoader": ".packed", "graph_sizes": ".packed",
                   "random_mol_dataset": ".random_graphs"}
 
 
@@ -38,6 +38,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "BatchShape",
+    "CapturedStep",
     "DatasetSpec",
     "DatasetUnavailableError",
     "ShardError",
@@ -52,6 +53,7 @@ __all__ = [
     "load_user_file",
     "PackedBatchSampler",
     "PackedLoader",
+    "plain_step",
     "random_mol_dataset",
     "sharded_histogram",
 ]

@@ -39,7 +39,8 @@ from torch_geometric.loader import DataLoader
 from packing import BatchShape, PackingPlan, SizeHistogram, load_config, pack_of, row_index, whole_number
 
 from .packed_collate import PadToShape
-from .packed_gather import PackSource
+from .packed_device import DeviceBatches, gather_for_device, resolve_device
+from .packed_gather import PackSource, concatenated_ranges
 from .packed_layout import GraphLayout, sample_position
 from .pyg_sizes import dataset_sizes, first_stray_edge, reads_as_stored, stray_edge
 
@@ -282,15 +283,34 @@ class PackedBatchSampler(torch.utils.data.Sampler):
         """Steps per epoch on this rank (the same on every rank)."""
         return self._rounds
 
-    def __iter__(self) -> Iterator[list[int]]:
+    def epoch_steps(self) -> tuple[np.ndarray, np.ndarray]:
+        """This rank's steps of the epoch at once: the dataset indices of every step, one
+        after the other, and where each step starts in them (``len(self) + 1`` offsets).
+
+        >>> from packing import pack
+        >>> from data_loaders.random_graphs import random_mol_dataset
+        >>> dataset = random_mol_dataset(SizeHistogram.from_sizes([3, 5, 2, 4], [4, 8, 2, 6]))
+        >>> plan = pack(SizeHistogram.from_sizes(*dataset_sizes(dataset)), max_nodes=7, max_edges=10)
+        >>> indices, starts = PackedBatchSampler(dataset, plan, shuffle=False).epoch_steps()
+        >>> indices.size, starts.tolist()
+        (4, [0, 2, 4])
+        """
         slot_graphs, order = self._epoch()
         total = self._rounds * self.world_size * self.packs_per_step
         order = np.concatenate([order, np.full(max(total - order.size, 0), _EMPTY)])[:total]
-        mine = order.reshape(self._rounds, self.world_size, self.packs_per_step)[:, self.rank]
-        starts = self._pack_starts
-        for packs in mine:
-            chosen = [slot_graphs[starts[p]:starts[p + 1]] for p in packs if p != _EMPTY]
-            yield np.concatenate(chosen).tolist() if chosen else []
+        mine = order.reshape(self._rounds, self.world_size, self.packs_per_step)[:, self.rank].ravel()
+        real = mine != _EMPTY
+        lengths = np.zeros(mine.size, dtype=np.int64)
+        lengths[real] = np.diff(self._pack_starts)[mine[real]]
+        starts = np.where(real, self._pack_starts[np.where(real, mine, 0)], 0)
+        indices = slot_graphs[concatenated_ranges(starts, lengths)]
+        step_starts = np.concatenate([[0], np.cumsum(lengths.reshape(self._rounds, self.packs_per_step).sum(axis=1))])
+        return indices, step_starts
+
+    def __iter__(self) -> Iterator[list[int]]:
+        indices, starts = self.epoch_steps()
+        for step in range(self._rounds):
+            yield indices[starts[step]:starts[step + 1]].tolist()
 
 
 class PackedLoader(DataLoader):
@@ -317,12 +337,22 @@ class PackedLoader(DataLoader):
         pad_values: the padding value of every attribute: one number, or a dict per
             attribute (0 for those not named).
         exclude_keys: attributes left out of the batches.
+        device: None (batches built on the host, in the loader's workers if any), or where
+            to keep the dataset and build every batch (``"cpu"``, ``"cuda"``,
+            ``"cuda:1"``, a ``torch.device``): the dataset's storage is copied there once
+            and each step is gathered and padded there by torch index operations
+            (:mod:`data_loaders.packed_device`); the batches equal the host-built ones
+            and are on that device. Needs an ``InMemoryDataset`` read as stored or a list
+            of graphs, and no worker processes.
+        memory_budget: bytes the device copy may take (None: half the device's free
+            memory); a larger storage is refused with both numbers.
         **kwargs: other arguments of ``DataLoader`` (``num_workers``, ``pin_memory``, ...).
 
     Raises:
         ValueError: as :class:`PackedBatchSampler`; also for a ``shape`` too small for the
             plan, attributes that cannot be padded (named, with what to do), or a ``DataLoader``
-            argument the loader sets itself (``batch_size``, ``collate_fn``, ...).
+            argument the loader sets itself (``batch_size``, ``collate_fn``, ...), or a
+            ``device`` the dataset cannot be copied to (named, with what to do).
 
     >>> from packing import pack
     >>> from data_loaders.random_graphs import random_mol_dataset
@@ -338,7 +368,8 @@ class PackedLoader(DataLoader):
         rank: int | None = None, world_size: int | None = None, *, packs_per_step: int = 1,
         remainder: str = "pad", shape: BatchShape | tuple[int, int, int] | None = None,
         pad_values: Mapping[str, float | int | bool] | float | int = 0,
-        exclude_keys: Sequence[str] | None = None, **kwargs: Any,
+        exclude_keys: Sequence[str] | None = None, device: str | torch.device | None = None,
+        memory_budget: int | None = None, **kwargs: Any,
     ) -> None:
         if "follow_batch" in kwargs:
             raise ValueError("The packed loader does not support follow_batch: its batches give the graph of every "
@@ -358,8 +389,27 @@ class PackedLoader(DataLoader):
         source = PackSource(dataset, GraphLayout.from_graph(sample, pad_values, exclude), exclude)
         self.layout = source.layout
         self.plan = plan
+        self.device = None if device is None else resolve_device(device)
+        self.resident = None if self.device is None else self._resident(source, memory_budget, kwargs)
         super().__init__(source, batch_sampler=sampler, **kwargs)
         self.collate_fn = PadToShape(self.shape, self.layout)
+
+    def _resident(self, source: PackSource, memory_budget: int | None, kwargs: dict[str, Any]) -> DeviceBatches:
+        """The batches built on ``self.device`` (see the ``device`` argument)."""
+        if kwargs.get("num_workers"):
+            raise ValueError(f"With device={str(self.device)!r} every batch is built on the device in the training "
+                             "process: leave out num_workers (worker processes would each copy the dataset).")
+        if kwargs.get("pin_memory"):
+            raise ValueError(f"With device={str(self.device)!r} the batches are made on the device: pin_memory has "
+                             "nothing to pin; leave it out.")
+        budget = None if memory_budget is None else whole_number(memory_budget, "memory_budget")
+        gather = source.storage or gather_for_device(source.dataset, self.layout)
+        return DeviceBatches(gather, self.layout, self.shape, self.device, budget)
+
+    def __iter__(self) -> Iterator[Any]:
+        if self.resident is None:
+            return super().__iter__()
+        return self.resident.epoch(*self.batch_sampler.epoch_steps())
 
     @classmethod
     def from_config(cls, dataset: Any, config: str | Path | bytes | dict[str, Any], **kwargs: Any) -> "PackedLoader":
