@@ -21,8 +21,9 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from data_loaders.registry import task_of
-from packing import NONE, PackingPlan, config_histogram, config_json, estimate_notes, three_digits
+from packing import NONE, PackingPlan, config_histogram, config_json, three_digits
 from packing.batching import describe_settings, run_length_words, short_run_note
+from throughput.report import notes as estimate_notes
 
 from . import batching, throughput
 from .dataset import histogram_figure, stats_table

@@ -18,6 +18,11 @@ from .style import LAYOUT, needs_log_axis, plain
 
 PYG_DATALOADER_LABEL = "PyG DataLoader (no padding)"
 _BASELINE_COLOR = "#7f7f7f"
+#: The subtitle's first line by calibration mode (an eager one's for a table without a mode).
+MODE_WORDS = {"compile": "Steady epoch: every shape compiled. Whole run: every compilation once.",
+              "cudagraph": "Steady epoch: every shape captured as a CUDA graph (PyG's DataLoader runs eagerly). "
+                           "Whole run: every capture once.",
+              "eager": "Eager mode: nothing is compiled."}
 
 
 def label(strategy: str) -> str:
@@ -36,6 +41,9 @@ def _bars(table: pd.DataFrame, column: str, low: str, high: str, speedup: str,
     calibration never timed (``extrapolated``) is drawn faded, without a band (the band is
     the fit's error on timed shapes), and its text says "extrapolated"."""
     names = [label(s) for s in table["strategy"]]
+    captured = table.attrs.get("calibration", {}).get("mode") == "cudagraph"
+    one_off, one_off_words = ("capture_seconds", "CUDA graph captures") if captured else \
+        ("compile_seconds", "compilations")
     value = table[column].to_numpy(dtype=float)
     guessed = table["extrapolated"].to_numpy(dtype=bool) if "extrapolated" in table else np.zeros(len(table), bool)
     upper = np.where(guessed, value, table[high].to_numpy(dtype=float))
@@ -51,11 +59,11 @@ def _bars(table: pd.DataFrame, column: str, low: str, high: str, speedup: str,
         error_x=dict(type="data", symmetric=False, color="#444",  # None: no error bar at all (0 draws a tick)
                      array=[None if out else float(e) for e, out in zip(upper - value, guessed)],
                      arrayminus=[None if out else float(e) for e, out in zip(value - lower, guessed)]),
-        customdata=np.stack([band, table["step_ms"], table["steps_per_epoch"], table["compile_seconds"]],
+        customdata=np.stack([band, table["step_ms"], table["steps_per_epoch"], table[one_off]],
                             axis=1).astype(object),
         hovertemplate=("%{y}<br>%{x:,.3r} s (%{customdata[0]})"
                        "<br>step: %{customdata[1]:.2f} ms x %{customdata[2]:,.1f} steps per epoch"
-                       "<br>compilations in the run: %{customdata[3]:,.3r} s<extra></extra>"))
+                       f"<br>{one_off_words} in the run: %{{customdata[3]:,.3r}} s<extra></extra>"))
     # "extrapolated" on a line of its own: one line with it ran past the panel's right edge
     texts = [(name, right, f"{three_digits(v)} s, {x:.2f}x{speedup_words}" + ("<br>extrapolated" if out else ""))
              for name, right, v, x, out in zip(names, upper, value, table[speedup], guessed)]
@@ -107,8 +115,7 @@ def epoch_figure(table: pd.DataFrame) -> go.Figure:
             fig.update_xaxes(title_text="seconds", range=[0, 1.55 * float(table[high].max())], row=1, col=col)
     calibration = table.attrs.get("calibration", {})
     baseline = table.attrs.get("baseline")
-    lines = ["Steady epoch: every shape compiled. Whole run: every compilation once."
-             if calibration.get("mode") == "compile" else "Eager mode: nothing is compiled."]
+    lines = [MODE_WORDS.get(calibration.get("mode"), MODE_WORDS["eager"])]
     if baseline:
         lines.append(f"After each bar: the time and the speed-up over {label(baseline)} (hatched).")
     full = plain(calibration.get("label", "?"))

@@ -7,11 +7,12 @@ another device's calibration is labelled as that device's."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import streamlit as st
 
 import figures.throughput as throughput_figures
-from packing import BatchShape, devices_note, extrapolation_note, one_off_note, three_digits
+from packing import BatchShape, devices_note, extrapolation_note, three_digits
 from packing.batching import run_length_words, short_run_note
 from pages import cache, state
 from pages.header import page_header
@@ -20,6 +21,7 @@ from pages.pricing import calibrations, chosen_key, machine, pricing
 from pages.run_controls import run_controls
 from pages.widgets import md_text, mirrored_choice, percent_column, run_page, share_shown, show_error, table_in_two
 from throughput import ROWS, Calibration, MachineCalibration, calibrate, load_calibration
+from throughput.report import one_off_notes
 from throughput.shapes import default_shapes
 
 #: Plain session key owned by no widget: what the estimate shown last priced with (its
@@ -40,11 +42,12 @@ GRIDS = dict([_grid("quick", "about 15 s", 0.3, default_shapes(8, max_nodes=4096
               _grid("standard", "about a minute", 1.0, default_shapes(24))])
 GPU_HOWTO = (
     "On your GPU machine, in this project, run `python -m throughput calibrate --model gin --device cuda --out "
-    "my_gpu.json` (about a minute; `--mode compile` also prices torch.compile) and upload `my_gpu.json` here.")
+    "my_gpu.json` (about a minute; `--mode compile` also prices torch.compile, `--mode cudagraph` the step captured "
+    "as a CUDA graph) and upload `my_gpu.json` here.")
 #: Time columns: their values are rounded to three significant digits before they are shown
 #: (printf's %g wrote a run of days as 5.76e+04).
 _SECONDS = {"format": "localized"}
-_TIME_COLUMNS = ("steady_epoch_s", "first_epoch_s", "run_s", "compile_seconds")
+_TIME_COLUMNS = ("steady_epoch_s", "first_epoch_s", "run_s", "compile_seconds", "capture_seconds")
 #: The band column's words where a shape is larger than any timed.
 EXTRAPOLATED_BAND = "none: extrapolated"
 COLUMNS = {
@@ -69,6 +72,36 @@ COLUMNS = {
     "wait_share": percent_column("Waiting", help="device time spent waiting for the step's largest batch"),
     "extrapolated": st.column_config.CheckboxColumn("Extrapolated", help="a shape larger than any timed"),
 }
+
+
+def _capture_columns() -> dict[str, Any]:
+    """:data:`COLUMNS` of a cudagraph estimate: its one-off costs are CUDA graph captures,
+    and the share of steps that are not captured (PyG's DataLoader runs eagerly)."""
+    words = {"steady_epoch_s": ("Steady epoch (s)", "every shape captured"),
+             "first_epoch_s": ("First epoch (s)", "with its captures"), "run_s": ("Whole run (s)", "every capture once")}
+    columns: dict[str, Any] = {}
+    for name, config in COLUMNS.items():
+        if name in words:
+            columns[name] = st.column_config.NumberColumn(words[name][0], help=words[name][1], **_SECONDS)
+        elif name == "run_band":
+            columns[name] = st.column_config.TextColumn(
+                "Whole run, band (s)", alignment="right", help="error band: each step within the cost model's held-out "
+                "error, each capture between the fastest and the slowest measured; none where a shape is larger than "
+                "any timed")
+        elif name == "compile_seconds":
+            columns["capture_seconds"] = st.column_config.NumberColumn("CUDA graph captures in the run (s)", **_SECONDS)
+            columns["captures"] = st.column_config.NumberColumn("Captures", format="localized",
+                                                                help="one per distinct padded shape and device")
+            columns["eager_step_share"] = percent_column(
+                "Not captured", help="steps priced eager: PyG's DataLoader gives every batch its own shape, which a "
+                                     "captured step cannot replay")
+        elif name != "compilations":
+            columns[name] = config
+    return columns
+
+
+#: The columns of a cudagraph estimate (:func:`_capture_columns`).
+CAPTURE_COLUMNS = _capture_columns()
 
 #: The columns of the estimate shown first (the rest below, under "More columns").
 MAIN_COLUMNS = ["strategy", "steps_per_epoch", "step_ms", "steady_epoch_s", "run_s", "speedup_steady", "speedup_run"]
@@ -132,6 +165,13 @@ def describe(cal: Calibration) -> None:
         f"{nodes:,} nodes, {edges:,} edges, {graphs:,} graphs.  \n"
         f"**Cost model** ({cal.fit.form}): `{cal.fit.describe()}`; error on held-out shapes: median "
         f"{held_out['median']:.1%}, 90th percentile {held_out['p90']:.1%} (the error bars).")
+    if cal.capture is not None:
+        cost = cal.capture
+        st.caption(f"CUDA graph (data_loaders.CapturedStep): the step is captured once per padded shape and replayed; "
+                   f"a capture (warm-up steps, capture, first replay) took {cost['seconds']:.3g} s (quartiles "
+                   f"{cost['p25']:.3g}-{cost['p75']:.3g} s), the error bars take each one anywhere from "
+                   f"{cost['low']:.3g} to {cost['high']:.3g} s. Steps that are not captured (PyG's DataLoader) are "
+                   "priced by the eager steps timed at the same shapes.")
     if cal.compile is not None:
         cost = cal.compile
         fastest, slowest = cal.compile_band
@@ -229,8 +269,7 @@ def main() -> None:
         st.warning(f"**These are the numbers of {md_text(cal.device_name)}** (measured {md_text(cal.created[:10])}), "
                    f"not of this machine. {md_text(check_words)}", icon=":material/warning:")
     st.plotly_chart(throughput_figures.epoch_figure(table), key="tp_epoch_chart")
-    one_off = one_off_note(table, throughput_figures.label)
-    if one_off:
+    for one_off in one_off_notes(table, throughput_figures.label):
         st.info(one_off, icon=":material/timer:")
     extrapolated = extrapolation_note(table, throughput_figures.label)
     if extrapolated:
@@ -245,13 +284,17 @@ def main() -> None:
                          run_band=[EXTRAPOLATED_BAND if out else f"{three_digits(low)} to {three_digits(high)}" for low, high, out
                                    in zip(table["run_low"], table["run_high"], table["extrapolated"])])
     # no band where extrapolated: none holds there, as the chart and the note say
-    table_in_two(shown[list(COLUMNS)], MAIN_COLUMNS, "More columns: first epoch, bands, compilations, waiting",
-                 column_config=COLUMNS)
+    captured = cal.mode == "cudagraph"
+    columns = CAPTURE_COLUMNS if captured else COLUMNS
+    table_in_two(shown[list(columns)], MAIN_COLUMNS,
+                 f"More columns: first epoch, bands, {'captures' if captured else 'compilations'}, waiting",
+                 column_config=columns)
     st.caption(f"{row.note} Run: {run_length_words(table.attrs['run'])} on "
                f"{run['devices']:,} device(s), batch size {run['batch_size']:,}. Error bars: the cost model's "
                "90th-percentile error on held-out shapes, as a factor (t / (1 + e) to t x (1 + e)). In compile mode "
                "every new padded shape of a device is one torch.compile compilation at the measured cost (its first "
-               "at a fresh process's cost), paid once per run.")
+               "at a fresh process's cost), paid once per run; in cudagraph mode one CUDA graph capture, and PyG's "
+               "DataLoader, whose batches change shape, is priced eager.")
     if not foreign:  # the warning above said it
         st.caption(f"**Calibration check:** {md_text(check_words)}")
     st.subheader("Calibration")

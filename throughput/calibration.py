@@ -13,15 +13,20 @@ shapes (:mod:`throughput.measure`, :mod:`throughput.shapes`) and fits the cost m
                  "platform": "Linux-...", "cuda": null},   # throughput.device
       "versions": {"torch": "2.13.0+cpu", "torch_geometric": "2.8.0.post1", "cuda": null, "python": "3.11.2"},
       "model": {"name": "gin", "hidden": 64, "layers": 3, "in_channels": 9, "parameters": 25153, ...},
-      "mode": "eager",                                  # or "compile": torch.compile(dynamic=False)
+      "mode": "eager",             # or "compile": torch.compile(dynamic=False); "cudagraph": captured steps
       "timing": {"warmup": 3, "repeats": 15, "min_repeats": 3, "budget_seconds": 1.0, "seed": 0},
       "timings": [{"nodes": 1024, "edges": 2048, "graphs": 3, "median": 0.012, "p25": ..., "p75": ...,
-                   "min": ..., "repeats": 15}, ...],   # compile mode adds compile_seconds, eager_median
+                   "min": ..., "repeats": 15}, ...],   # compile mode adds compile_seconds, eager_median;
+                                                       # cudagraph mode capture_seconds, eager_median
       "fit": {"form": "linear", "coefficients": {...}, "held_out": {"median": ..., "p90": ..., ...}, ...},
-      "eager_fit": null,                                # compile mode: the fit of the eager step times
+      "eager_fit": null,                   # compile and cudagraph modes: the fit of the eager step times
       "compile": null,      # compile mode: cold (fresh-process) and warm compilations, compile_summary
+      "capture": {...},     # cudagraph mode only: the CUDA graph captures, capture_summary
       "digest": "sha256 of the rest"
     }
+
+``mode="cudagraph"`` times a step captured as a CUDA graph and replayed
+(:class:`data_loaders.captured.CapturedStep`), on a CUDA device only.
 
 :func:`load_calibration` refuses a file whose digest does not match its content (changed
 after it was written) or whose stored fit is not the fit of its own timings, and one whose
@@ -61,7 +66,7 @@ _SCHEMA_1_COMPILE = ("first_seconds", "seconds", "p25", "p75", "recompile_limit"
 MAX_FILE_BYTES = 16 * 2**20
 MAX_THREADS = 4096  # torch CPU threads a calibration may set
 MAX_COLD_RUNS = 20  # fresh processes timing a first compilation
-MODES = ("eager", "compile")
+MODES = ("eager", "compile", "cudagraph")
 SHIPPED = Path(__file__).resolve().parent / "calibrations"
 #: Environment variable naming a folder of further calibrations (see :func:`shipped_calibrations`).
 CALIBRATIONS_ENV = "GRAPH_PACKING_CALIBRATIONS"
@@ -84,10 +89,11 @@ class Calibration:
     """A model's step times on one device and the cost model fitted to them.
 
     ``model``, ``hidden``, ``layers``, ``device`` (``"cpu"``, ``"cuda"``, ``"cuda:1"``)
-    and ``mode`` (``"eager"`` or ``"compile"``) say what was timed; ``device_info`` and
-    ``versions`` where and with what; ``timings`` the measurements; ``fit`` the cost
-    model of a step; in compile mode ``eager_fit`` prices steps that run eagerly and
-    ``compile`` the cost of compilations.
+    and ``mode`` (``"eager"``, ``"compile"`` or ``"cudagraph"``) say what was timed;
+    ``device_info`` and ``versions`` where and with what; ``timings`` the measurements;
+    ``fit`` the cost model of a step; in compile and cudagraph modes ``eager_fit`` prices
+    steps that run eagerly, ``compile`` the cost of compilations (compile mode) and
+    ``capture`` that of CUDA graph captures (cudagraph mode, :func:`capture_summary`).
     """
 
     model: str
@@ -104,6 +110,7 @@ class Calibration:
     created: str
     eager_fit: CostFit | None = None
     compile: dict[str, Any] | None = None
+    capture: dict[str, Any] | None = None
     source: str = field(default="", compare=False)
 
     # ----------------------------------------------------------------- predictions
@@ -121,7 +128,7 @@ class Calibration:
 
     def predict_eager(self, shapes: np.ndarray) -> np.ndarray:
         """Seconds per step at each shape row when it runs eagerly (in compile mode: past
-        torch's recompile limit)."""
+        torch's recompile limit; in cudagraph mode: a step that is not captured)."""
         return (self.eager_fit or self.fit).predict(np.asarray(shapes, dtype=np.int64).reshape(-1, 3))
 
     @property
@@ -139,7 +146,7 @@ class Calibration:
         """
         cost = self.compile
         if cost is None:
-            raise ValueError(f"{self.label} is an eager calibration: it measured no compilations.")
+            raise ValueError(f"{self.label} is {_a(self.mode)} calibration: it measured no compilations.")
         if not cost["cold_in_fresh_processes"]:
             return ("the calibration's own first shape, timed in the calibrating process, not in fresh ones (a file "
                     "of schema 1, --cold-runs 0 or a model factory)")
@@ -152,14 +159,22 @@ class Calibration:
         slowest the calibration measured (a compilation costs more or less with what the
         process compiled before); compile mode only."""
         if self.compile is None:
-            raise ValueError(f"{self.label} is an eager calibration: it measured no compilations.")
+            raise ValueError(f"{self.label} is {_a(self.mode)} calibration: it measured no compilations.")
         cost = self.compile
         return min(cost["p25"], cost["cold_low"]), max(cost["p75"], cost["cold_high"])
 
     @property
+    def capture_band(self) -> tuple[float, float]:
+        """Seconds any one CUDA graph capture may take: from the fastest to the slowest
+        the calibration measured; cudagraph mode only."""
+        if self.capture is None:
+            raise ValueError(f"{self.label} is {_a(self.mode)} calibration: it measured no CUDA graph captures.")
+        return self.capture["low"], self.capture["high"]
+
+    @property
     def eager_error_band(self) -> float:
         """Relative error band of the steps that run eagerly: the eager fit's in compile
-        mode, else :attr:`error_band`."""
+        and cudagraph modes, else :attr:`error_band`."""
         return (self.eager_fit or self.fit).error_band
 
     @property
@@ -204,7 +219,8 @@ class Calibration:
                 "model": dict(self.model_info), "mode": self.mode, "created": self.created,
                 "shapes_timed": len(self.timings), "shape_range": list(self.shape_range), "fit": {"form": self.fit.form, "model": self.fit.describe(),
                                                            "held_out": dict(self.fit.held_out)},
-                "compile": None if self.compile is None else dict(self.compile), "source": self.source}
+                "compile": None if self.compile is None else dict(self.compile), "source": self.source,
+                **({} if self.capture is None else {"capture": dict(self.capture)})}
 
     # ----------------------------------------------------------------- serialisation
     def to_dict(self) -> dict[str, Any]:
@@ -215,6 +231,7 @@ class Calibration:
             "mode": self.mode, "timing": dict(self.timing), "timings": [t.to_dict() for t in self.timings],
             "fit": self.fit.to_dict(), "eager_fit": None if self.eager_fit is None else self.eager_fit.to_dict(),
             "compile": None if self.compile is None else dict(self.compile),
+            **({} if self.capture is None else {"capture": dict(self.capture)}),  # eager and compile files as before
         }
         return {**body, "digest": digest(body)}
 
@@ -237,14 +254,18 @@ class Calibration:
                      source: str = "") -> "Calibration":
         """A calibration from measured step times: fits the cost model (and in compile mode
         the eager fit and the compilation costs, with torch's ``recompile_limit`` and the
-        ``cold_compiles`` timed in fresh processes, see :func:`compile_summary`)."""
+        ``cold_compiles`` timed in fresh processes, see :func:`compile_summary`; in
+        cudagraph mode the eager fit and the capture costs, see :func:`capture_summary`)."""
         if mode == "compile" and (recompile_limit is None or any(t.compile_seconds is None for t in timings)):
             raise ValueError("A compile-mode calibration needs compile_seconds and eager_median at every shape "
                              "and torch's recompile_limit.")
+        if mode == "cudagraph" and any(t.capture_seconds is None for t in timings):
+            raise ValueError("A cudagraph-mode calibration needs capture_seconds and eager_median at every shape.")
         fit, eager = _fits(timings, mode)
         compile_cost = compile_summary(timings, recompile_limit, cold_compiles) if mode == "compile" else None
+        capture_cost = capture_summary(timings) if mode == "cudagraph" else None
         return cls(model, hidden, layers, device, mode, tuple(timings), fit, device_info, versions, model_info,
-                   timing, created, eager, compile_cost, source)
+                   timing, created, eager, compile_cost, capture_cost, source)
 
     @classmethod
     def from_dict(cls, data: Any, source: str = "") -> "Calibration":
@@ -323,6 +344,49 @@ def compile_summary(timings: list[ShapeTiming], recompile_limit: int, cold: list
             "fx_graph_cache": False, "cold_in_fresh_processes": fresh}
 
 
+def capture_summary(timings: list[ShapeTiming]) -> dict[str, Any]:
+    """The cost of CUDA graph captures in cudagraph mode, as measured at every shape (the
+    first call of a :class:`data_loaders.captured.CapturedStep`: its warm-up steps, the
+    capture and one replay, less the median replay): median and quartiles, fastest and
+    slowest. Each distinct padded shape is captured once per process.
+
+    >>> rows = [ShapeTiming((8 * i, 16 * i, 1), 0.01, 0.01, 0.01, 0.01, 3, eager_median=0.02, capture_seconds=c)
+    ...         for i, c in enumerate([0.5, 0.2, 0.3, 0.4], 1)]
+    >>> summary = capture_summary(rows)
+    >>> summary["seconds"], summary["low"], summary["high"]
+    (0.35, 0.2, 0.5)
+    """
+    costs = [t.capture_seconds for t in timings]
+    return {"seconds": statistics.median(costs), "p25": float(np.quantile(costs, 0.25)),
+            "p75": float(np.quantile(costs, 0.75)), "low": min(costs), "high": max(costs)}
+
+
+def check_mode(mode: Any, device: str) -> str:
+    """``mode`` when it is one of ``MODES`` and ``device`` can run it; a ``ValueError``
+    saying what to use otherwise.
+
+    >>> check_mode("compile", "cpu")
+    'compile'
+    >>> check_mode("cudagraph", "cpu")
+    Traceback (most recent call last):
+    ...
+    ValueError: mode 'cudagraph' times a step captured as a CUDA graph, which records GPU kernels: it needs a CUDA \
+device, got cpu. On a CPU use mode 'eager' or 'compile'; calibrate cudagraph on your GPU machine (--device cuda).
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}.")
+    if mode == "cudagraph" and not device.startswith("cuda"):
+        raise ValueError(f"mode 'cudagraph' times a step captured as a CUDA graph, which records GPU kernels: it "
+                         f"needs a CUDA device, got {device}. On a CPU use mode 'eager' or 'compile'; calibrate "
+                         "cudagraph on your GPU machine (--device cuda).")
+    return mode
+
+
+def _a(mode: str) -> str:
+    """``mode`` with its article: 'an eager', 'a compile'."""
+    return f"{'an' if mode[0] in 'aeiou' else 'a'} {mode}"
+
+
 def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str = "cpu",
               shapes: Any = None, mode: str = "eager", *, in_channels: int = DEFAULT_IN_CHANNELS, warmup: int = 3,
               repeats: int = 15, budget: float = 1.0, seed: int = 0, threads: int | None = None,
@@ -330,14 +394,17 @@ def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str
     """Time forward + backward + Adam step of ``model`` (``"gin"``, ``"schnet"`` or a
     factory, see :func:`throughput.models.model_spec`) on ``device`` at each padded
     ``shapes`` row (nodes, edges, graphs; None: :func:`throughput.shapes.default_shapes`)
-    in ``mode`` (``"eager"`` or ``"compile"``), and fit the cost model.
+    in ``mode`` (``"eager"``, ``"compile"`` or ``"cudagraph"``), and fit the cost model.
 
     ``warmup`` untimed steps, then ``repeats`` timed steps at most, at least 3, stopping
     after ``budget`` seconds per shape. ``threads`` sets torch's CPU threads for the
     measurement (None: as they are; the file records the number, which CPU times depend
     on). In compile mode ``cold_runs`` fresh processes each time the first compilation of
     a process at the first shape (:mod:`throughput.cold_compile`; a user's model factory
-    cannot be sent to another process, so its cold cost is its first shape's).
+    cannot be sent to another process, so its cold cost is its first shape's). In cudagraph
+    mode (a CUDA device only) each shape's step is captured through
+    :class:`data_loaders.captured.CapturedStep` and its replays are timed, with the capture's
+    cost (the first call less the median replay) and the eager step's median.
 
     Args:
         model: ``"gin"``, ``"schnet"`` or a factory ``factory(hidden, layers)``.
@@ -346,7 +413,8 @@ def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str
         device: ``"cpu"``, ``"cuda"`` or ``"cuda:<index>"``.
         shapes: padded shapes to time (:class:`packing.BatchShape` or (nodes, edges,
             graphs) triples, at least 6); None: :func:`throughput.shapes.default_shapes`.
-        mode: ``"eager"`` or ``"compile"`` (``torch.compile(dynamic=False)``).
+        mode: ``"eager"``, ``"compile"`` (``torch.compile(dynamic=False)``) or
+            ``"cudagraph"`` (CUDA graph replays; a CUDA device only).
         in_channels: node features of the random inputs.
         warmup: untimed steps per shape.
         repeats: timed steps per shape at most (at least 3 are timed).
@@ -360,8 +428,8 @@ def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str
         The calibration: the timings, the fitted cost model, the device and software.
 
     Raises:
-        ValueError: bad arguments, a missing CUDA device, or a shape that does not fit
-            in the device's memory.
+        ValueError: bad arguments, a missing CUDA device, mode ``"cudagraph"`` on a CPU, or a
+            shape that does not fit in the device's memory.
 
     >>> cal = calibrate(hidden=4, layers=1, shapes=[(n, 2 * n, 2) for n in (8, 16, 24, 32, 40, 48)],
     ...                 warmup=1, repeats=3)
@@ -372,10 +440,9 @@ def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str
     from .measure import ShapeTimer, TimingPlan
     from .models import model_spec
 
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}.")
     spec = model_spec(model, hidden, layers, in_channels)
     device = check_device(device)
+    check_mode(mode, device)
     grid = default_shapes() if shapes is None else check_shapes(shapes)
     if len(grid) < MIN_SHAPES:
         raise ValueError(f"Give at least {MIN_SHAPES} shapes to fit the cost model and check it on held-out shapes; got {len(grid)}.")
@@ -411,7 +478,7 @@ def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str
 def _fits(timings: list[ShapeTiming], mode: str) -> tuple[CostFit, CostFit | None]:
     shapes = np.array([t.shape for t in timings], dtype=np.int64)
     fit = fit_cost_model(shapes, [t.median for t in timings])
-    eager = fit_cost_model(shapes, [t.eager_median for t in timings]) if mode == "compile" else None
+    eager = fit_cost_model(shapes, [t.eager_median for t in timings]) if mode in ("compile", "cudagraph") else None
     return fit, eager
 
 
@@ -487,6 +554,9 @@ def _verified(data: Any, name: str) -> Calibration:
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}.")
     device_info, versions, model_info = _object(data, "device"), _object(data, "versions"), _object(data, "model")
+    if mode == "cudagraph" and device_info.get("type") != "cuda":
+        raise ValueError(f"{name} is a cudagraph calibration of a {device_info.get('type')!r} device: CUDA graphs "
+                         "are captured on CUDA devices only; the file is damaged.")
     _text(device_info.get("name"), "device.name")
     _text(versions.get("torch"), "versions.torch")
     rows = data.get("timings")
@@ -517,6 +587,8 @@ def _verified(data: Any, name: str) -> Calibration:
         recomputed = {key: value for key, value in recomputed.items() if key != "cold_in_fresh_processes"}  # older
     if stored_compile != recomputed:
         raise ValueError(f"{name}: the compile costs do not match its timings; the file is damaged.")
+    if data.get("capture") != calibration.capture:
+        raise ValueError(f"{name}: the capture costs do not match its timings; the file is damaged.")
     return calibration
 
 

@@ -220,7 +220,8 @@ def check_calibration(calibration: Calibration, device: str | None = None, secon
     of device here) with its model and torch threads, spending about ``seconds`` on timed
     steps, and compare with its predictions (module docstring). A compile-mode calibration is
     checked on its eager steps (the eager fit it also carries): checking compiled steps would
-    cost a compilation per shape, seconds to a minute each.
+    cost a compilation per shape, seconds to a minute each. A cudagraph calibration is checked
+    the same way, on a CUDA device only (its eager fit was measured on one).
 
     Args:
         calibration: the calibration to check.
@@ -232,7 +233,7 @@ def check_calibration(calibration: Calibration, device: str | None = None, secon
 
     Raises:
         ValueError: the device is missing here (a GPU calibration on a machine without
-            one), the model does not build, or it or the shapes are too large for a check's
+            one; a cudagraph calibration on a CPU), the model does not build, or it or the shapes are too large for a check's
             memory (:func:`checkable_timings`).
 
     >>> from throughput import calibrate
@@ -253,6 +254,9 @@ def check_calibration(calibration: Calibration, device: str | None = None, secon
         raise ValueError("A calibration of a user's own model cannot be rebuilt here to check it; calibrate again "
                          "with the model on this machine.")
     device = _device_here(calibration, device)
+    if calibration.mode == "cudagraph" and not device.startswith("cuda"):
+        raise ValueError(f"{calibration.label} is a cudagraph calibration, measured on a CUDA device: it cannot be "
+                         f"checked on {device}. Check it on a CUDA device, or check an eager calibration here.")
     spec = model_spec(calibration.model, calibration.hidden, calibration.layers,
                       calibration.model_info.get("in_channels", DEFAULT_IN_CHANNELS))
     timings, skipped = checkable_timings(calibration, spec)
@@ -260,7 +264,7 @@ def check_calibration(calibration: Calibration, device: str | None = None, secon
     plan = TimingPlan(warmup=3, repeats=60, min_repeats=5, budget=seconds / len(shapes))
     threads = whole_number(calibration.device_info.get("threads", 1), "threads", 1, MAX_THREADS)
     with torch_threads(threads if device == "cpu" else None):
-        # compile mode: its eager steps are checked (a compiled one costs a compilation per shape)
+        # compile and cudagraph modes: its eager steps are checked (a compiled one costs a compilation per shape)
         timer = ShapeTimer(spec, device, "eager", plan, int(calibration.timing.get("seed", 0)))
         measured = [timer.time(shape).median for shape in shapes]
         here, _ = device_description(device)

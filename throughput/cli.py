@@ -1,6 +1,7 @@
 """Command line: ``python -m throughput calibrate|check|estimate|recommend``.
 
     python -m throughput calibrate --model gin --device cuda --out my_gpu.json
+    python -m throughput calibrate --model gin --device cuda --mode cudagraph --out my_gpu_captured.json
     python -m throughput check my_cpu.json            # does it hold on this machine?
     python -m throughput check                        # this machine's calibration (as the page starts)
     python -m throughput estimate config.json --calibration my_gpu.json --epochs 10 --check
@@ -32,7 +33,7 @@ from packing.cli import (HISTOGRAM_HELP, OPTION_FLAGS, add_recommend_arguments, 
                          run_recommend)
 
 from .calibration import (CALIBRATIONS_ENV, MAX_COLD_RUNS, MAX_THREADS, MODES, SHIPPED, calibrate,
-                          calibration_filename, load_calibration)
+                          calibration_filename, check_mode, load_calibration)
 from .check import calibration_for_this_machine, check_calibration, noise_note
 from .device import check_device, device_description
 from .estimate import estimate
@@ -52,7 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--device", default="cpu", help="cpu, cuda or cuda:<index> (default cpu)")
     cal.add_argument("--mode", default="eager", choices=MODES,
                      help="eager, or compile: torch.compile(dynamic=False), one compilation per shape (slow: "
-                          "each shape compiles, 10-60 s)")
+                          "each shape compiles, 10-60 s), or cudagraph: the step captured as a CUDA graph and "
+                          "replayed, one capture per shape (a CUDA device only)")
     cal.add_argument("--shapes", type=int, default=DEFAULT_COUNT, help=f"shapes to time (default {DEFAULT_COUNT})")
     cal.add_argument("--max-nodes", type=int, default=DEFAULT_MAX_NODES,
                      help=f"largest padded nodes timed (default {DEFAULT_MAX_NODES})")
@@ -108,7 +110,7 @@ _FLAGS = {"count": "--shapes", "max_nodes": "--max-nodes", "max_edges": "--max-e
 
 
 def _calibrate(args: argparse.Namespace) -> None:
-    check_device(args.device)
+    check_mode(args.mode, check_device(args.device))
     if args.cold_runs is not None and args.mode != "compile":
         raise ValueError("--cold-runs times first compilations: it applies to --mode compile only.")
     try:  # every setting checked before the timing starts
@@ -137,6 +139,10 @@ def _calibrate(args: argparse.Namespace) -> None:
         lines.append(f"compilations (torch.compile, a new shape): a process's first {cost['first_seconds']:.3g} s "
                      f"({cal.cold_words}), later ones {cost['seconds']:.3g} s "
                      f"(warm, quartiles {cost['p25']:.3g}-{cost['p75']:.3g} s)")
+    if cal.capture is not None:
+        cost = cal.capture
+        lines.append(f"CUDA graph captures (a new shape): {cost['seconds']:.3g} s (quartiles {cost['p25']:.3g}-"
+                     f"{cost['p75']:.3g} s, {cost['low']:.3g}-{cost['high']:.3g} s at the {len(cal.timings)} shapes)")
     noisy = noise_note(cal).strip()
     print("\n".join([*lines, f"wrote {path}", *([f"note: {noisy}"] if noisy else [])]))
 

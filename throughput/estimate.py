@@ -22,16 +22,25 @@ by the eager fit. Compilations are one-off costs, so a run is priced three ways:
 ``run_s``
     the whole run (``epochs`` epochs or ``steps`` steps), every compilation counted once.
 
+In cudagraph mode (the step captured as a CUDA graph, :class:`data_loaders.CapturedStep`)
+every distinct shape a device meets is captured when it first appears, each capture at the
+calibration's measured capture cost (``capture_seconds``, ``captures``), with no limit: a
+strategy with many shapes pays a capture for each, in the first epoch and the run as
+compilations are. PyG's DataLoader cannot be captured: it pads nothing, so its batches'
+shapes change from batch to batch and a captured step replays one shape. Its row is priced
+eager (the eager fit), ``eager_step_share`` is 1 and its settings say so.
+
 ``speedup_steady`` compares the steady epoch with the baseline's and ``speedup_run`` the
 run's mean epoch (``epoch_seconds``: every compilation counted once, spread over the
 epochs run), so both compare the same graphs trained: a run of ``steps`` steps trains
 other numbers of graphs in every row, and its ``run_s`` differ for that reason too. Where
-the two speed-ups differ, the difference is one-off cost (``one_off_share``: compilations /
-run). The ``epoch_*`` columns are the run's mean epoch (``run_s / epochs``).
+the two speed-ups differ, the difference is one-off cost (``one_off_share``: compilations and
+captures / run). The ``epoch_*`` columns are the run's mean epoch (``run_s / epochs``).
 
 Error bands are multiplicative, so they never reach zero: a step time t lies in
 ``[t / (1 + b), t * (1 + b)]`` with b the calibration's held-out error (its 90th
-percentile; the eager fit's for steps that run eagerly in compile mode), and each
+percentile; the eager fit's for steps that run eagerly in compile or cudagraph mode), each
+capture between the fastest and the slowest capture the calibration measured, and each
 compilation anywhere between the fastest and the slowest compilation the calibration
 measured, of either kind (from the warm ones' first quartile to the slowest fresh
 process's): a compilation costs more or less with what the process compiled before. On an
@@ -65,9 +74,12 @@ PYG_DATALOADER = "pyg_dataloader"
 ROWS = STRATEGIES + (PYG_DATALOADER,)
 COLUMNS = ("strategy", "steps_per_epoch", "step_ms", "first_epoch_s", "steady_epoch_s", "steady_low", "steady_high",
            "run_s", "run_low", "run_high", "epoch_seconds", "epoch_low", "epoch_high", "compile_seconds",
-           "compile_seconds_per_epoch", "compilations", "eager_step_share", "graphs_per_second", "speedup",
+           "compile_seconds_per_epoch", "compilations", "capture_seconds", "captures", "eager_step_share", "graphs_per_second", "speedup",
            "speedup_steady", "speedup_run", "one_off_share", "wait_share", "max_padded_nodes", "max_padded_edges",
            "max_padded_graphs", "extrapolated", "settings")
+#: What the PyG DataLoader row says of itself in cudagraph mode.
+NOT_CAPTURED = ("not captured: PyG's DataLoader pads nothing, so its batches' shapes change from batch to batch and a "
+                "captured step replays one shape; priced eager")
 #: A shape more than this factor past the largest timed one is marked extrapolated.
 EXTRAPOLATION_SLACK = 1.1
 
@@ -119,32 +131,38 @@ def pyg_dataloader_batches(hist: SizeHistogram, batch_size: int, run: RunSpec) -
     return batches
 
 
-def _compile_costs(batches: pd.DataFrame, calibration: Calibration,
+def _one_off_costs(batches: pd.DataFrame, calibration: Calibration, capturable: bool = True,
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
-    """Per batch: compilation seconds (median, low, high) it triggers and whether it runs
-    compiled; and the number of compilations (module docstring)."""
+    """Per batch: the seconds (median, low, high) of the compilation or capture it triggers
+    and whether it runs compiled or captured (not eagerly); and the number of compilations
+    or captures (module docstring). ``capturable``: whether a captured step can replay the
+    batches (PyG's DataLoader's cannot)."""
     count = len(batches)
-    compiled = np.ones(count, dtype=bool)
+    fast = np.full(count, calibration.mode == "eager" or capturable)
     seconds, low, high = np.zeros(count), np.zeros(count), np.zeros(count)
-    if calibration.mode != "compile":
-        return seconds, low, high, compiled, 0
-    cost = calibration.compile
-    limit = int(cost["recompile_limit"])
-    compilations = 0
+    if calibration.mode == "eager" or not fast.all():
+        return seconds, low, high, fast, 0
+    limit = int(calibration.compile["recompile_limit"]) if calibration.mode == "compile" else count
+    paid = 0
     for _, rows in batches.groupby("device", sort=False):
         index = rows.index.to_numpy()
         first, code = first_appearances(*(rows[c].to_numpy() for c in ("padded_nodes", "padded_edges", "padded_graphs")))
-        compiled[index] = code < limit
+        fast[index] = code < limit
         kept = index[first[:limit]]
-        seconds[kept] = cost["seconds"]  # warm
-        if kept.size:  # a device's first compilation is its process's: cold
-            seconds[kept[0]] = cost["first_seconds"]
-        low[kept], high[kept] = calibration.compile_band
-        compilations += kept.size
-    return seconds, low, high, compiled, compilations
+        if calibration.mode == "compile":
+            seconds[kept] = calibration.compile["seconds"]  # warm
+            if kept.size:  # a device's first compilation is its process's: cold
+                seconds[kept[0]] = calibration.compile["first_seconds"]
+            low[kept], high[kept] = calibration.compile_band
+        else:
+            seconds[kept] = calibration.capture["seconds"]
+            low[kept], high[kept] = calibration.capture_band
+        paid += kept.size
+    return seconds, low, high, fast, paid
 
 
-def price_batches(batches: pd.DataFrame, calibration: Calibration, epochs_run: float) -> dict[str, Any]:
+def price_batches(batches: pd.DataFrame, calibration: Calibration, epochs_run: float, *,
+                  capturable: bool = True) -> dict[str, Any]:
     """Price a run's batches (``step, device, epoch, graphs, padded_nodes, padded_edges,
     padded_graphs``; ``epochs_run`` epochs of graphs): the numbers of one estimate row
     (module docstring). Steady: every step at its step time; first epoch: steady plus the
@@ -157,6 +175,8 @@ def price_batches(batches: pd.DataFrame, calibration: Calibration, epochs_run: f
         batches: one row per batch, with the columns above.
         calibration: prices a step at a padded shape and a compilation.
         epochs_run: epochs of graphs the batches hold.
+        capturable: whether a captured step can replay the batches (in cudagraph mode;
+            False for PyG's DataLoader: its steps are priced eager, nothing is captured).
 
     Returns:
         The row's numbers by column name (``COLUMNS`` less the strategy, its settings and
@@ -172,23 +192,24 @@ def price_batches(batches: pd.DataFrame, calibration: Calibration, epochs_run: f
     """
     batches = batches.reset_index(drop=True)
     shapes = batches[["padded_nodes", "padded_edges", "padded_graphs"]].to_numpy(dtype=np.int64)
-    compile_seconds, compile_low, compile_high, compiled, compilations = _compile_costs(batches, calibration)
-    step_seconds = np.where(compiled, calibration.predict_step(shapes[:, 0], shapes[:, 1], shapes[:, 2]),
+    one_off_seconds, one_off_low, one_off_high, fast, paid = _one_off_costs(batches, calibration, capturable)
+    step_seconds = np.where(fast, calibration.predict_step(shapes[:, 0], shapes[:, 1], shapes[:, 2]),
                             calibration.predict_eager(shapes))
     # multiplicative, so a band never reaches zero; steps that run eagerly have the eager fit's
-    spread = np.where(compiled, 1 + calibration.error_band, 1 + calibration.eager_error_band)
+    spread = np.where(fast, 1 + calibration.error_band, 1 + calibration.eager_error_band)
     frame = pd.DataFrame({"step": batches["step"].to_numpy(), "first_epoch": batches["epoch"].to_numpy() == 0,
-                          "run": step_seconds, "with_compile": step_seconds + compile_seconds,
+                          "run": step_seconds, "with_one_off": step_seconds + one_off_seconds,
                           "steady_low": step_seconds / spread, "steady_high": step_seconds * spread,
-                          "low": step_seconds / spread + compile_low, "high": step_seconds * spread + compile_high})
+                          "low": step_seconds / spread + one_off_low, "high": step_seconds * spread + one_off_high})
     per_step = frame.groupby("step", sort=False).agg(
-        {"first_epoch": "any", "run": "max", "with_compile": "max", "steady_low": "max", "steady_high": "max",
+        {"first_epoch": "any", "run": "max", "with_one_off": "max", "steady_low": "max", "steady_high": "max",
          "low": "max", "high": "max"})
     steps = len(per_step)
     steady = float(per_step["run"].sum())
-    one_off = per_step["with_compile"] - per_step["run"]
-    compile_total = float(one_off.sum())
+    one_off = per_step["with_one_off"] - per_step["run"]
+    one_off_total = float(one_off.sum())
     devices = int(batches["device"].max()) + 1
+    compiling = calibration.mode != "cudagraph"  # the one-off cost is compilation (0 in eager mode), else capture
     largest = np.array(calibration.shape_range) * EXTRAPOLATION_SLACK
     steady_epoch = steady / epochs_run
     return {
@@ -197,14 +218,16 @@ def price_batches(batches: pd.DataFrame, calibration: Calibration, epochs_run: f
         "first_epoch_s": steady_epoch + float(one_off[per_step["first_epoch"]].sum()),
         "steady_epoch_s": steady_epoch, "steady_low": float(per_step["steady_low"].sum()) / epochs_run,
         "steady_high": float(per_step["steady_high"].sum()) / epochs_run,
-        "run_s": steady + compile_total, "run_low": float(per_step["low"].sum()),
+        "run_s": steady + one_off_total, "run_low": float(per_step["low"].sum()),
         "run_high": float(per_step["high"].sum()),
-        "epoch_seconds": (steady + compile_total) / epochs_run,
+        "epoch_seconds": (steady + one_off_total) / epochs_run,
         "epoch_low": float(per_step["low"].sum()) / epochs_run,
         "epoch_high": float(per_step["high"].sum()) / epochs_run,
-        "compile_seconds": compile_total, "compile_seconds_per_epoch": compile_total / epochs_run,
-        "compilations": compilations,
-        "eager_step_share": float(1 - compiled.mean()) if calibration.mode == "compile" else 0.0,
+        "compile_seconds": one_off_total if compiling else 0.0,
+        "compile_seconds_per_epoch": one_off_total / epochs_run if compiling else 0.0,
+        "compilations": paid if compiling else 0,
+        "capture_seconds": 0.0 if compiling else one_off_total, "captures": 0 if compiling else paid,
+        "eager_step_share": float(1 - fast.mean()),
         "wait_share": max(0.0, 1 - float(step_seconds.sum()) / (devices * steady)) if steady else 0.0,
         "max_padded_nodes": int(shapes[:, 0].max()), "max_padded_edges": int(shapes[:, 1].max()),
         "max_padded_graphs": int(shapes[:, 2].max()),
@@ -223,8 +246,11 @@ def _priced_rows(hist: SizeHistogram, run: RunSpec, requests: dict[str, dict[str
         rows.append({"strategy": name, **price_batches(result.batches, calibration, epochs_run),
                      "settings": describe_settings(name, result.settings), "epochs_run": epochs_run})
     loader = pyg_dataloader_batches(hist, run.batch_size, run)
-    rows.append({"strategy": PYG_DATALOADER, **price_batches(loader, calibration, loader.attrs["epochs_run"]),
-                 "settings": f"PyG DataLoader, {run.batch_size:,} graphs per batch, no padding",
+    captured = calibration.mode == "cudagraph"
+    rows.append({"strategy": PYG_DATALOADER,
+                 **price_batches(loader, calibration, loader.attrs["epochs_run"], capturable=not captured),
+                 "settings": f"PyG DataLoader, {run.batch_size:,} graphs per batch, no padding"
+                             + (f"; {NOT_CAPTURED}" if captured else ""),
                  "epochs_run": loader.attrs["epochs_run"]})
     return rows
 
@@ -298,7 +324,7 @@ def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, pla
     table["speedup"] = reference["epoch_seconds"] / table["epoch_seconds"]
     table["speedup_steady"] = reference["steady_epoch_s"] / table["steady_epoch_s"]
     table["speedup_run"] = table["speedup"]  # per graph trained: a run of N steps trains other graph counts per row
-    table["one_off_share"] = table["compile_seconds"] / table["run_s"]
+    table["one_off_share"] = (table["compile_seconds"] + table["capture_seconds"]) / table["run_s"]
     table = table[list(COLUMNS)]
     table.attrs.update(calibration=calibration.summary(), baseline=baseline,
                        run={**run.to_dict(), "num_shapes": whole_number(num_shapes, "num_shapes", 1, 16)})

@@ -34,8 +34,9 @@ def _count(value: Any, where: str, low: int) -> int:
 @dataclass(frozen=True)
 class ShapeTiming:
     """Step times measured at one shape: median, quartiles and fastest (seconds), how
-    many steps were timed, and in compiled mode the cost of the shape's compilation and
-    the eager step's median (priced for shapes past torch's recompile limit)."""
+    many steps were timed, in compiled mode the cost of the shape's compilation and in
+    cudagraph mode the cost of its CUDA graph capture, with the eager step's median
+    (priced for shapes past torch's recompile limit, or that cannot be captured)."""
 
     shape: BatchShape
     median: float
@@ -45,6 +46,7 @@ class ShapeTiming:
     repeats: int
     compile_seconds: float | None = None
     eager_median: float | None = None
+    capture_seconds: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         nodes, edges, graphs = self.shape
@@ -52,11 +54,24 @@ class ShapeTiming:
                "p75": self.p75, "min": self.fastest, "repeats": self.repeats}
         if self.compile_seconds is not None:
             row.update(compile_seconds=self.compile_seconds, eager_median=self.eager_median)
+        if self.capture_seconds is not None:
+            row.update(capture_seconds=self.capture_seconds, eager_median=self.eager_median)
         return row
 
     @classmethod
     def from_dict(cls, row: Any, where: str) -> "ShapeTiming":
-        """One row of a calibration's ``timings`` (``ValueError`` naming the bad field)."""
+        """One row of a calibration's ``timings`` (``ValueError`` naming the bad field).
+
+        >>> row = {"nodes": 64, "edges": 128, "graphs": 2, "median": 0.002, "p25": 0.002, "p75": 0.002,
+        ...        "min": 0.002, "repeats": 5, "capture_seconds": 0.03, "eager_median": 0.004}
+        >>> ShapeTiming.from_dict(row, "timings[0]").capture_seconds
+        0.03
+        >>> ShapeTiming.from_dict({**row, "compile_seconds": 9.0}, "timings[0]")
+        Traceback (most recent call last):
+        ...
+        ValueError: timings[0] holds both compile_seconds and capture_seconds: a calibration times one mode; \
+calibrate again instead of editing the file.
+        """
         if not isinstance(row, dict):
             raise ValueError(f"{where} must be an object.")
         shape = BatchShape(_count(row.get("nodes"), f"{where}.nodes", 1), _count(row.get("edges"), f"{where}.edges", 0),
@@ -64,8 +79,10 @@ class ShapeTiming:
         values = [_seconds(row.get(name), f"{where}.{name}") for name in ("median", "p25", "p75", "min")]
         if not values[3] <= values[1] <= values[0] <= values[2]:
             raise ValueError(f"{where}: the times must satisfy min <= p25 <= median <= p75.")
-        compiled = None if "compile_seconds" not in row else (
-            _seconds(row["compile_seconds"], f"{where}.compile_seconds", allow_zero=True),
-            _seconds(row.get("eager_median"), f"{where}.eager_median"))
-        return cls(shape, *values, _count(row.get("repeats"), f"{where}.repeats", 1),
-                   *(compiled or (None, None)))
+        if "compile_seconds" in row and "capture_seconds" in row:
+            raise ValueError(f"{where} holds both compile_seconds and capture_seconds: a calibration times one "
+                             "mode; calibrate again instead of editing the file.")
+        one_off = {name: _seconds(row[name], f"{where}.{name}", allow_zero=True)
+                   for name in ("compile_seconds", "capture_seconds") if name in row}
+        eager = _seconds(row.get("eager_median"), f"{where}.eager_median") if one_off else None
+        return cls(shape, *values, _count(row.get("repeats"), f"{where}.repeats", 1), eager_median=eager, **one_off)

@@ -21,20 +21,116 @@ Every number in ``table`` is a prediction of the calibration named in ``calibrat
 (the device it was measured on, the software versions, the fit and its held-out error);
 ``check`` is :func:`throughput.check_calibration` of it on the machine that exported, or
 null when it could not be checked there (a GPU calibration on a CPU machine: the note says
-so). Version 2 added the check and the steady-epoch and whole-run columns.
+so). Version 2 added the check and the steady-epoch and whole-run columns. A cudagraph
+calibration's table has its one-off costs in ``capture_seconds`` and ``captures`` (its
+``compile_seconds`` and ``compilations`` are 0), and its notes in words say so
+(:func:`one_off_notes`).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import pandas as pd
 
-from packing import estimate_notes, three_digits
-from packing.batching import json_rows, run_length_words
+from packing import devices_note, estimate_notes, extrapolation_note, one_off_note, three_digits
+from packing.batching import json_rows, run_length_words, short_run_note
 
 from .check import CalibrationCheck
 
 SECTION_VERSION = 2
+#: Run and steady speed-ups further apart than this share are said to differ by one-off cost
+#: (as :func:`packing.one_off_note` says of compilations).
+ONE_OFF_SHARE = 0.1
+
+
+def _captured(table: pd.DataFrame) -> bool:
+    return table.attrs.get("calibration", {}).get("mode") == "cudagraph"
+
+
+def capture_note(table: pd.DataFrame, label: Callable[[str], str] = str) -> str:
+    """For a cudagraph estimate: one sentence naming every strategy whose speed-up over the
+    run differs from its steady speed-up by more than 10 %, the difference being CUDA graph
+    captures (one per padded shape and device, paid once per run); "" when none does or the
+    estimate is of another mode.
+
+    >>> rows = pd.DataFrame({"strategy": ["static_64", "pyg_dataloader"], "speedup_run": [0.8, 1.0],
+    ...                      "speedup_steady": [1.2, 1.0], "capture_seconds": [3.2, 0.0], "captures": [32, 0],
+    ...                      "eager_step_share": [0.0, 1.0]})
+    >>> rows.attrs.update(baseline="pyg_dataloader", calibration={"mode": "cudagraph"})
+    >>> capture_note(rows)[-92:]
+    'priced eager): static_64 0.80x over the run, 1.20x per steady epoch (32 captures in 3.20 s).'
+    """
+    if not _captured(table):
+        return ""
+    rows = table.set_index("strategy")
+
+    def cost(row: pd.Series) -> str:
+        if row["eager_step_share"] == 1:
+            return "not captured, priced eager"
+        count = int(row["captures"])
+        return f"{count:,} capture{'s' if count != 1 else ''} in {three_digits(row['capture_seconds'])} s"
+
+    items = [f"{label(name)} {row['speedup_run']:.2f}x over the run, {row['speedup_steady']:.2f}x per steady epoch "
+             f"({cost(row)})" for name, row in rows.iterrows()
+             if abs(row["speedup_run"] / row["speedup_steady"] - 1) > ONE_OFF_SHARE]
+    if not items:
+        return ""
+    baseline = table.attrs.get("baseline")
+    against = f" ({label(baseline)}, the baseline: {cost(rows.loc[baseline])})" if baseline in rows.index else ""
+    return ("Capturing the step as a CUDA graph is a one-off cost per padded shape and device that a longer run "
+            f"spreads thinner, so the speed-ups over the run and per steady epoch differ{against}: "
+            + "; ".join(items) + ".")
+
+
+def not_captured_note(table: pd.DataFrame, label: Callable[[str], str] = str) -> str:
+    """For a cudagraph estimate: the strategies whose steps cannot be captured (PyG's
+    DataLoader) and are priced eager; "" when every one is captured or the estimate is of
+    another mode.
+
+    >>> rows = pd.DataFrame({"strategy": ["packing", "pyg_dataloader"], "eager_step_share": [0.0, 1.0]})
+    >>> rows.attrs["calibration"] = {"mode": "cudagraph"}
+    >>> not_captured_note(rows)[:62]
+    'pyg_dataloader is priced eager, not as CUDA graph replays: PyG'
+    """
+    if not _captured(table):
+        return ""
+    eager = [label(name) for name, share in zip(table["strategy"], table["eager_step_share"]) if share == 1]
+    if not eager:
+        return ""
+    return (f"{', '.join(eager)} {'is' if len(eager) == 1 else 'are'} priced eager, not as CUDA graph replays: PyG's "
+            "DataLoader pads nothing, so its batches' shapes change from batch to batch, and a captured step "
+            "(data_loaders.CapturedStep) replays one shape.")
+
+
+def one_off_notes(table: pd.DataFrame, label: Callable[[str], str] = str) -> list[str]:
+    """The notes on an estimate's one-off costs in its mode: CUDA graph captures and the
+    strategies not captured (cudagraph), else compilations (:func:`packing.one_off_note`).
+
+    >>> rows = pd.DataFrame({"strategy": ["packing"], "speedup_run": [1.0], "speedup_steady": [1.0]})
+    >>> rows.attrs["calibration"] = {"mode": "eager"}
+    >>> one_off_notes(rows)
+    []
+    """
+    found = [capture_note(table, label), not_captured_note(table, label)] if _captured(table) else \
+        [one_off_note(table, label)]
+    return [note for note in found if note]
+
+
+def notes(table: pd.DataFrame, label: Callable[[str], str] = str) -> list[str]:
+    """Every note on an estimate table in words (:func:`packing.estimate_notes`, with the
+    one-off notes of a cudagraph estimate in place of the compilations').
+
+    >>> rows = pd.DataFrame({"strategy": ["packing"], "speedup_run": [1.0], "speedup_steady": [1.0],
+    ...                      "extrapolated": [False], "steps_per_epoch": [900.0]})
+    >>> rows.attrs["run"] = {"steps": 10}
+    >>> notes(rows) == estimate_notes(rows)
+    True
+    """
+    if not _captured(table):
+        return estimate_notes(table, label)
+    found = [*one_off_notes(table, label), extrapolation_note(table, label), devices_note(table),
+             short_run_note(table, label)]
+    return [note for note in found if note]
 
 
 def throughput_section(table: pd.DataFrame, check: CalibrationCheck | None = None, check_note: str = "",
@@ -101,6 +197,7 @@ def format_table(table: pd.DataFrame) -> str:
              f"fit error on held-out shapes: median {100 * held_out.get('median', float('nan')):.1f} %, "
              f"90th percentile {100 * held_out.get('p90', float('nan')):.1f} % (the error band below)",
              f"run: {_run_words(table.attrs.get('run', {}))}; speed-up against: {table.attrs.get('baseline')}", ""]
+    one_off = ("capture s", "capture_seconds") if _captured(table) else ("compile s", "compile_seconds")
     shown = pd.DataFrame({
         "strategy": table["strategy"],
         "steps/epoch": table["steps_per_epoch"].round(1),
@@ -110,12 +207,12 @@ def format_table(table: pd.DataFrame) -> str:
         "run s": table["run_s"].map(three_digits),
         "run band s": [f"{three_digits(low)}-{three_digits(high)}" if not out else "none" for low, high, out in
                        zip(table["run_low"], table["run_high"], table["extrapolated"])],
-        "compile s": table["compile_seconds"].map(three_digits),
+        one_off[0]: table[one_off[1]].map(three_digits),
         "graphs/s": table["graphs_per_second"].map(lambda v: f"{v:,.0f}" if v >= 100 else f"{v:.3g}"),
         "speed-up steady": table["speedup_steady"].map(lambda v: f"{v:.2f}x"),
         "speed-up run": table["speedup_run"].map(lambda v: f"{v:.2f}x"),
         "extrapolated": table["extrapolated"].map({True: "yes", False: ""}),
     })
     lines.append(shown.to_string(index=False))
-    lines.extend(f"\n{note}" for note in estimate_notes(table))
+    lines.extend(f"\n{note}" for note in notes(table))
     return "\n".join(lines)

@@ -15,11 +15,13 @@ from .calibration import Calibration, require_calibration
 def step_cost(calibration: Calibration) -> StepCost:
     """Seconds of a training step at padded shapes as ``calibration`` measured them (its
     cost model, vectorised), named by its device and mode; in compile mode ``one_off_s`` is
-    the process's first compilation (one padded shape is compiled once, at the start).
+    the process's first compilation (one padded shape is compiled once, at the start), in
+    cudagraph mode the median capture of the step as a CUDA graph (captured once).
 
     Raises:
         ValueError: ``calibration`` is not a :class:`Calibration`.
     """
     require_calibration(calibration)
-    one_off = float(calibration.compile["first_seconds"]) if calibration.compile is not None else 0.0
+    one_off = float(calibration.compile["first_seconds"]) if calibration.compile is not None else \
+        float(calibration.capture["seconds"]) if calibration.capture is not None else 0.0
     return StepCost(calibration.predict_step, calibration.device_name, calibration.mode, calibration.label, one_off)
