@@ -13,7 +13,7 @@ from packing.batching import batching_section
 from throughput import throughput_section
 from figures.pdf import report_pdf
 from figures.report import build_report, report_figures
-from figures.snippet import training_snippet
+from figures.snippet import cuda_training_snippet, training_snippet
 from pages import cache, links, recommended, state
 from pages.header import page_header
 from pages.packing_row import packing_row
@@ -253,7 +253,14 @@ def main() -> None:
     st.subheader("Train with it")
     st.caption(f"Save the configuration as {stem}.json next to your script; the loader verifies it and checks "
                "that it packs exactly your dataset's graphs.")
-    st.code(training_snippet(f"{stem}.json", what=f"here {selection.label}", task=task_of(selection.name)),
+    cuda = st.toggle("CUDA: captured step", key="ex_snippet_cuda",
+                     help="The loop for a GPU: the loader keeps the dataset on the GPU and builds every batch there "
+                          "(`device=device`), and the whole training step is captured once as a CUDA graph and "
+                          "replayed for every batch (`data_loaders.CapturedStep`, Adam with `capturable=True`): "
+                          "every batch has one shape, so one capture serves the run. On an H100 a step of about 128 "
+                          "molhiv graphs took 1.9 ms captured against 9 ms eager (BENCHMARKS.md).")
+    snippet = cuda_training_snippet if cuda else training_snippet
+    st.code(snippet(f"{stem}.json", what=f"here {selection.label}", task=task_of(selection.name)),
             language="python", wrap_lines=True)
     load_section(plan)
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -10,6 +11,7 @@ from app_helpers import chosen, started_app, use_data_defaults
 
 import data_loaders
 import figures.packs as plan_figures
+from figures.snippet import cuda_training_snippet, training_snippet
 from packing import PackLimits, PackMethod, pack
 from packing.recommend import recommend
 from throughput.device import cpu_name
@@ -210,6 +212,13 @@ def test_export_page_offers_json_csv_and_figures(app):
     assert any("The file carries the recommendation: 1 pack(s) a step" in c.value for c in app.caption)
     summary = next(m.value for m in app.markdown if m.value.startswith(f"**Max nodes {recommended.limits.max_nodes:,}"))
     assert f"harmonic mean {config['metrics']['harmonic_mean']:.2%}, " in summary  # as the Packing page's cards
+    (code,) = [c.value for c in app.code if "PackedLoader.from_config" in c.value]
+    file_name = re.search(r'from_config\(dataset, "([^"]+)"', code).group(1)
+    what = re.search(r"this file packs, (.*)", code).group(1)
+    assert code == training_snippet(file_name, what=what, task="regression").strip()  # QM9's targets regress
+    app.toggle(key="ex_snippet_cuda").set_value(True).run()  # the GPU variant in its place
+    (code,) = [c.value for c in app.code if "PackedLoader.from_config" in c.value]
+    assert code == cuda_training_snippet(file_name, what=what, task="regression").strip()
 
 
 def test_first_render_is_fast_when_warm(app):

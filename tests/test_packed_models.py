@@ -1,6 +1,7 @@
 """Models on packed batches: a GIN with global add pooling gives the same per-graph outputs
 as on the graphs one by one, a compiled model sees one shape for a whole epoch (PyG's
-DataLoader makes it recompile), and the README's training example runs."""
+DataLoader makes it recompile), and the README's training examples run (the GPU one as shown
+on a GPU, with the plain step in place of the captured one on a CPU)."""
 from __future__ import annotations
 
 import math
@@ -92,16 +93,31 @@ def test_a_compiled_model_sees_one_shape_per_epoch_of_packs(dataset):
     assert graphs >= 2 and frames >= 2  # new batch shapes made dynamo recompile
 
 
+def readme_example(title: str) -> str:
+    """The first Python block of the README's section ``title``."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split(f"## {title}", 1)[1].split("\n## ", 1)[0]
+    return re.search(r"```python\n(.*?)```", section, re.S).group(1)
+
+
+def run_example(code: str, cwd: Path) -> subprocess.CompletedProcess:
+    """``python -c code`` in ``cwd`` with the project on the path and one CPU thread."""
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=600,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"})
+
+
+def epoch_losses(stdout: str) -> list[float]:
+    """The losses the examples print, one line per epoch."""
+    return [float(line.split()[-1]) for line in stdout.splitlines() if line.startswith("epoch")]
+
+
 def test_readme_training_example_runs(tmp_path):
     from figures.snippet import training_snippet
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Training with the packed loader", 1)[1].split("\n## ", 1)[0]
-    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    code = readme_example("Training with the packed loader")
     dataset = code.split("from data_loaders import PackedLoader\n\n", 1)[1].split("\nloader = ", 1)[0]
     assert code == training_snippet("molhiv-2000.json", dataset)  # the Export page's snippet, with a dataset
-    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=600,
-                            env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"})
+    result = run_example(code, tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     lines = result.stdout.strip().splitlines()
     assert re.fullmatch(r"\d+ steps of 1,025 nodes, 2,304 edges, 83 graphs", lines[0]), lines[0]
@@ -109,6 +125,48 @@ def test_readme_training_example_runs(tmp_path):
     # finite and positive: labels NaN or padding let through would make it NaN, nothing masked in would make it 0;
     # its size is not asserted (the model's random start and the raw integer features give 0.70-10.4 in runs here)
     assert len(losses) == 2 and all(math.isfinite(loss) and loss > 0 for loss in losses), losses
+
+
+def cuda_example() -> str:
+    """The README's GPU example, checked to be the Export page's CUDA snippet with a dataset."""
+    from figures.snippet import cuda_training_snippet
+
+    code = readme_example("Training on a GPU")
+    dataset = code.split("from data_loaders import CapturedStep, PackedLoader\n\n", 1)[1].split("\ndevice = ", 1)[0]
+    assert code == cuda_training_snippet("molhiv-2000.json", dataset)
+    return code
+
+
+def test_readme_gpu_example_refuses_in_words_on_a_cpu_and_trains_with_the_plain_step(tmp_path):
+    """On this CPU the GPU example, with its device set to the CPU, builds its batches on
+    the CPU and stops at CapturedStep's refusal naming the plain step; with the plain step
+    (and an Adam that is not capturable) in place of the captured one the same loop
+    (loss_fn, device-resident loader) trains."""
+    on_cpu = cuda_example().replace('torch.device("cuda")', 'torch.device("cpu")', 1)
+    captured = "step = CapturedStep(model, optimizer, loss_fn)"
+    assert on_cpu.count(captured) == 1
+    plain = "from functools import partial\nfrom data_loaders import plain_step\n" + on_cpu.replace(
+        captured, "step = partial(plain_step, model, optimizer, loss_fn)").replace(
+        "lr=1e-3, capturable=True)", "lr=1e-3)")  # a capturable Adam steps CUDA tensors only
+    runner = (f"try:\n    exec({on_cpu!r}, {{}})\nexcept ValueError as error:\n    print('refused:', error)\n"
+              f"exec({plain!r}, {{}})")
+    result = run_example(runner, tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    refusals = [line for line in result.stdout.splitlines() if line.startswith("refused:")]
+    assert refusals == ["refused: A CapturedStep records CUDA kernels, but the model's parameters are on cpu. On this "
+                        "device train with the plain step, data_loaders.captured.plain_step(model, optimizer, loss_fn, "
+                        "batch), or move the model to a CUDA device first."]
+    losses = epoch_losses(result.stdout)
+    assert len(losses) == 2 and all(math.isfinite(loss) and loss > 0 for loss in losses), result.stdout
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="the example trains on a CUDA device")
+def test_readme_gpu_example_trains_as_shown_on_a_gpu(tmp_path):
+    result = run_example(cuda_example(), tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    losses = epoch_losses(result.stdout)
+    assert len(losses) == 2 and all(math.isfinite(loss) and loss > 0 for loss in losses), result.stdout
 
 
 LABELS = {  # per task of figures.snippet: a label per graph i, as the datasets of that task store them
