@@ -26,6 +26,29 @@ from .packed_layout import EDGE, EDGE_INDEX, GRAPH, NODE, GraphLayout
 from .pyg_internals import graph_node_counts, separation_tables, set_graph_count, set_graph_node_counts
 
 
+def finish_padded(batch: Batch, shape: BatchShape, ranges: dict[str, torch.Tensor], real: tuple[int, int, int],
+                  node_counts: list[int] | None) -> None:
+    """The last touches of a padded batch of ``real`` (nodes, edges, graphs): the masks of
+    real rows (``ranges``: 0, 1, ... per level, at least the shape's), the graph count, and
+    per-graph node counts for graphs that carry ``num_nodes`` (``node_counts`` of the real
+    graphs; None when they do not).
+
+    >>> batch = Batch()
+    >>> ranges = {NODE: torch.arange(4), EDGE: torch.arange(2), GRAPH: torch.arange(3)}
+    >>> finish_padded(batch, BatchShape(4, 2, 3), ranges, (2, 1, 1), [2])
+    >>> batch.node_mask.tolist(), batch.graph_mask.tolist(), batch.num_graphs, batch._num_nodes
+    ([True, True, False, False], [True, False, False], 3, [2, 2, 0])
+    """
+    nodes, edges, graphs = real
+    if node_counts is not None:
+        set_graph_node_counts(batch, [*node_counts, shape.num_nodes - nodes, *[0] * (shape.num_graphs - graphs - 1)])
+        batch.num_nodes = shape.num_nodes
+    batch.node_mask = ranges[NODE][:shape.num_nodes] < nodes
+    batch.edge_mask = ranges[EDGE][:shape.num_edges] < edges
+    batch.graph_mask = ranges[GRAPH][:shape.num_graphs] < graphs
+    set_graph_count(batch, shape.num_graphs)
+
+
 class PadToShape:
     """Collate function: a ``Batch`` of real graphs in, the padded ``Batch`` out.
 
@@ -78,13 +101,8 @@ class PadToShape:
             slice_tables[key] = torch.cat([slice_tables[key], ends[level]])
         real.batch = torch.cat([real.batch, ranges[GRAPH][graphs:graphs + 1].expand(pad_nodes)])
         real.ptr = torch.cat([real.ptr, ends[NODE]])
-        if self.layout.counts_nodes:
-            set_graph_node_counts(real, [*graph_node_counts(real), pad_nodes, *[0] * (pad_graphs - 1)])
-            real.num_nodes = shape.num_nodes
-        real.node_mask = ranges[NODE] < nodes
-        real.edge_mask = ranges[EDGE] < edges
-        real.graph_mask = ranges[GRAPH] < graphs
-        set_graph_count(real, shape.num_graphs)
+        finish_padded(real, shape, ranges, (nodes, edges, graphs),
+                      graph_node_counts(real) if self.layout.counts_nodes else None)
         return real
 
     def _check_fits(self, real: Batch, graphs: int, nodes: int, edges: int) -> None:

@@ -26,10 +26,11 @@ from torch_geometric.data import Batch, InMemoryDataset
 
 from packing import BatchShape
 
+from .packed_collate import finish_padded
 from .packed_gather import StorageGather
 from .packed_layout import EDGE, EDGE_INDEX, GRAPH, NODE, GraphLayout, new_batch
 from .pyg_sizes import reads_as_stored
-from .pyg_internals import collated_storage, set_graph_count, set_graph_node_counts, set_separation_tables
+from .pyg_internals import collated_storage, set_separation_tables
 
 GIB = 2**30
 
@@ -206,13 +207,7 @@ class DeviceBatches:
         graph_of_node = torch.repeat_interleave(ranges[GRAPH][:graphs], rows[NODE], output_size=nodes)
         batch.batch = torch.cat([graph_of_node, ranges[GRAPH][graphs:graphs + 1].expand(pad_rows[NODE])])
         batch.ptr = torch.cat([real_slices[NODE], padding_ends[NODE]])
-        if node_counts is not None:
-            set_graph_node_counts(batch, [*node_counts.tolist(), pad_rows[NODE], *[0] * (pad_graphs - 1)])
-            batch.num_nodes = shape.num_nodes
-        batch.node_mask = ranges[NODE] < nodes
-        batch.edge_mask = ranges[EDGE] < edges
-        batch.graph_mask = ranges[GRAPH] < graphs
-        set_graph_count(batch, shape.num_graphs)
+        finish_padded(batch, shape, ranges, (nodes, edges, graphs), None if node_counts is None else node_counts.tolist())
         return batch
 
     def _rows_of(self, level: str, starts: torch.Tensor, counts: torch.Tensor, total: int) -> torch.Tensor:
