@@ -92,6 +92,16 @@ def test_dashboard_end_to_end(server, browser, tmp_path):
     go_to(page, "Export")
     page.get_by_text("size histogram").wait_for()
     screenshot(page, "export")
+    # the training loop's CUDA variant (device-resident batches, a captured step) one click away
+    toggle = page.get_by_test_id("stCheckbox").filter(has_text="CUDA: captured step")
+    toggle.click()
+    cuda_code = page.get_by_test_id("stCode").filter(has_text="step = CapturedStep(model, optimizer, loss_fn)")
+    cuda_code.wait_for()
+    assert "device=device)" in cuda_code.inner_text() and "capturable=True" in cuda_code.inner_text()
+    cuda_code.evaluate("e => e.scrollIntoView({block: 'start'})")
+    screenshot(page, "export-cuda")
+    toggle.click()
+    page.get_by_test_id("stCode").filter(has_text="optimizer.zero_grad()").wait_for()
     with page.expect_download() as download:
         page.get_by_role("button", name="Download configuration (JSON)").click()
     path = tmp_path / "config.json"
