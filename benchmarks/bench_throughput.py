@@ -10,7 +10,12 @@ is trained for a run of ``--epochs`` epochs with the calibration's own model (GI
 
 * PyG's ``DataLoader(batch_size=128, shuffle=True)``, and
 * the packed loader (``data_loaders.PackedLoader``) with the plan ``throughput.estimate``
-  uses when given none: best fit into the dynamic padding target of batch size 128.
+  uses when given none: best fit into the dynamic padding target of batch size 128,
+
+each with no worker processes and with 2 (``num_workers=2``, started anew each epoch as
+PyG's default is). Each of the four runs reads its own copy of the dataset (PyG keeps
+every graph it reads, and workers forked later would inherit them), and the model is
+warmed up on another copy.
 
 The model trains on the calibration's device. In eager mode a few warm-up steps come first
 and the loaders take turns epoch by epoch, so that load from other work hits them alike.
@@ -20,11 +25,14 @@ reset, FX graph cache off), and the run pays its compilations as the estimate pr
 
 Measured: the training time of the run (every step timed on its own, as the calibration
 times steps; the loader's work between steps is not part of it) and its wall time (loader
-included). Predicted: ``throughput.estimate(..., epochs=N)`` on the dataset's histogram
-(simulated batches, no training data needed): the whole run (``run_s``, every compilation
-once) and the steady epoch.
+included). Predicted: ``throughput.estimate(..., epochs=N, workers=W)`` on the dataset's
+histogram (simulated batches, no training data needed): the whole run's model time
+(``run_s``, every compilation once), the steady epoch, and the whole run's wall time
+(``wall_run_s``: model and loading, priced with the calibration's loader timings; a
+calibration without them has its loaders timed on this machine first, for
+``--loader-budget`` seconds a shape). Both are compared within 15 %.
 
-    .venv/bin/python -m benchmarks.bench_throughput [--calibration FILE] [--epochs 3]
+    .venv/bin/python -m benchmarks.bench_throughput [--calibration FILE] [--epochs 3] [--datasets molhiv]
 
 Prints the check and the table, and writes benchmarks/results/throughput.csv and
 benchmarks/results/throughput_check.csv.
@@ -32,6 +40,7 @@ benchmarks/results/throughput_check.csv.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import time
 from pathlib import Path
@@ -49,11 +58,17 @@ from packing import PackingPlan, SizeHistogram, pack
 from packing.batching import default_requests
 from throughput import Calibration, check_calibration, estimate, load_calibration
 from throughput.check import shipped_for_this_cpu
+from throughput.loader_cost import calibrate_loaders, loader_shapes
+from throughput.loader_kinds import TIMED_DATA
 from throughput.measure import TrainStep
 from throughput.models import model_spec
 
 BATCH_SIZE = 128
 DATASETS = {"QM9 (bonds)": ("qm9", {"graph": "bonds"}), "ogbg-molhiv train": ("ogbg-molhiv", {})}
+#: ``--datasets`` names of :data:`DATASETS`.
+SHORT_NAMES = {"qm9": "QM9 (bonds)", "molhiv": "ogbg-molhiv train"}
+#: Loader worker processes of the measured runs.
+WORKERS = (0, 2)
 WARMUP_STEPS = 10
 TOLERANCE = 0.15
 
@@ -107,49 +122,91 @@ class Trainer:
             self.run(batch)
 
 
+def with_loader_timings(cal: Calibration, budget: float) -> Calibration:
+    """``cal`` if it has loader timings, else ``cal`` with its loaders timed on this machine
+    now (:func:`throughput.loader_cost.calibrate_loaders`, ``budget`` seconds a shape)."""
+    if cal.loaders is not None:
+        return cal
+    print(f"{cal.source or cal.label} has no loader timings: timing the loaders on this machine now "
+          f"({budget} s a shape)", flush=True)
+    grid = loader_shapes()
+    costs = calibrate_loaders(cal.device, grid, budget=budget)
+    info = {"grid": [list(row) for row in grid], "threads": torch.get_num_threads(), "budget_seconds": budget,
+            "device": cal.device, "data": dict(TIMED_DATA)}
+    return dataclasses.replace(cal, loaders=costs, loader_info=info)
+
+
+def runs_to_measure(hist: SizeHistogram, plan: PackingPlan) -> dict[str, tuple[str, int, Any]]:
+    """Label: (estimate row, workers, loader) of every measured run, each on its own copy
+    of the dataset (a graph PyG read once is kept, and workers forked later inherit it)."""
+    runs = {}
+    for workers in WORKERS:
+        runs[f"PyG DataLoader (batch_size=128), {workers} workers"] = (
+            "pyg_dataloader", workers,
+            DataLoader(random_mol_dataset(hist), BATCH_SIZE, shuffle=True, num_workers=workers))
+        runs[f"packed loader ({plan.limits.max_nodes} nodes, {plan.limits.max_edges} edges, "
+             f"{plan.limits.max_graphs} graphs), {workers} workers"] = (
+            "packing", workers, PackedLoader(random_mol_dataset(hist), plan, num_workers=workers))
+    return runs
+
+
+def _row(dataset_name: str, label: str, workers: int, epochs: int, row: pd.Series, runs: list[dict]) -> dict:
+    """The measured run against its prediction: model time and wall time."""
+    measured = sum(run["train"] for run in runs)
+    wall = sum(run["wall"] for run in runs)
+    predicted, predicted_wall = float(row["run_s"]), float(row["wall_run_s"])
+    return {
+        "dataset": dataset_name, "loader": label, "workers": workers, "epochs": epochs,
+        "steps": sum(len(run["shapes"]) for run in runs),
+        "predicted_steps": round(float(row["steps_per_epoch"]) * epochs, 1),
+        "predicted_run_s": round(predicted, 2),
+        "band_s": f"{row['run_low']:.2f}-{row['run_high']:.2f}",
+        "measured_run_s": round(measured, 2),
+        "error_pct": round(100 * (predicted / measured - 1), 1),
+        "within_15pct": abs(predicted / measured - 1) <= TOLERANCE,
+        "predicted_steady_epoch_s": round(float(row["steady_epoch_s"]), 2),
+        "measured_epochs_s": " / ".join(f"{run['train']:.2f}" for run in runs),
+        "run_wall_s": round(wall, 2),
+        "loading_s": round(wall - measured, 2),
+        "predicted_wall_s": round(predicted_wall, 2),
+        "wall_band_s": f"{row['wall_run_low']:.2f}-{row['wall_run_high']:.2f}",
+        "wall_ratio": round(wall / predicted_wall, 3),
+        "wall_error_pct": round(100 * (predicted_wall / wall - 1), 1),
+        "wall_within_15pct": abs(predicted_wall / wall - 1) <= TOLERANCE,
+        "bound_by": row["bound_by"],
+        "measured_wall_epochs_s": " / ".join(f"{run['wall']:.2f}" for run in runs),
+    }
+
+
 def measure(dataset_name: str, name: str, options: dict[str, Any], cal: Calibration, epochs: int) -> list[dict]:
     hist, _ = load_histogram(name, **options)
-    dataset = random_mol_dataset(hist)
     plan = packed_plan(hist)
-    table = estimate(hist, BATCH_SIZE, cal, plan, epochs=epochs).set_index("strategy")
-    loaders = {"PyG DataLoader (batch_size=128)": ("pyg_dataloader", DataLoader(dataset, BATCH_SIZE, shuffle=True)),
-               f"packed loader ({plan.limits.max_nodes} nodes, {plan.limits.max_edges} edges, "
-               f"{plan.limits.max_graphs} graphs)": ("packing", PackedLoader(dataset, plan))}
+    tables = {workers: estimate(hist, BATCH_SIZE, cal, plan, epochs=epochs, workers=workers).set_index("strategy")
+              for workers in WORKERS}
+    loaders = runs_to_measure(hist, plan)
     trainers = {label: Trainer(cal) for label in loaders}
     runs: dict[str, list[dict[str, Any]]] = {label: [] for label in loaders}
     if cal.mode == "compile":  # each run cold, as the estimate prices it: the run pays for its compilations
-        for label, (_, loader) in loaders.items():
+        for label, (_, _, loader) in loaders.items():
             torch._dynamo.reset()  # the loaders' models share forward's code, and so its recompile limit
             with inductor_config.patch(fx_graph_cache=False):
                 runs[label] = [trainers[label].epoch(loader, epoch) for epoch in range(epochs)]
     else:
-        for label, (_, loader) in loaders.items():
-            trainers[label].warm_up(loader)
+        warm_up = DataLoader(random_mol_dataset(hist, seed=1), BATCH_SIZE, shuffle=True)  # not the runs' graphs
+        for trainer in trainers.values():
+            trainer.warm_up(warm_up)
         for epoch in range(epochs):
-            for label, (_, loader) in loaders.items():
+            for label, (_, _, loader) in loaders.items():
                 runs[label].append(trainers[label].epoch(loader, epoch))
     rows = []
-    for label, (strategy, _) in loaders.items():
-        row = table.loc[strategy]
-        measured = sum(run["train"] for run in runs[label])
-        wall = sum(run["wall"] for run in runs[label])
-        predicted = float(row["run_s"])
-        rows.append({
-            "dataset": dataset_name, "loader": label, "epochs": epochs,
-            "steps": sum(len(run["shapes"]) for run in runs[label]),
-            "predicted_steps": round(float(row["steps_per_epoch"]) * epochs, 1),
-            "predicted_run_s": round(predicted, 2),
-            "band_s": f"{row['run_low']:.2f}-{row['run_high']:.2f}",
-            "measured_run_s": round(measured, 2),
-            "error_pct": round(100 * (predicted / measured - 1), 1),
-            "within_15pct": abs(predicted / measured - 1) <= TOLERANCE,
-            "predicted_steady_epoch_s": round(float(row["steady_epoch_s"]), 2),
-            "measured_epochs_s": " / ".join(f"{run['train']:.2f}" for run in runs[label]),
-            "run_wall_s": round(wall, 2),
-            "loading_s": round(wall - measured, 2),
-        })
-        print(f"{dataset_name:<18} {label:<52} run of {epochs}: predicted {predicted:7.2f} s, measured "
-              f"{measured:7.2f} s ({rows[-1]['error_pct']:+.1f} %), wall {wall:7.2f} s", flush=True)
+    for label, (strategy, workers, _) in loaders.items():
+        rows.append(_row(dataset_name, label, workers, epochs, tables[workers].loc[strategy], runs[label]))
+        row = rows[-1]
+        print(f"{dataset_name:<18} {label:<64} model: predicted {row['predicted_run_s']:7.2f} s, measured "
+              f"{row['measured_run_s']:7.2f} s ({row['error_pct']:+.1f} %); wall: predicted "
+              f"{row['predicted_wall_s']:7.2f} s, measured {row['run_wall_s']:7.2f} s (measured / predicted "
+              f"{row['wall_ratio']:.3f}, {'within' if row['wall_within_15pct'] else 'NOT within'} 15 %, "
+              f"{row['bound_by']}-bound)", flush=True)
     return rows
 
 
@@ -165,17 +222,23 @@ def main() -> pd.DataFrame:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calibration", type=Path, help="calibration JSON (default: this CPU's shipped one)")
     parser.add_argument("--epochs", type=int, default=3, help="epochs of each measured run (default 3)")
+    parser.add_argument("--datasets", nargs="+", choices=list(SHORT_NAMES), default=list(SHORT_NAMES),
+                        help="the datasets measured (default: both)")
+    parser.add_argument("--loader-budget", type=float, default=0.2,
+                        help="seconds per shape to time the loaders when the calibration has no loader timings")
     args = parser.parse_args()
     cal = load_calibration(args.calibration or this_cpu_calibration())
     torch.set_num_threads(int(cal.device_info["threads"]))
+    cal = with_loader_timings(cal, args.loader_budget)
     print(f"calibration: {cal.label}; {cal.fit.describe()}; held-out error p90 {100 * cal.error_band:.1f} %")
     print(f"torch threads {torch.get_num_threads()}, load average {os.getloadavg()[0]:.2f} at start")
     save_results(check_here(cal), "throughput_check")
     rows = []
-    for dataset_name, (name, options) in DATASETS.items():
-        rows.extend(measure(dataset_name, name, options, cal, args.epochs))
+    for short in args.datasets:
+        name, options = DATASETS[SHORT_NAMES[short]]
+        rows.extend(measure(SHORT_NAMES[short], name, options, cal, args.epochs))
     table = pd.DataFrame(rows).assign(calibration=cal.source, load_average_end=round(os.getloadavg()[0], 2))
-    with pd.option_context("display.width", 250, "display.max_columns", 20):
+    with pd.option_context("display.width", 250, "display.max_columns", 30):
         print(table.drop(columns=["calibration"]).to_string(index=False))
     save_results(table, "throughput")
     return table

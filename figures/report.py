@@ -66,7 +66,8 @@ def batching_frame(section: dict[str, Any]) -> pd.DataFrame:
 
 def throughput_frame(section: dict[str, Any]) -> pd.DataFrame:
     """The ``throughput`` section's table as :func:`throughput.estimate` gave it (its run,
-    calibration and baseline in ``attrs``), for :func:`figures.throughput.epoch_figure`.
+    calibration, baseline and how its wall time was priced in ``attrs``; a section from
+    before wall times has no ``wall``), for :func:`figures.throughput.epoch_figure`.
 
     >>> throughput_frame({"run": {}, "calibration": {"label": "x"}, "baseline": "static_64",
     ...                   "table": [{"strategy": "packing"}]}).attrs["baseline"]
@@ -74,6 +75,8 @@ def throughput_frame(section: dict[str, Any]) -> pd.DataFrame:
     """
     frame = pd.DataFrame(section["table"])
     frame.attrs.update(run=section["run"], calibration=section["calibration"], baseline=section["baseline"])
+    if "wall" in section:
+        frame.attrs["wall"] = section["wall"]
     return frame
 
 
@@ -124,7 +127,8 @@ def report_figures(config: dict[str, Any], plan: PackingPlan, sweep: pd.DataFram
     if "batching" in config:
         builders["batching-padding"] = (lambda: batching.padding_figure(batching_frame(config["batching"])), line)
     if "throughput" in config and config["throughput"]["version"] >= 2:  # version 1 lacks the chart's times
-        builders["throughput-epoch"] = (lambda: throughput.epoch_figure(throughput_frame(config["throughput"])), line)
+        frame = throughput_frame(config["throughput"])  # wall time where the file has it, as the page shows
+        builders["throughput-epoch"] = (lambda: throughput.epoch_figure(frame, throughput.shows_wall(frame)), line)
     return {name: (lambda build=build, words=words: titled(build(), words)) for name, (build, words) in builders.items()}
 
 
@@ -334,6 +338,12 @@ def _throughput_section(section: dict[str, Any], figure: str) -> str:
         "speed-up, run": frame["speedup_run"].map("{:.2f}x".format),
         "extrapolated": frame["extrapolated"].map({True: "yes", False: ""}),
     })
+    if throughput.shows_wall(frame):
+        shown = shown.assign(**{
+            "wall, steady epoch (s)": frame["wall_steady_epoch_s"].map(three_digits),
+            "wall, whole run (s)": frame["wall_run_s"].map(three_digits),
+            "wall speed-up, run": frame["wall_speedup_run"].map("{:.2f}x".format),
+            "bound by": frame["bound_by"]})
     notes = estimate_notes(frame, throughput.label)
     return facts + _table(shown) + "".join(map(_note, notes)) + figure
 

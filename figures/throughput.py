@@ -64,15 +64,35 @@ def _bars(table: pd.DataFrame, column: str, low: str, high: str, speedup: str,
         hovertemplate=("%{y}<br>%{x:,.3r} s (%{customdata[0]})"
                        "<br>step: %{customdata[1]:.2f} ms x %{customdata[2]:,.1f} steps per epoch"
                        f"<br>{one_off_words} in the run: %{{customdata[3]:,.3r}} s<extra></extra>"))
+    bounds = [f" ({bound}-bound)" for bound in table["bound_by"]] if column.startswith("wall_") else [""] * len(table)
     # "extrapolated" on a line of its own: one line with it ran past the panel's right edge
-    texts = [(name, right, f"{three_digits(v)} s, {x:.2f}x{speedup_words}" + ("<br>extrapolated" if out else ""))
-             for name, right, v, x, out in zip(names, upper, value, table[speedup], guessed)]
+    texts = [(name, right, f"{three_digits(v)} s{bound}, {x:.2f}x{speedup_words}" + ("<br>extrapolated" if out else ""))
+             for name, right, v, x, bound, out in zip(names, upper, value, table[speedup], bounds, guessed)]
     return bar, texts
 
 
-def epoch_figure(table: pd.DataFrame) -> go.Figure:
+def shows_wall(table: pd.DataFrame) -> bool:
+    """Whether ``table`` has wall times (its calibration timed the loaders).
+
+    >>> shows_wall(pd.DataFrame({"strategy": ["packing"]}))
+    False
+    """
+    return bool(table.attrs.get("wall", {}).get("priced"))
+
+
+def _time_words(table: pd.DataFrame, wall: bool) -> str:
+    """The subtitle's line on what the bars time."""
+    if not wall:
+        return "Model time: forward, backward, optimizer step; loading batches not included."
+    workers = int(table.attrs["wall"].get("workers", 0))
+    return (f"Wall time: model step and loading, {workers} loader worker{'s' if workers != 1 else ''}; after each bar, "
+            "which of the two bounds it.")
+
+
+def epoch_figure(table: pd.DataFrame, wall: bool = False) -> go.Figure:
     """Two panels side by side: the steady epoch (every shape compiled) and the whole run
-    (every compilation once) per strategy, horizontal bars with the cost model's band as
+    (every compilation once) per strategy, in wall time (model and loading, with which of
+    the two bounds each row) or model time only, horizontal bars with the cost model's band as
     error bars and, past each, the time and the speed-up over the baseline (hatched). A run
     of a number of steps trains other numbers of graphs in each row, so its speed-up (per
     graph trained) is not the ratio of its bars and says "per graph". The title names the
@@ -81,26 +101,31 @@ def epoch_figure(table: pd.DataFrame) -> go.Figure:
     Args:
         table: the estimate of ``throughput.estimate`` (one row per strategy; its ``attrs``
             name the run, the baseline and the calibration).
+        wall: plot wall times (the table must have them: :func:`shows_wall`), else model
+            times.
 
     >>> from packing import SizeHistogram
     >>> from throughput import estimate, load_calibration, shipped_calibrations
-    >>> fig = epoch_figure(estimate(SizeHistogram.from_counts([3, 8], [4, 14], [20, 4]), 4,
-    ...                             load_calibration(shipped_calibrations()[0])))
+    >>> cal = load_calibration(shipped_calibrations()[0])
+    >>> table = estimate(SizeHistogram.from_counts([3, 8], [4, 14], [20, 4]), 4, cal)
+    >>> fig = epoch_figure(table)
     >>> len(fig.data), fig.layout.annotations[1].text, fig.data[0].y[-1]
     (2, 'Whole run (1 epoch)', 'PyG DataLoader (no padding)')
     >>> fig.layout.title.subtitle.text.split("<br>")
-    ['Eager mode: nothing is compiled.', 'After each bar: the time and the speed-up over PyG DataLoader (no padding) (hatched).']
-    >>> fig.layout.title.text.split("<br>")[1]
-    'on AMD EPYC, 2026-11-22'
+    ['Eager mode: nothing is compiled.', 'Model time: forward, backward, optimizer step; loading batches not included.', 'After each bar: the time and the speed-up over PyG DataLoader (no padding) (hatched).']
+    >>> fig.layout.title.text.split("<br>")[1] == f"on {cal.device_name}, {cal.created[:10]}"
+    True
     """
     run = table.attrs.get("run", {})
     # short panel titles: side by side they share half the width each (a laptop's 1,024 px)
     fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.12, subplot_titles=(
         "Steady epoch", f"Whole run ({run_length_words(run)})"))
     run_speedup_words = " per graph" if run.get("steps") else ""
-    for col, (column, low, high, speedup, words) in enumerate((
-            ("steady_epoch_s", "steady_low", "steady_high", "speedup_steady", ""),
-            ("run_s", "run_low", "run_high", "speedup_run", run_speedup_words)), start=1):
+    panels = (("wall_steady_epoch_s", "wall_steady_low", "wall_steady_high", "wall_speedup_steady", ""),
+              ("wall_run_s", "wall_run_low", "wall_run_high", "wall_speedup_run", run_speedup_words)) if wall else \
+        (("steady_epoch_s", "steady_low", "steady_high", "speedup_steady", ""),
+         ("run_s", "run_low", "run_high", "speedup_run", run_speedup_words))
+    for col, (column, low, high, speedup, words) in enumerate(panels, start=1):
         bar, texts = _bars(table, column, low, high, speedup, words)
         fig.add_trace(bar, row=1, col=col)
         log = needs_log_axis(table[column])  # one slow row (an extrapolated epoch) would flatten the others
@@ -115,7 +140,7 @@ def epoch_figure(table: pd.DataFrame) -> go.Figure:
             fig.update_xaxes(title_text="seconds", range=[0, 1.55 * float(table[high].max())], row=1, col=col)
     calibration = table.attrs.get("calibration", {})
     baseline = table.attrs.get("baseline")
-    lines = [MODE_WORDS.get(calibration.get("mode"), MODE_WORDS["eager"])]
+    lines = [MODE_WORDS.get(calibration.get("mode"), MODE_WORDS["eager"]), _time_words(table, wall)]
     if baseline:
         lines.append(f"After each bar: the time and the speed-up over {label(baseline)} (hatched).")
     full = plain(calibration.get("label", "?"))

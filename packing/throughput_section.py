@@ -8,8 +8,12 @@ A section holds ``version`` (1 or 2), ``calibration`` and ``run`` (objects), ``b
 (text), ``check`` (an object or null) and ``check_note`` (text; both since version 2) and
 ``table``: one object per strategy (each named once) with its ``strategy`` name, its
 ``settings`` in words, whether the estimate was ``extrapolated`` and finite numbers of at
-least 0 (speed-ups above 0) in every other column; a version 2 table has at least
-``TABLE_COLUMNS`` (version 1 had other times: the report shows its table as stored). The
+least 0 (speed-ups above 0) in every other column, but the loading and wall-time columns
+(``WALL_COLUMNS``), which are null where the calibration had no loader timings and
+``bound_by`` text ("loader" or "model"); a version 2 table has at least ``TABLE_COLUMNS``
+(version 1 had other times: the report shows its table as stored). A section may hold
+``wall`` (an object: ``workers``, a whole number, ``device_batches`` and ``priced``, true
+or false; files from before wall times lack it). The
 fields of ``calibration`` and ``run`` that the report reads may be left out, but where given
 have their form (:func:`check_calibration_summary`): the device, model, fit and held-out
 error objects, text, whole numbers and errors of at least 0.
@@ -30,6 +34,13 @@ ONE_OFF_SHARE = 0.1
 #: Columns every row of a version 2 table has (the report and its chart read them).
 TABLE_COLUMNS = ("steps_per_epoch", "step_ms", "steady_epoch_s", "steady_low", "steady_high", "run_s", "run_low",
                  "run_high", "compile_seconds", "speedup_steady", "speedup_run")
+#: Columns of the loading and the wall time: null where the calibration had no loader timings.
+WALL_COLUMNS = ("epochs_run", "loader_first_epoch_s", "loader_later_epoch_s", "handoff_epoch_s", "loader_band",
+                "loader_epoch_s", "wall_steady_epoch_s", "wall_steady_low", "wall_steady_high", "wall_run_s",
+                "wall_run_low", "wall_run_high", "wall_epoch_s", "wall_speedup_steady", "wall_speedup_run",
+                "loader_share")
+#: What bounds a row's wall time (``bound_by``).
+BOUNDS = ("loader", "model")
 #: The largest number a table holds (a time of 30 million years): beyond it a chart's axis overflows.
 MOST = 1e15
 
@@ -74,6 +85,8 @@ def check_throughput_section(section: Any) -> dict[str, Any]:
         check_text(section.get(name), f"throughput.{name}")
     if (since_2 or "check" in section) and not isinstance(section.get("check"), (dict, type(None))):
         raise ValueError("throughput.check must be an object or null.")
+    if "wall" in section:
+        _check_wall(section["wall"])
     rows = section.get("table")
     if not isinstance(rows, list) or not rows:
         raise ValueError("throughput.table must be a non-empty list of rows, one per strategy.")
@@ -161,6 +174,16 @@ def _check_run(run: dict[str, Any]) -> None:
         "num_shapes": _whole_from(1, allow_none=True)})
 
 
+def _check_flag(value: Any, where: str) -> None:
+    if not isinstance(value, bool):
+        raise ValueError(f"{where} must be true or false, got {value!r}.")
+
+
+def _check_wall(wall: Any) -> None:
+    _optional(check_object(wall, "throughput.wall"), "throughput.wall",
+              {"workers": _whole_from(0), "device_batches": _check_flag, "priced": _check_flag})
+
+
 def _check_row(row: Any, where: str) -> None:
     if not isinstance(row, dict):
         raise ValueError(f"{where} must be an object.")
@@ -171,12 +194,16 @@ def _check_row(row: Any, where: str) -> None:
             if not isinstance(value, str):
                 raise ValueError(f"{where}.{column} must be text, got {value!r}.")
         elif column == "extrapolated":
-            if not isinstance(value, bool):
-                raise ValueError(f"{where}.extrapolated must be true or false, got {value!r}.")
+            _check_flag(value, f"{where}.extrapolated")
+        elif column == "bound_by":
+            if value is not None and value not in BOUNDS:
+                raise ValueError(f"{where}.bound_by must be {' or '.join(map(repr, BOUNDS))} or null, got {value!r}.")
+        elif value is None and column in WALL_COLUMNS:
+            continue
         elif isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise ValueError(f"{where}.{column} must be a finite number, got {value!r}.")
         else:  # times, counts, shares and speed-ups: none is negative, a speed-up divides
-            check_number(value, f"{where}.{column}", 0, MOST, above=column.startswith("speedup"))
+            check_number(value, f"{where}.{column}", 0, MOST, above="speedup" in column)
 
 
 def extrapolation_note(table: pd.DataFrame, label: Callable[[str], str] = str) -> str:

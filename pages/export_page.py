@@ -11,13 +11,14 @@ from data_loaders.registry import check_split, resolve_options, task_of
 from packing import SCHEMA_VERSION, WHOLE_TABLE, PackingPlan, SizeHistogram, config_histogram, config_json, export_config, load_config
 from packing.batching import batching_section
 from throughput import throughput_section
+from throughput.estimate import wall_time
 from figures.pdf import report_pdf
 from figures.report import build_report, report_figures
 from figures.snippet import cuda_training_snippet, training_snippet
 from pages import cache, links, recommended, state
 from pages.header import page_header
 from pages.packing_row import packing_row
-from pages.pricing import chosen_pricing
+from pages.pricing import chosen_pricing, loader_workers
 from pages.sweeps import grid, sweep_method
 from pages.widgets import md_text, packing_shown, progress_shown, run_page, selection_of, share_shown, show_error, with_proof
 
@@ -189,8 +190,8 @@ def main() -> None:
         with share_shown("Simulating every batching strategy on this dataset") as progress:
             sections["batching"] = batching_section(cache.batching_table(hist, batching, row.request, progress))
         with share_shown("Pricing every strategy with the calibration") as progress:
-            table = cache.throughput_table(hist, priced["calibration"], batching, priced["baseline"], row.request,
-                                           progress)
+            table = wall_time(cache.throughput_table(hist, priced["calibration"], batching, priced["baseline"],
+                                                     row.request, progress), loader_workers())
         sections["throughput"] = throughput_section(table, priced["check"], priced["check_words"])
     except ValueError as error:  # a run this dataset cannot fill (fewer graphs than a step): the rest still exports
         left_out = f"The batching comparison and the throughput estimate are not in the file: {error}"

@@ -15,6 +15,20 @@ from throughput.check import noise_note
 
 #: Calibration ids (this machine's, this session's) and where this session's are kept.
 THIS_MACHINE, SESSION, SESSION_CALIBRATIONS = state.THIS_MACHINE, state.SESSION, state.SESSION_CALIBRATIONS
+#: The most loader worker processes the Throughput page prices.
+MAX_WORKERS = 64
+
+
+def loader_workers() -> int:
+    """The loader worker processes the wall time is priced with (the Throughput page's
+    choice, kept in the session's settings; 0 until chosen)."""
+    return int(state.throughput_settings().get("workers", 0))
+
+
+def model_time_only() -> bool:
+    """Whether the Throughput page shows model time only (its one-click choice; wall time
+    by default)."""
+    return bool(state.throughput_settings().get("model_only", False))
 
 
 def machine() -> MachineCalibration:

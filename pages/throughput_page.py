@@ -7,6 +7,7 @@ another device's calibration is labelled as that device's."""
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import streamlit as st
@@ -17,11 +18,12 @@ from packing.batching import run_length_words, short_run_note
 from pages import cache, state
 from pages.header import page_header
 from pages.packing_row import packing_row
-from pages.pricing import calibrations, chosen_key, machine, pricing
+from pages.pricing import MAX_WORKERS, calibrations, chosen_key, loader_workers, machine, model_time_only, pricing
 from pages.run_controls import run_controls
 from pages.widgets import md_text, mirrored_choice, percent_column, run_page, share_shown, show_error, table_in_two
 from throughput import ROWS, Calibration, MachineCalibration, calibrate, load_calibration
-from throughput.report import one_off_notes
+from throughput.estimate import MODEL_TIME_ONLY, wall_time
+from throughput.report import one_off_notes, wall_note
 from throughput.shapes import default_shapes
 
 #: Plain session key owned by no widget: what the estimate shown last priced with (its
@@ -47,7 +49,8 @@ GPU_HOWTO = (
 #: Time columns: their values are rounded to three significant digits before they are shown
 #: (printf's %g wrote a run of days as 5.76e+04).
 _SECONDS = {"format": "localized"}
-_TIME_COLUMNS = ("steady_epoch_s", "first_epoch_s", "run_s", "compile_seconds", "capture_seconds")
+_TIME_COLUMNS = ("steady_epoch_s", "first_epoch_s", "run_s", "compile_seconds", "capture_seconds",
+                 "loader_epoch_s", "wall_steady_epoch_s", "wall_run_s")
 #: The band column's words where a shape is larger than any timed.
 EXTRAPOLATED_BAND = "none: extrapolated"
 COLUMNS = {
@@ -105,6 +108,33 @@ CAPTURE_COLUMNS = _capture_columns()
 
 #: The columns of the estimate shown first (the rest below, under "More columns").
 MAIN_COLUMNS = ["strategy", "steps_per_epoch", "step_ms", "steady_epoch_s", "run_s", "speedup_steady", "speedup_run"]
+#: The wall-time columns, shown first when the page shows wall time (the model's below).
+WALL_COLUMNS = {
+    "wall_steady_epoch_s": st.column_config.NumberColumn("Wall, steady epoch (s)", help="model step and loading",
+                                                         **_SECONDS),
+    "wall_run_s": st.column_config.NumberColumn("Wall, whole run (s)", help="model step, loading and one-off costs",
+                                                **_SECONDS),
+    "wall_run_band": st.column_config.TextColumn("Wall, whole run, band (s)", alignment="right",
+                                                 help="the model's band and the loaders' held-out error together"),
+    "wall_speedup_steady": st.column_config.NumberColumn("Wall speed-up, steady", format="%.2fx",
+                                                         help="over your batching, in wall time"),
+    "wall_speedup_run": st.column_config.NumberColumn("Wall speed-up, run", format="%.2fx",
+                                                      help="over your batching, in wall time"),
+    "bound_by": st.column_config.TextColumn("Bound by", help="which of the two sets a steady epoch's pace: the "
+                                                             "loader (shared by its workers) or the model step"),
+    "loader_share": percent_column("Not in the model", help="share of the wall time the step waits for batches"),
+    "loader_epoch_s": st.column_config.NumberColumn("Loading per epoch (s)", help="every worker's loading, summed",
+                                                    **_SECONDS),
+}
+WALL_MAIN = ["strategy", "steps_per_epoch", "wall_steady_epoch_s", "wall_run_s", "wall_speedup_steady",
+             "wall_speedup_run", "bound_by", "loader_share"]
+
+
+def _bands(table: Any, low: str, high: str) -> list[str]:
+    """A band column in words; none where a shape is larger than any timed (no band holds
+    there, as the chart and the note say)."""
+    return [EXTRAPOLATED_BAND if out else f"{three_digits(lo)} to {three_digits(hi)}" if math.isfinite(lo) else ""
+            for lo, hi, out in zip(table[low], table[high], table["extrapolated"])]
 
 
 def option_label(key: str, cal: Calibration, team: frozenset[str], this: MachineCalibration) -> str:
@@ -129,6 +159,24 @@ def _save_calibration(key: str) -> None:
 
 def _save(name: str, key: str) -> None:
     state.throughput_settings()[name] = st.session_state[key]
+
+
+def time_controls(cal: Calibration) -> bool:
+    """The loader workers and the one-click choice of model time only; whether the page
+    shows wall time (never for a calibration without loader timings: an info line says so)."""
+    untimed = cal.loaders is None
+    left, right = st.columns([1, 3])
+    left.number_input("Loader workers", min_value=0, max_value=MAX_WORKERS, value=loader_workers(), step=1,
+                      key="tp_workers", on_change=_save, args=("workers", "tp_workers"), disabled=untimed,
+                      help="DataLoader(num_workers=...): 0 builds every batch in the training process; with workers "
+                           "the loading overlaps the model step.")
+    right.toggle("Model time only", value=model_time_only(), key="tp_model_only", on_change=_save,
+                 args=("model_only", "tp_model_only"), disabled=untimed,
+                 help="Forward, backward and optimizer step alone: loading and collating batches left out.")
+    if untimed:
+        st.info(MODEL_TIME_ONLY, icon=":material/info:")
+        return False
+    return not model_time_only()
 
 
 def controls(options: dict[str, Calibration], team: frozenset[str],
@@ -242,7 +290,8 @@ def main() -> None:
         "Throughput",
         "Time per training step, per epoch and per training run of every batching strategy on a calibrated "
         "device: each simulated batch (Batching page) costs the step time the calibration measured for its padded "
-        "shape. Model time only (forward, backward, optimizer step); loading and collating batches is not included.")
+        "shape and, in wall time (shown by default), the loading its loader timings measured; model time only "
+        "(forward, backward, optimizer step) is one click away.")
     if loaded is None:
         return
     _, hist, _ = loaded
@@ -253,6 +302,7 @@ def main() -> None:
     options = calibrations(this.calibration, files.found)
     key, cal, baseline = controls(options, files.team, this)
     run = run_controls(seed=False)
+    wall = time_controls(cal)
     row = packing_row(hist, run)
     chosen = state.choice()
     if chosen.is_recommended and chosen.recommended_for[1] != key:
@@ -262,13 +312,15 @@ def main() -> None:
                        "the limits and packs per step whose steady epoch is the shortest on this calibration instead; "
                        "the sidebar's configuration follows it.")
     with share_shown("Pricing every strategy with the calibration") as progress:
-        table = cache.throughput_table(hist, cal, run, baseline, row.request, progress)
+        table = wall_time(cache.throughput_table(hist, cal, run, baseline, row.request, progress), loader_workers())
     priced = st.session_state[SETTINGS] = pricing(key, cal, this)
     foreign, check_words = priced["foreign"], priced["check_words"]
     if foreign:
         st.warning(f"**These are the numbers of {md_text(cal.device_name)}** (measured {md_text(cal.created[:10])}), "
                    f"not of this machine. {md_text(check_words)}", icon=":material/warning:")
-    st.plotly_chart(throughput_figures.epoch_figure(table), key="tp_epoch_chart")
+    st.plotly_chart(throughput_figures.epoch_figure(table, wall), key="tp_epoch_chart")
+    if wall:
+        st.info(wall_note(table), icon=":material/timer:")
     for one_off in one_off_notes(table, throughput_figures.label):
         st.info(one_off, icon=":material/timer:")
     extrapolated = extrapolation_note(table, throughput_figures.label)
@@ -281,14 +333,16 @@ def main() -> None:
                          steps_per_epoch=table["steps_per_epoch"].round(1),  # localized: 1,234.5, as the report
                          graphs_per_second=table["graphs_per_second"].round(),
                          **{name: table[name].map(lambda v: float(f"{v:.3g}")) for name in _TIME_COLUMNS},
-                         run_band=[EXTRAPOLATED_BAND if out else f"{three_digits(low)} to {three_digits(high)}" for low, high, out
-                                   in zip(table["run_low"], table["run_high"], table["extrapolated"])])
-    # no band where extrapolated: none holds there, as the chart and the note say
+                         run_band=_bands(table, "run_low", "run_high"),
+                         wall_run_band=_bands(table, "wall_run_low", "wall_run_high"))
     captured = cal.mode == "cudagraph"
-    columns = CAPTURE_COLUMNS if captured else COLUMNS
-    table_in_two(shown[list(columns)], MAIN_COLUMNS,
-                 f"More columns: first epoch, bands, {'captures' if captured else 'compilations'}, waiting",
-                 column_config=columns)
+    columns = {**(WALL_COLUMNS if wall else {}), **(CAPTURE_COLUMNS if captured else COLUMNS)}
+    one_off = "captures" if captured else "compilations"
+    table_in_two(shown[list(columns)], WALL_MAIN if wall else MAIN_COLUMNS,
+                 f"More columns: model time, loading, bands, {one_off}" if wall else
+                 f"More columns: first epoch, bands, {one_off}, waiting", column_config=columns,
+                 column_order=["strategy", *WALL_MAIN[1:], *(c for c in columns if c not in WALL_MAIN)] if wall
+                 else None)
     st.caption(f"{row.note} Run: {run_length_words(table.attrs['run'])} on "
                f"{run['devices']:,} device(s), batch size {run['batch_size']:,}. Error bars: the cost model's "
                "90th-percentile error on held-out shapes, as a factor (t / (1 + e) to t x (1 + e)). In compile mode "

@@ -22,8 +22,19 @@ shapes (:mod:`throughput.measure`, :mod:`throughput.shapes`) and fits the cost m
       "eager_fit": null,                   # compile and cudagraph modes: the fit of the eager step times
       "compile": null,      # compile mode: cold (fresh-process) and warm compilations, compile_summary
       "capture": {...},     # cudagraph mode only: the CUDA graph captures, capture_summary
+      "loaders": {          # only when the loaders were timed (throughput.loader_cost)
+        "grid": [[8, 10, 20], ...],   # (graphs per batch, nodes per graph, edges per graph) timed
+        "threads": 1, "budget_seconds": 0.2, "device": "cpu",   # packed_device was built there
+        "data": {"graphs": "random molecules ...", "x": "9 atom features (int64)", ...},
+        "kinds": {"pyg_first": {"timings": [...], "fit": {...}}, ...}   # every kind of LOADERS,
+      },                                                            # timings in grid order
       "digest": "sha256 of the rest"
     }
+
+``loaders`` prices building the batches: per loader kind (:data:`throughput.loader_kinds.LOADERS`)
+the seconds per batch timed at each grid row and fitted as the step is. A file without it
+(written before loaders were timed, or ``calibrate(loaders=False)``) loads with ``loaders``
+None: its estimates are model time only.
 
 ``mode="cudagraph"`` times a step captured as a CUDA graph and replayed
 (:class:`data_loaders.captured.CapturedStep`), on a CUDA device only.
@@ -36,6 +47,7 @@ a forged file passes it and is only as trustworthy as where it came from.
 """
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import math
@@ -53,6 +65,7 @@ from packing import BatchShape, read_json_object, whole_number, write_replacing
 from .cold_compile import cold_compile_seconds
 from .device import check_device, device_description, torch_threads
 from .fit import MIN_SHAPES, CostFit, cost_fit_from_dict, fit_cost_model
+from .loader_kinds import LOADERS, TIMED_DATA, LoaderCost
 from .model_names import DEFAULT_IN_CHANNELS
 from .records import ShapeTiming
 from .shapes import check_model_size, check_shape, check_shapes, default_shapes
@@ -72,6 +85,12 @@ SHIPPED = Path(__file__).resolve().parent / "calibrations"
 CALIBRATIONS_ENV = "GRAPH_PACKING_CALIBRATIONS"
 _FIT_TOLERANCE = 1e-6
 Progress = Callable[[int, int, BatchShape], None]
+LoaderProgress = Callable[[int, int, str], None]
+#: Seconds a calibration may time one loader kind at one grid row.
+MAX_LOADER_BUDGET = 60.0
+#: Largest batch of a loader grid row a file may hold (64 times the default grid's largest):
+#: a check builds such batches, so a forged row must not make it allocate gigabytes.
+MAX_LOADER_NODES, MAX_LOADER_EDGES = 2**19, 2**21
 
 
 def slug(text: str) -> str:
@@ -93,7 +112,10 @@ class Calibration:
     ``device_info`` and ``versions`` where and with what; ``timings`` the measurements;
     ``fit`` the cost model of a step; in compile and cudagraph modes ``eager_fit`` prices
     steps that run eagerly, ``compile`` the cost of compilations (compile mode) and
-    ``capture`` that of CUDA graph captures (cudagraph mode, :func:`capture_summary`).
+    ``capture`` that of CUDA graph captures (cudagraph mode, :func:`capture_summary`);
+    ``loaders`` the cost of building a batch for each loader kind
+    (:mod:`throughput.loader_cost`), None for a file that did not time them, and
+    ``loader_info`` how they were timed (the file's ``loaders`` section less its kinds).
     """
 
     model: str
@@ -112,6 +134,8 @@ class Calibration:
     compile: dict[str, Any] | None = None
     capture: dict[str, Any] | None = None
     source: str = field(default="", compare=False)
+    loaders: dict[str, LoaderCost] | None = None
+    loader_info: dict[str, Any] | None = None
 
     # ----------------------------------------------------------------- predictions
     def predict_step(self, nodes: Any, edges: Any, graphs: Any) -> Any:
@@ -220,7 +244,10 @@ class Calibration:
                 "shapes_timed": len(self.timings), "shape_range": list(self.shape_range), "fit": {"form": self.fit.form, "model": self.fit.describe(),
                                                            "held_out": dict(self.fit.held_out)},
                 "compile": None if self.compile is None else dict(self.compile), "source": self.source,
-                **({} if self.capture is None else {"capture": dict(self.capture)})}
+                **({} if self.capture is None else {"capture": dict(self.capture)}),
+                **({} if self.loaders is None else {"loaders": {
+                    kind: {"model": cost.describe(), "held_out_p90": cost.fit.held_out["p90"]}
+                    for kind, cost in self.loaders.items()}})}
 
     # ----------------------------------------------------------------- serialisation
     def to_dict(self) -> dict[str, Any]:
@@ -232,6 +259,9 @@ class Calibration:
             "fit": self.fit.to_dict(), "eager_fit": None if self.eager_fit is None else self.eager_fit.to_dict(),
             "compile": None if self.compile is None else dict(self.compile),
             **({} if self.capture is None else {"capture": dict(self.capture)}),  # eager and compile files as before
+            **({} if self.loaders is None else {"loaders": {  # a copy: the content must not alias the grid
+                **copy.deepcopy(self.loader_info),
+                "kinds": {kind: cost.to_dict() for kind, cost in self.loaders.items()}}}),
         }
         return {**body, "digest": digest(body)}
 
@@ -251,11 +281,15 @@ class Calibration:
                      timings: list[ShapeTiming], *, device_info: dict[str, Any], versions: dict[str, Any],
                      model_info: dict[str, Any], timing: dict[str, Any], created: str,
                      recompile_limit: int | None = None, cold_compiles: list[float] | None = None,
-                     source: str = "") -> "Calibration":
+                     source: str = "", loaders: dict[str, LoaderCost] | None = None,
+                     loader_info: dict[str, Any] | None = None) -> "Calibration":
         """A calibration from measured step times: fits the cost model (and in compile mode
         the eager fit and the compilation costs, with torch's ``recompile_limit`` and the
         ``cold_compiles`` timed in fresh processes, see :func:`compile_summary`; in
-        cudagraph mode the eager fit and the capture costs, see :func:`capture_summary`)."""
+        cudagraph mode the eager fit and the capture costs, see :func:`capture_summary`),
+        with the ``loaders`` costs and how they were timed (``loader_info``), if timed."""
+        if (loaders is None) != (loader_info is None):
+            raise ValueError("Give loaders with loader_info (how they were timed), or neither.")
         if mode == "compile" and (recompile_limit is None or any(t.compile_seconds is None for t in timings)):
             raise ValueError("A compile-mode calibration needs compile_seconds and eager_median at every shape "
                              "and torch's recompile_limit.")
@@ -265,7 +299,7 @@ class Calibration:
         compile_cost = compile_summary(timings, recompile_limit, cold_compiles) if mode == "compile" else None
         capture_cost = capture_summary(timings) if mode == "cudagraph" else None
         return cls(model, hidden, layers, device, mode, tuple(timings), fit, device_info, versions, model_info,
-                   timing, created, eager, compile_cost, capture_cost, source)
+                   timing, created, eager, compile_cost, capture_cost, source, loaders, loader_info)
 
     @classmethod
     def from_dict(cls, data: Any, source: str = "") -> "Calibration":
@@ -390,7 +424,8 @@ def _a(mode: str) -> str:
 def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str = "cpu",
               shapes: Any = None, mode: str = "eager", *, in_channels: int = DEFAULT_IN_CHANNELS, warmup: int = 3,
               repeats: int = 15, budget: float = 1.0, seed: int = 0, threads: int | None = None,
-              cold_runs: int = 2, progress: Progress | None = None) -> Calibration:
+              cold_runs: int = 2, progress: Progress | None = None, loaders: bool = True,
+              loader_budget: float = 0.2, loader_progress: LoaderProgress | None = None) -> Calibration:
     """Time forward + backward + Adam step of ``model`` (``"gin"``, ``"schnet"`` or a
     factory, see :func:`throughput.models.model_spec`) on ``device`` at each padded
     ``shapes`` row (nodes, edges, graphs; None: :func:`throughput.shapes.default_shapes`)
@@ -404,7 +439,11 @@ def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str
     cannot be sent to another process, so its cold cost is its first shape's). In cudagraph
     mode (a CUDA device only) each shape's step is captured through
     :class:`data_loaders.captured.CapturedStep` and its replays are timed, with the capture's
-    cost (the first call less the median replay) and the eager step's median.
+    cost (the first call less the median replay) and the eager step's median. Then, with ``loaders``, the loaders
+    are timed with the same torch threads (:func:`throughput.loader_cost.calibrate_loaders`:
+    every kind at the grid of :func:`throughput.loader_cost.loader_shapes`, ``packed_device``
+    on ``device``, about ``loader_budget`` seconds each; 10-15 s on this project's 2-core CPU
+    at 0.2).
 
     Args:
         model: ``"gin"``, ``"schnet"`` or a factory ``factory(hidden, layers)``.
@@ -423,18 +462,25 @@ def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str
         threads: torch CPU threads while timing (None: as they are).
         cold_runs: compile mode: fresh processes timing a process's first compilation.
         progress: ``progress(done, total, shape)``, called as each shape starts.
+        loaders: time the loaders too (False: a calibration of model time only).
+        loader_budget: seconds of timed batches per loader kind and grid row, 0 to 60.
+        loader_progress: ``loader_progress(done, total, kind)``, called as each loader
+            timing starts.
 
     Returns:
-        The calibration: the timings, the fitted cost model, the device and software.
+        The calibration: the timings, the fitted cost model, the device and software, and
+        with ``loaders`` the cost of building a batch for every loader kind.
 
     Raises:
         ValueError: bad arguments, a missing CUDA device, mode ``"cudagraph"`` on a CPU, or a
             shape that does not fit in the device's memory.
 
     >>> cal = calibrate(hidden=4, layers=1, shapes=[(n, 2 * n, 2) for n in (8, 16, 24, 32, 40, 48)],
-    ...                 warmup=1, repeats=3)
+    ...                 warmup=1, repeats=3, loaders=False)
     >>> cal.model, len(cal.timings), cal.fit.form in cal.fit.forms, cal.predict_step(48, 96, 2) > 0  # any form
     ('gin', 6, True, True)
+    >>> cal.loaders is None
+    True
     """
 
     from .measure import ShapeTimer, TimingPlan
@@ -453,6 +499,10 @@ def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str
     seed = whole_number(seed, "seed", 0, 2**63 - 1)
     threads = None if threads is None else whole_number(threads, "threads", 1, MAX_THREADS)
     cold_runs = whole_number(cold_runs, "cold_runs", 0, MAX_COLD_RUNS)
+    if isinstance(loader_budget, bool) or not isinstance(loader_budget, (int, float)) or \
+            not 0 < loader_budget <= MAX_LOADER_BUDGET:
+        raise ValueError(f"loader_budget must be above 0 and at most {MAX_LOADER_BUDGET:g} seconds per loader and "
+                         f"shape, got {loader_budget!r}.")
     with torch_threads(threads):
         timer = ShapeTimer(spec, device, mode, plan, seed)
         timings = []
@@ -462,6 +512,8 @@ def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str
             timings.append(timer.time(shape))
         if progress is not None:
             progress(len(grid), len(grid), grid[-1])
+        costs, loader_info = _time_loaders(device, float(loader_budget), seed, loader_progress) if loaders else \
+            (None, None)
         info, versions = device_description(device)
         cold = None
         if mode == "compile" and cold_runs and isinstance(model, str):
@@ -472,7 +524,21 @@ def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str
         spec.name, spec.hidden, spec.layers, device, mode, timings, device_info=info, versions=versions,
         model_info=spec.to_dict(timer.module), timing={**plan.to_dict(), "seed": seed},
         created=utc_timestamp(), recompile_limit=limit,
-        cold_compiles=cold)
+        cold_compiles=cold, loaders=costs, loader_info=loader_info)
+
+
+def _time_loaders(device: str, budget: float, seed: int, progress: LoaderProgress | None,
+                  ) -> tuple[dict[str, LoaderCost], dict[str, Any]]:
+    """Every loader kind's cost at the default grid, and how it was timed (the file's
+    ``loaders`` section less its kinds), with torch's threads as they are set now."""
+    import torch
+
+    from .loader_cost import calibrate_loaders, loader_shapes
+
+    grid = loader_shapes()
+    costs = calibrate_loaders(device, grid, budget=budget, seed=seed, progress=progress)
+    return costs, {"grid": [list(row) for row in grid], "threads": torch.get_num_threads(), "budget_seconds": budget,
+                   "device": device, "data": dict(TIMED_DATA)}
 
 
 def _fits(timings: list[ShapeTiming], mode: str) -> tuple[CostFit, CostFit | None]:
@@ -534,6 +600,83 @@ def _sizes(timings: list[ShapeTiming], model_info: dict[str, Any], name: str) ->
     return hidden, layers
 
 
+_LOADER_KEYS = ("grid", "threads", "budget_seconds", "device", "data", "kinds")
+
+
+def check_loader_grid(rows: Any) -> list[list[int]]:
+    """The ``loaders.grid`` rows (graphs per batch, nodes per graph, edges per graph), each
+    batch within :data:`MAX_LOADER_NODES` and :data:`MAX_LOADER_EDGES`; a ``ValueError``
+    naming the row otherwise.
+
+    >>> check_loader_grid([[8, 10, 20]] * 5 + [[2**19, 2, 2]])
+    Traceback (most recent call last):
+    ...
+    ValueError: loaders.grid[5] is a batch of 1,048,576 nodes and 1,048,576 edges, more than the 524,288 and 2,097,152 a loader is timed at.
+    """
+    if not isinstance(rows, list) or len(rows) < MIN_SHAPES:
+        raise ValueError(f"loaders.grid must list at least {MIN_SHAPES} (graphs, nodes, edges) rows.")
+    grid = []
+    for i, row in enumerate(rows):
+        if not isinstance(row, list) or len(row) != 3:
+            raise ValueError(f"loaders.grid[{i}] must be [graphs per batch, nodes per graph, edges per graph].")
+        count = whole_number(row[0], f"loaders.grid[{i}] graphs", 1, MAX_LOADER_NODES)
+        nodes = whole_number(row[1], f"loaders.grid[{i}] nodes", 1, MAX_LOADER_NODES)
+        edges = whole_number(row[2], f"loaders.grid[{i}] edges", 0, MAX_LOADER_EDGES)
+        if count * nodes > MAX_LOADER_NODES or count * edges > MAX_LOADER_EDGES:
+            raise ValueError(f"loaders.grid[{i}] is a batch of {count * nodes:,} nodes and {count * edges:,} edges, "
+                             f"more than the {MAX_LOADER_NODES:,} and {MAX_LOADER_EDGES:,} a loader is timed at.")
+        grid.append([count, nodes, edges])
+    return grid
+
+
+def _loader_cost(kind: str, entry: Any, rows: int) -> LoaderCost:
+    """One kind of ``loaders.kinds``: its timings (one per grid row, shapes within the
+    sanity limits) and its fit, which must be the fit of those timings."""
+    where = f"loaders.kinds.{kind}"
+    if not isinstance(entry, dict) or not isinstance(entry.get("timings"), list):
+        raise ValueError(f"{where} must be an object with timings and fit.")
+    if len(entry["timings"]) != rows:
+        raise ValueError(f"{where}.timings must hold one row per loaders.grid row ({rows}), got "
+                         f"{len(entry['timings'])}.")
+    timings = [ShapeTiming.from_dict(row, f"{where}.timings[{i}]") for i, row in enumerate(entry["timings"])]
+    for i, timing in enumerate(timings):
+        check_shape(timing.shape, f"{where}.timings[{i}].")
+        if timing.eager_median is not None:
+            raise ValueError(f"{where}.timings[{i}] holds a compilation or capture: loaders have none.")
+    refit = fit_cost_model([t.shape for t in timings], [t.median for t in timings])
+    if not _same_fit(cost_fit_from_dict(entry.get("fit"), f"{where}.fit"), refit):
+        raise ValueError(f"{where}.fit is not the fit of its timings.")
+    return LoaderCost(kind, tuple(timings), refit)
+
+
+def _loader_section(data: dict[str, Any], name: str) -> tuple[dict[str, LoaderCost] | None, dict[str, Any] | None]:
+    """The loader costs of a file and how they were timed; (None, None) for a file without a
+    ``loaders`` section; ``ValueError`` naming the damaged field otherwise."""
+    section = data.get("loaders")
+    if section is None:
+        return None, None
+    try:
+        if not isinstance(section, dict) or set(section) != set(_LOADER_KEYS):
+            raise ValueError(f"loaders must be an object of {', '.join(_LOADER_KEYS)}.")
+        grid = check_loader_grid(section["grid"])
+        whole_number(section["threads"], "loaders.threads", 1, MAX_THREADS)
+        budget = section["budget_seconds"]
+        if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not 0 < budget <= MAX_LOADER_BUDGET:
+            raise ValueError(f"loaders.budget_seconds must be above 0 and at most {MAX_LOADER_BUDGET:g}.")
+        _text(section["device"], "loaders.device")
+        if not isinstance(section["data"], dict):
+            raise ValueError("loaders.data must be an object.")
+        kinds = section["kinds"]
+        if not isinstance(kinds, dict) or set(kinds) != set(LOADERS):
+            found = sorted(kinds) if isinstance(kinds, dict) else kinds
+            raise ValueError(f"loaders.kinds must hold exactly the loader kinds {', '.join(LOADERS)}; got {found!r}.")
+        costs = {kind: _loader_cost(kind, kinds[kind], len(grid)) for kind in LOADERS}
+    except ValueError as error:
+        raise ValueError(f"{name}: its loaders section is damaged: {error} Calibrate again "
+                         "(python -m throughput calibrate) instead of editing the file.") from None
+    return costs, {key: section[key] for key in _LOADER_KEYS if key != "kinds"}
+
+
 def _verified(data: Any, name: str) -> Calibration:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise ValueError(f"{name} is not a graph packing calibration (schema "
@@ -571,11 +714,12 @@ def _verified(data: Any, name: str) -> Calibration:
     if mode == "compile" and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise ValueError("A compile-mode calibration needs a compile object with torch's recompile_limit.")
     cold = _cold_compiles(stored_compile, version, timings[0].compile_seconds) if mode == "compile" else None
+    loaders, loader_info = _loader_section(data, name)
     calibration = Calibration.from_timings(
         _text(model_info.get("name"), "model.name"), hidden, layers, _text(device_info.get("device"), "device.device"),
         mode, timings, device_info=device_info, versions=versions, model_info=model_info,
         timing=_object(data, "timing"), created=_text(data.get("created"), "created"), recompile_limit=limit,
-        cold_compiles=cold, source=name)
+        cold_compiles=cold, source=name, loaders=loaders, loader_info=loader_info)
     if not _same_fit(cost_fit_from_dict(data.get("fit"), "fit"), calibration.fit):
         raise ValueError(f"{name}: the stored fit is not the fit of its timings; the file is damaged.")
     if (data.get("eager_fit") is None) != (calibration.eager_fit is None) or (calibration.eager_fit is not None and

@@ -15,6 +15,16 @@ calibration of this device when one ships and passes its check, else a calibrati
 measured here and now (a few seconds), with the reason; also when the shipped
 or team folder's one cannot be checked here (a shape or model too large for a check's memory).
 
+A calibration with loader costs (:attr:`Calibration.loaders`) is checked on them too
+(:func:`check_loaders`): every loader kind is timed again at :data:`LOADER_CHECK_SHAPES` of
+its grid rows (its fastest, middle and slowest, about :data:`LOADER_CHECK_BUDGET` seconds
+each: 1-3 s in all here) with the calibration's torch threads, and a kind passes when its
+median ratio (measured / predicted) lies in the band of its own fit's held-out error, at
+least :data:`MIN_BAND`. The median, not every shape: a loader's batch takes 0.1-7 ms and a
+check times it for a twentieth of a second, so one shape caught by a transient (the other
+core busy) would fail a check whose other shapes hold. A calibration without loader costs is
+checked on its steps alone.
+
 A check never times a shape whose step would need more than :data:`MAX_CHECK_BYTES`
 (:meth:`throughput.models.ModelSpec.step_bytes`, estimated before anything is allocated): such
 shapes are left out with the reason, and a model too large for it is refused.
@@ -31,9 +41,10 @@ import numpy as np
 
 from packing import BatchShape, whole_number
 
-from .calibration import (MAX_THREADS, SHIPPED, Calibration, Progress, calibrate, require_calibration,
-                          shipped_calibrations, usable_calibrations, utc_timestamp)
+from .calibration import (MAX_THREADS, SHIPPED, Calibration, Progress, calibrate, check_loader_grid,
+                          require_calibration, shipped_calibrations, usable_calibrations, utc_timestamp)
 from .device import check_device, cpu_description, device_description, same_device, torch_threads
+from .loader_kinds import LoaderCost
 from .model_names import DEFAULT_IN_CHANNELS
 from .records import ShapeTiming
 from .shapes import default_shapes
@@ -58,6 +69,12 @@ QUICK_GRID = {"count": 16, "max_nodes": 8192, "max_edges": 65_536, "max_graphs":
 QUICK_BUDGET = 0.25
 #: A calibration measured now whose held-out error (90th percentile) is above this says so.
 NOISY_BAND = 0.5
+#: Grid rows a loader check times per kind, and the seconds of timed batches at each.
+LOADER_CHECK_SHAPES = 3
+LOADER_CHECK_BUDGET = 0.05
+#: Seconds of timed batches per loader kind and grid row of a calibration measured at first use
+#: (45 rows: 3-4 s here).
+QUICK_LOADER_BUDGET = 0.05
 
 
 @dataclass(frozen=True)
@@ -79,6 +96,46 @@ class ShapeCheck:
 
 
 @dataclass(frozen=True)
+class LoaderCheck:
+    """One loader kind of a check: its batches predicted and measured at a few grid rows,
+    and the band its median ratio must lie in."""
+
+    loader: str
+    shapes: tuple[ShapeCheck, ...]
+    band: float
+
+    @property
+    def ratio_median(self) -> float:
+        return statistics.median(shape.ratio for shape in self.shapes)
+
+    @property
+    def within_band(self) -> bool:
+        """The median ratio inside ``[1 / (1 + band), 1 + band]`` (module docstring: why the median).
+
+        >>> LoaderCheck("packed", (ShapeCheck(BatchShape(8, 16, 1), 1e-4, 2e-4),
+        ...                        ShapeCheck(BatchShape(9, 16, 2), 1e-4, 1.1e-4),
+        ...                        ShapeCheck(BatchShape(10, 16, 2), 1e-4, 0.9e-4)), 0.25).within_band
+        True
+        """
+        return 1 / (1 + self.band) <= self.ratio_median <= 1 + self.band
+
+    def describe(self) -> str:
+        """The kind's check in a few words.
+
+        >>> LoaderCheck("handoff", (ShapeCheck(BatchShape(8, 16, 1), 1e-3, 2e-3),), 0.3).describe()
+        'handoff 2.00 (2.00 to 2.00), outside 0.77 to 1.30'
+        """
+        ratios = [shape.ratio for shape in self.shapes]
+        where = "within" if self.within_band else "outside"
+        return (f"{self.loader} {self.ratio_median:.2f} ({min(ratios):.2f} to {max(ratios):.2f}), {where} "
+                f"{1 / (1 + self.band):.2f} to {1 + self.band:.2f}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"loader": self.loader, "band": self.band, "ratio_median": self.ratio_median,
+                "within_band": self.within_band, "shapes": [shape.to_dict() for shape in self.shapes]}
+
+
+@dataclass(frozen=True)
 class CalibrationCheck:
     """The outcome of :func:`check_calibration`: the calibration checked (its label), the
     device it was checked on, each shape's prediction and measurement, the band and the
@@ -91,6 +148,7 @@ class CalibrationCheck:
     checked: str
     same_device: bool
     skipped: tuple[str, ...] = ()  # shapes left out, each with the reason (:func:`checkable_timings`)
+    loaders: tuple[LoaderCheck, ...] | None = None  # None: the calibration has no loader costs
 
     @property
     def ratio_median(self) -> float:
@@ -98,9 +156,27 @@ class CalibrationCheck:
         return statistics.median(shape.ratio for shape in self.shapes)
 
     @property
-    def within_band(self) -> bool:
+    def steps_within_band(self) -> bool:
         """Every shape's ratio inside ``[1 / (1 + band), 1 + band]``."""
         return all(1 / (1 + self.band) <= shape.ratio <= 1 + self.band for shape in self.shapes)
+
+    @property
+    def within_band(self) -> bool:
+        """The steps within their band (:attr:`steps_within_band`) and every loader kind
+        checked within its own (:attr:`LoaderCheck.within_band`)."""
+        return self.steps_within_band and all(loader.within_band for loader in self.loaders or ())
+
+    def describe_loaders(self) -> str:
+        """The loader check in one sentence; "" when the calibration has no loader costs.
+
+        >>> kind = LoaderCheck("packed", (ShapeCheck(BatchShape(8, 16, 1), 1e-4, 1.1e-4),), 0.25)
+        >>> CalibrationCheck("gin on X", {"name": "X"}, (), 0.25, "2026-11-24T20:00:00Z", True, (),
+        ...                  (kind,)).describe_loaders()
+        'Loaders, measured / predicted per batch: packed 1.10 (1.10 to 1.10), within 0.80 to 1.25.'
+        """
+        if self.loaders is None:
+            return ""
+        return f"Loaders, measured / predicted per batch: {'; '.join(kind.describe() for kind in self.loaders)}."
 
     def describe(self) -> str:
         """The check in one sentence.
@@ -113,9 +189,10 @@ class CalibrationCheck:
         ratios = [shape.ratio for shape in self.shapes]
         when = self.checked[:16].replace("T", " ")
         left_out = f" Not timed: {'; '.join(self.skipped)}." if self.skipped else ""
+        loaders = f" {self.describe_loaders()}" if self.loaders is not None else ""
         return (f"Checked on {self.device.get('name', '?')} ({when} UTC): measured / predicted "
                 f"{self.ratio_median:.2f} ({min(ratios):.2f} to {max(ratios):.2f} over {len(ratios)} "
-                f"shape{'s' if len(ratios) > 1 else ''}), {self.verdict()}.{left_out}")
+                f"shape{'s' if len(ratios) > 1 else ''}), {self.verdict()}.{left_out}{loaders}")
 
     def verdict(self) -> str:
         """Whether every shape's ratio is inside the band, or which are not (the first three).
@@ -140,7 +217,8 @@ class CalibrationCheck:
         return {"calibration": self.calibration, "device": dict(self.device), "checked": self.checked,
                 "same_device": self.same_device, "band": self.band, "ratio_median": self.ratio_median,
                 "within_band": self.within_band, "shapes": [shape.to_dict() for shape in self.shapes],
-                "skipped": list(self.skipped)}
+                "skipped": list(self.skipped),
+                "loaders": None if self.loaders is None else [kind.to_dict() for kind in self.loaders]}
 
 
 def check_shapes_of(calibration: Calibration, seconds: float, count: int = CHECK_SHAPES,
@@ -221,7 +299,8 @@ def check_calibration(calibration: Calibration, device: str | None = None, secon
     steps, and compare with its predictions (module docstring). A compile-mode calibration is
     checked on its eager steps (the eager fit it also carries): checking compiled steps would
     cost a compilation per shape, seconds to a minute each. A cudagraph calibration is checked
-    the same way, on a CUDA device only (its eager fit was measured on one).
+    the same way, on a CUDA device only (its eager fit was measured on one). A calibration with
+    loader costs has them checked too (:func:`check_loaders`, 1-3 s more).
 
     Args:
         calibration: the calibration to check.
@@ -238,10 +317,10 @@ def check_calibration(calibration: Calibration, device: str | None = None, secon
 
     >>> from throughput import calibrate
     >>> cal = calibrate(hidden=4, layers=1, shapes=[(n, 2 * n, 2) for n in (8, 16, 24, 32, 40, 48)],
-    ...                 warmup=1, repeats=3, threads=1)
+    ...                 warmup=1, repeats=3, threads=1, loaders=False)
     >>> check = check_calibration(cal, seconds=0.2)
-    >>> 3 <= len(check.shapes) <= 4, check.ratio_median > 0
-    (True, True)
+    >>> 3 <= len(check.shapes) <= 4, check.ratio_median > 0, check.loaders is None
+    (True, True, True)
     """
 
     from .measure import ShapeTimer, TimingPlan
@@ -267,12 +346,53 @@ def check_calibration(calibration: Calibration, device: str | None = None, secon
         # compile and cudagraph modes: its eager steps are checked (a compiled one costs a compilation per shape)
         timer = ShapeTimer(spec, device, "eager", plan, int(calibration.timing.get("seed", 0)))
         measured = [timer.time(shape).median for shape in shapes]
+        loaders = None if calibration.loaders is None else check_loaders(calibration, device)
         here, _ = device_description(device)
     predicted = calibration.predict_eager(np.array(shapes))
     return CalibrationCheck(
         calibration.label, here, tuple(ShapeCheck(shape, float(p), m) for shape, p, m in zip(shapes, predicted, measured)),
         max(calibration.eager_error_band, MIN_BAND), utc_timestamp(),
-        same_device(calibration.device_info, here), skipped)
+        same_device(calibration.device_info, here), skipped, loaders)
+
+
+def loader_check_rows(cost: LoaderCost, count: int = LOADER_CHECK_SHAPES) -> list[int]:
+    """Indices of the grid rows a check times for one loader kind: its fastest, middle and
+    slowest by the calibration's own times (``count`` spread over them in that order).
+
+    >>> from throughput.calibration import SHIPPED, load_calibration
+    >>> cal = load_calibration(SHIPPED / "amd-epyc__gin-h64-l3__eager.json")
+    >>> len(loader_check_rows(cal.loaders["packed"])) if cal.loaders else 3
+    3
+    """
+    order = sorted(range(len(cost.timings)), key=lambda i: cost.timings[i].median)
+    picks = sorted({round(i * (len(order) - 1) / (count - 1)) for i in range(count)}) if count > 1 else [0]
+    return [order[i] for i in picks]
+
+
+def check_loaders(calibration: Calibration, device: str, budget: float = LOADER_CHECK_BUDGET,
+                  ) -> tuple[LoaderCheck, ...]:
+    """Time every loader kind of ``calibration`` again on this machine (``packed_device`` on
+    ``device``) at :func:`loader_check_rows` of its grid, about ``budget`` seconds each, with
+    torch's threads as they are set, and compare with its predictions (module docstring).
+
+    >>> from throughput.calibration import SHIPPED, load_calibration
+    >>> cal = load_calibration(SHIPPED / "amd-epyc__gin-h64-l3__eager.json")
+    >>> [kind.loader for kind in check_loaders(cal, "cpu", 0.01)]
+    ['pyg_first', 'pyg_cached', 'packed', 'packed_device', 'handoff']
+    """
+    from .loader_cost import time_loader
+
+    if calibration.loaders is None:
+        raise ValueError(f"{calibration.label} timed no loaders: there is nothing of them to check.")
+    grid = check_loader_grid(calibration.loader_info["grid"])  # no batch too large to build here
+    checks = []
+    for kind, cost in calibration.loaders.items():
+        shapes = []
+        for row in loader_check_rows(cost):
+            measured = time_loader(kind, *grid[row], device=device, budget=budget)
+            shapes.append(ShapeCheck(measured.shape, float(cost.predict([measured.shape])[0]), measured.median))
+        checks.append(LoaderCheck(kind, tuple(shapes), max(cost.fit.error_band, MIN_BAND)))
+    return tuple(checks)
 
 
 @dataclass(frozen=True)
@@ -327,7 +447,8 @@ def default_calibration() -> Path:
 def calibration_for_this_machine(progress: Progress | None = None, seconds: float = 2.0) -> MachineCalibration:
     """The shipped calibration of this CPU if one ships and passes :func:`check_calibration`,
     else GIN (hidden 64, 3 layers, eager) calibrated on this CPU now at ``QUICK_GRID``
-    (at most 16 x ``QUICK_BUDGET`` seconds of timed steps plus their warm-up: 2-4 s here),
+    (at most 16 x ``QUICK_BUDGET`` seconds of timed steps plus their warm-up: 2-4 s here;
+    its loaders at ``QUICK_LOADER_BUDGET``: 3-4 s more),
     also when it cannot be checked here (``unchecked`` says why: e.g. a forged team file
     whose shapes or model are too large for a check's memory).
 
@@ -348,13 +469,15 @@ def calibration_for_this_machine(progress: Progress | None = None, seconds: floa
             check = check_calibration(shipped, "cpu", seconds)
         except ValueError as error:  # a forged or damaged file of the team folder must not take the page down
             unchecked = f"The {whose} calibration of this CPU ({mine[0].name}) could not be checked here: {error}"
-        if check is not None and check.within_band:
+        if check is not None and check.steps_within_band:  # loader times are noisier: reported, not decisive
+            loaders = "" if check.within_band else f" {check.describe_loaders()}"
             return MachineCalibration(shipped, check, False, f"The {whose} calibration of this CPU passed its check "
-                                                             f"here (measured / predicted {check.ratio_median:.2f}).")
+                                                             f"here (measured / predicted {check.ratio_median:.2f})."
+                                                             f"{loaders}")
     started = time.perf_counter()
     measured = calibrate("gin", 64, 3, "cpu", default_shapes(QUICK_GRID["count"], **{
         key: value for key, value in QUICK_GRID.items() if key.startswith("max_")}), budget=QUICK_BUDGET,
-                         progress=progress)
+                         progress=progress, loader_budget=QUICK_LOADER_BUDGET)
     took = time.perf_counter() - started
     why = (f"The {whose} calibration of this CPU could not be checked here" if unchecked else
            "No calibration of this CPU ships with the tool" if check is None else

@@ -8,9 +8,11 @@
     python -m throughput recommend sizes.csv --batch-size 128 --calibration my_gpu.json
 
 ``calibrate`` times the model at the default grid of shapes (progress on stderr, about a
-minute) and writes the calibration JSON: never over an existing file, nor into the shipped
+minute), then the loaders (PyG's collate, the packed loader, the hand-off from worker
+processes: 10-15 s; ``--no-loaders`` leaves them out, ``--loader-budget`` sets the seconds per
+kind and row) and writes the calibration JSON: never over an existing file, nor into the shipped
 ``throughput/calibrations`` folder, unless ``--force`` is given. ``check`` times a few of a
-calibration's shapes on this machine and says whether its predictions hold here (without a
+calibration's shapes (and of its loaders' grid) on this machine and says whether its predictions hold here (without a
 file: the shipped calibration of this CPU, checked, else one measured now). ``estimate`` reads an exported configuration
 (``packing.export``: the dataset's histogram and the chosen plan) and prints the time per
 step and per epoch of every batching strategy on the calibrated device. ``recommend`` searches
@@ -32,9 +34,9 @@ from packing.batching import add_packs_per_batch, packs_per_batch
 from packing.cli import (HISTOGRAM_HELP, OPTION_FLAGS, add_recommend_arguments, check_out, flag_named,
                          run_recommend)
 
-from .calibration import (CALIBRATIONS_ENV, MAX_COLD_RUNS, MAX_THREADS, MODES, SHIPPED, calibrate,
-                          calibration_filename, check_mode, load_calibration)
-from .check import calibration_for_this_machine, check_calibration, noise_note
+from .calibration import (CALIBRATIONS_ENV, MAX_COLD_RUNS, MAX_LOADER_BUDGET, MAX_THREADS, MODES, SHIPPED,
+                          Calibration, calibrate, calibration_filename, check_mode, load_calibration)
+from .check import ShapeCheck, calibration_for_this_machine, check_calibration, noise_note
 from .device import check_device, device_description
 from .estimate import estimate
 from .model_names import MODELS
@@ -65,6 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--threads", type=int, help="torch CPU threads while timing (default: torch's)")
     cal.add_argument("--cold-runs", type=int,
                      help="compile mode: fresh processes timing a process's first compilation (default 2)")
+    cal.add_argument("--no-loaders", dest="loaders", action="store_false",
+                     help="time the model only, not the loaders (PyG's collate, the packed loader, the hand-off from "
+                          "worker processes; 10-15 s on a 2-core CPU): estimates are then model time only")
+    cal.add_argument("--loader-budget", type=float,
+                     help="seconds of timed batches per loader kind and grid row (default 0.2)")
     cal.add_argument("--out", type=Path, help="output JSON file or folder (default: the current folder, named "
                                                "<device>__<model>-h<hidden>-l<layers>__<mode>.json)")
     cal.add_argument("--force", action="store_true",
@@ -97,6 +104,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _loader_progress(done: int, total: int, kind: str) -> None:
+    print(f"[{done + 1:>3}/{total}] loader {kind}", file=sys.stderr, flush=True)
+
+
 def _progress(done: int, total: int, shape: tuple[int, int, int]) -> None:
     if done < total:
         nodes, edges, graphs = shape
@@ -113,6 +124,12 @@ def _calibrate(args: argparse.Namespace) -> None:
     check_mode(args.mode, check_device(args.device))
     if args.cold_runs is not None and args.mode != "compile":
         raise ValueError("--cold-runs times first compilations: it applies to --mode compile only.")
+    if not args.loaders and args.loader_budget is not None:
+        raise ValueError("--loader-budget times the loaders: it does not go with --no-loaders.")
+    loader_budget = 0.2 if args.loader_budget is None else args.loader_budget
+    if not 0 < loader_budget <= MAX_LOADER_BUDGET:
+        raise ValueError(f"--loader-budget must be above 0 and at most {MAX_LOADER_BUDGET:g} seconds, got "
+                         f"{loader_budget:g}.")
     try:  # every setting checked before the timing starts
         from .models import model_spec  # imports torch: only once a calibration is asked for
 
@@ -129,7 +146,8 @@ def _calibrate(args: argparse.Namespace) -> None:
           f"{len(shapes)} shapes", file=sys.stderr)
     start = time.perf_counter()
     cal = calibrate(args.model, args.hidden, args.layers, args.device, shapes, args.mode, threads=args.threads,
-                    cold_runs=cold_runs, progress=_progress)
+                    cold_runs=cold_runs, progress=_progress, loaders=args.loaders, loader_budget=loader_budget,
+                    loader_progress=_loader_progress)
     path = cal.save(out)  # out's name is cal.filename where a folder was given
     held_out = cal.fit.held_out
     lines = [f"{cal.label}: {len(cal.timings)} shapes in {time.perf_counter() - start:.0f} s", cal.fit.describe(),
@@ -143,8 +161,17 @@ def _calibrate(args: argparse.Namespace) -> None:
         cost = cal.capture
         lines.append(f"CUDA graph captures (a new shape): {cost['seconds']:.3g} s (quartiles {cost['p25']:.3g}-"
                      f"{cost['p75']:.3g} s, {cost['low']:.3g}-{cost['high']:.3g} s at the {len(cal.timings)} shapes)")
+    lines.extend(_loader_lines(cal))
     noisy = noise_note(cal).strip()
     print("\n".join([*lines, f"wrote {path}", *([f"note: {noisy}"] if noisy else [])]))
+
+
+def _loader_lines(cal: Calibration) -> list[str]:
+    """The loader fits of a calibration, one line each (a line saying there are none)."""
+    if cal.loaders is None:
+        return ["loaders: not timed (--no-loaders): estimates with this calibration are model time only"]
+    return [f"loader {kind}: {cost.describe()} (held-out error median {100 * cost.fit.held_out['median']:.1f} %, "
+            f"90th percentile {100 * cost.fit.held_out['p90']:.1f} %)" for kind, cost in cal.loaders.items()]
 
 
 def _calibration_out(args: argparse.Namespace) -> Path:
@@ -184,14 +211,22 @@ def _check(args: argparse.Namespace) -> int:
         print(f"{cal.label}\n{text}")
     if check is not None:
         for shape in check.shapes:
-            nodes, edges, graphs = shape.shape
-            print(f"  {nodes:>7,} nodes {edges:>9,} edges {graphs:>4} graphs: predicted {1e3 * shape.predicted:8.3f} "
-                  f"ms, measured {1e3 * shape.measured:8.3f} ms, ratio {shape.ratio:.2f}")
+            _print_shape(shape)
+        for kind in check.loaders or ():
+            print(f"loader {kind.describe()}")
+            for shape in kind.shapes:
+                _print_shape(shape)
     if args.out is not None:
         write_replacing(args.out, json.dumps({"check": None if check is None else check.to_dict(), "note": text},
                                              indent=1) + "\n")
         print(f"wrote {args.out}")
     return 1 if args.calibration is not None and not check.within_band else 0
+
+
+def _print_shape(shape: ShapeCheck) -> None:
+    nodes, edges, graphs = shape.shape
+    print(f"  {nodes:>7,} nodes {edges:>9,} edges {graphs:>4} graphs: predicted {1e3 * shape.predicted:8.3f} "
+          f"ms, measured {1e3 * shape.measured:8.3f} ms, ratio {shape.ratio:.2f}")
 
 
 def _batch_size(args: argparse.Namespace, config: dict[str, Any]) -> int:

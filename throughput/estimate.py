@@ -48,6 +48,28 @@ H100 (22 November 2026) compilations of a training run took 5.6-7.3 s against a 
 median of 3.7 s and a cold 8.6 s; a band of their own kind missed every one of them. Shapes beyond the largest timed
 shape are extrapolated: the ``extrapolated`` column says so.
 
+Wall time (:func:`wall_time`) adds the loader: each batch costs the calibration's loader
+timings (``Calibration.loaders``, :mod:`throughput.loader_cost`) of the kind that builds it
+(:func:`loader_kinds`). PyG's DataLoader and the simulated PyG-style strategies collate
+with PyG, priced at the batch's real graphs (nodes, edges, graphs): a padded strategy's
+padding transform (the padding graph added after the collate) is not timed and not priced.
+The packing row is the packed loader, priced at its padded shape (``packed``, or
+``packed_device`` with ``device_batches``). With D devices a step waits for its slowest
+device's batch, as for the model. ``workers=0``: every step waits for its batch, so a step
+is loader + model; the run's first epoch reads each graph for the first time
+(``pyg_first``), later epochs copy the graphs PyG kept (``pyg_cached``). ``workers=N``:
+PyG's worker processes are started anew each epoch (its default), so every epoch reads
+each graph the first time; N workers build batches while the model trains, and an epoch
+takes the slower of the model and the loader's time / N, plus each batch's hand-off from a
+worker (``handoff``). Each worker is taken to have a CPU core of its own, apart from the
+training process's threads (on a machine with fewer free cores the workers and the training
+slow each other down: measured in ``benchmarks/bench_throughput.py``); starting the workers
+is not timed. Batches built on the device
+(``device_batches``) are built in the training process (``PackedLoader(device=...)``
+refuses workers): the packing row is then loader + model whatever ``workers``. A
+calibration without loader timings (an older file) prices model time only: its wall
+columns are NaN and ``table.attrs["wall"]["priced"]`` is False.
+
 >>> from packing import SizeHistogram
 >>> from throughput import load_calibration, shipped_calibrations
 >>> hist = SizeHistogram.from_counts([10, 20], [20, 44], [300, 100])
@@ -57,6 +79,7 @@ shape are extrapolated: the ``extrapolated`` column says so.
 """
 from __future__ import annotations
 
+import copy
 import math
 from typing import Any
 
@@ -68,15 +91,29 @@ from packing.batching import (STRATEGIES, GraphSizes, RunSpec, ShareDone, defaul
                               first_appearances, run_strategies)
 
 from .calibration import Calibration, require_calibration
+from .loader_kinds import LoaderCost
 
 PYG_DATALOADER = "pyg_dataloader"
 #: Rows of an estimate: the simulator's strategies, then PyG's DataLoader.
 ROWS = STRATEGIES + (PYG_DATALOADER,)
-COLUMNS = ("strategy", "steps_per_epoch", "step_ms", "first_epoch_s", "steady_epoch_s", "steady_low", "steady_high",
+#: The model-time columns: the step alone, loading not included.
+MODEL_COLUMNS = ("strategy", "steps_per_epoch", "step_ms", "first_epoch_s", "steady_epoch_s", "steady_low", "steady_high",
            "run_s", "run_low", "run_high", "epoch_seconds", "epoch_low", "epoch_high", "compile_seconds",
            "compile_seconds_per_epoch", "compilations", "capture_seconds", "captures", "eager_step_share", "graphs_per_second", "speedup",
            "speedup_steady", "speedup_run", "one_off_share", "wait_share", "max_padded_nodes", "max_padded_edges",
            "max_padded_graphs", "extrapolated", "settings")
+#: Per row, what its wall time is made of (:func:`price_loading`): the epochs of graphs the
+#: run trains, seconds of loading per epoch in the run's first epoch and in later ones, of
+#: handing batches from a worker over per epoch, and the loaders' relative error band.
+LOADER_PARTS = ("epochs_run", "loader_first_epoch_s", "loader_later_epoch_s", "handoff_epoch_s", "loader_band")
+#: The wall-time columns (:func:`wall_time`); NaN (``bound_by`` None) without loader timings.
+WALL_COLUMNS = ("loader_epoch_s", "wall_steady_epoch_s", "wall_steady_low", "wall_steady_high", "wall_run_s",
+                "wall_run_low", "wall_run_high", "wall_epoch_s", "wall_speedup_steady", "wall_speedup_run",
+                "bound_by", "loader_share")
+COLUMNS = MODEL_COLUMNS + LOADER_PARTS + WALL_COLUMNS
+#: What a table priced by a calibration without loader timings says of itself.
+MODEL_TIME_ONLY = ("This calibration has no loader timings (an older file): times are model time only (forward, "
+                   "backward, optimizer step); loading and collating batches is not included.")
 #: What the PyG DataLoader row says of itself in cudagraph mode.
 NOT_CAPTURED = ("not captured: PyG's DataLoader pads nothing, so its batches' shapes change from batch to batch and a "
                 "captured step replays one shape; priced eager")
@@ -119,11 +156,11 @@ def pyg_dataloader_batches(hist: SizeHistogram, batch_size: int, run: RunSpec) -
         for device in range(devices):
             ids = ranks[device]
             count = np.diff(np.append(starts, per_rank))
+            real_nodes, real_edges = np.add.reduceat(nodes[ids], starts), np.add.reduceat(edges[ids], starts)
             frames.append(pd.DataFrame({
                 "step": np.arange(starts.size) + epoch * steps_per_epoch, "device": device, "epoch": epoch,
-                "graphs": count,
-                "padded_nodes": np.add.reduceat(nodes[ids], starts), "padded_edges": np.add.reduceat(edges[ids], starts),
-                "padded_graphs": count}))
+                "graphs": count, "nodes": real_nodes, "edges": real_edges,
+                "padded_nodes": real_nodes, "padded_edges": real_edges, "padded_graphs": count}))
     batches = pd.concat(frames, ignore_index=True).sort_values(["step", "device"], ignore_index=True)
     if run.steps is not None:
         batches = batches[batches["step"] < run.steps]
@@ -179,8 +216,8 @@ def price_batches(batches: pd.DataFrame, calibration: Calibration, epochs_run: f
             False for PyG's DataLoader: its steps are priced eager, nothing is captured).
 
     Returns:
-        The row's numbers by column name (``COLUMNS`` less the strategy, its settings and
-        the columns computed against the baseline).
+        The row's numbers by column name (``MODEL_COLUMNS`` less the strategy, its
+        settings and the columns computed against the baseline).
 
     >>> from throughput import load_calibration, shipped_calibrations
     >>> cal = load_calibration(shipped_calibrations()[0])  # an eager calibration: nothing compiles
@@ -235,30 +272,167 @@ def price_batches(batches: pd.DataFrame, calibration: Calibration, epochs_run: f
     }
 
 
+def loader_kinds(strategy: str, device_batches: bool = False) -> tuple[str, str]:
+    """The loader kinds (:data:`throughput.loader_kinds.LOADERS`) that build a row's
+    batches in a run's first epoch and in its later ones: PyG's collate for PyG's
+    DataLoader and the PyG-style strategies (graphs read the first time, then kept), the
+    packed loader for ``packing`` (on the device with ``device_batches``).
+
+    >>> loader_kinds("static_64"), loader_kinds("packing", device_batches=True)
+    (('pyg_first', 'pyg_cached'), ('packed_device', 'packed_device'))
+    """
+    if strategy == "packing":
+        kind = "packed_device" if device_batches else "packed"
+        return kind, kind
+    return "pyg_first", "pyg_cached"
+
+
+def _loader_cost(calibration: Calibration, kind: str) -> LoaderCost:
+    found = (calibration.loaders or {}).get(kind)
+    if found is None:
+        raise ValueError(f"{calibration.label} has no timings of the {kind} loader; calibrate again with python -m "
+                         "throughput calibrate to time every loader kind.")
+    return found
+
+
+def price_loading(batches: pd.DataFrame, calibration: Calibration, epochs_run: float,
+                  kinds: tuple[str, str]) -> dict[str, float]:
+    """The loading parts of one row's wall time (:data:`LOADER_PARTS` less ``epochs_run``):
+    seconds per epoch of building the batches with loader ``kinds`` (first epoch, later
+    epochs; :func:`loader_kinds`) and of handing them over from a worker, each step at its
+    slowest device's batch, and the largest relative error band of the loader fits used.
+    A packed loader's batches are priced at their padded shape, PyG's collate at the
+    batch's real graphs (``nodes``, ``edges``, ``graphs``). NaN for a calibration without
+    loader timings.
+
+    >>> import dataclasses
+    >>> from throughput import load_calibration, shipped_calibrations
+    >>> cal = load_calibration(shipped_calibrations()[0])
+    >>> batches = pd.DataFrame({"step": [0, 1], "device": 0, "epoch": 0, "graphs": 4, "nodes": 100, "edges": 200,
+    ...                         "padded_nodes": 128, "padded_edges": 256, "padded_graphs": 5})
+    >>> parts = price_loading(batches, dataclasses.replace(cal, loaders=None), 1.0, ("packed", "packed"))
+    >>> sorted(parts), math.isnan(parts["loader_first_epoch_s"])
+    (['handoff_epoch_s', 'loader_band', 'loader_first_epoch_s', 'loader_later_epoch_s'], True)
+    """
+    if calibration.loaders is None:
+        return dict.fromkeys(LOADER_PARTS[1:], math.nan)
+    padded = kinds[0].startswith("packed")
+    columns = ["padded_nodes", "padded_edges", "padded_graphs"] if padded else ["nodes", "edges", "graphs"]
+    shapes = batches[columns].to_numpy(dtype=np.int64)
+    steps = batches["step"].to_numpy()
+
+    def per_epoch(kind: str) -> float:
+        seconds = _loader_cost(calibration, kind).predict(shapes)
+        return float(pd.Series(seconds).groupby(steps).max().sum()) / epochs_run
+
+    first, later = kinds
+    return {"loader_first_epoch_s": per_epoch(first), "loader_later_epoch_s": per_epoch(later),
+            "handoff_epoch_s": per_epoch("handoff"),
+            "loader_band": max(_loader_cost(calibration, kind).fit.error_band for kind in (first, later, "handoff"))}
+
+
 def _priced_rows(hist: SizeHistogram, run: RunSpec, requests: dict[str, dict[str, Any]],
-                 calibration: Calibration, progress: ShareDone | None = None) -> list[dict[str, Any]]:
+                 calibration: Calibration, progress: ShareDone | None = None,
+                 device_batches: bool = False) -> list[dict[str, Any]]:
     """One priced row per strategy of ``requests`` and PyG's DataLoader over ``run``, with
-    the epochs of graphs each ran (``epochs_run``); ``progress`` is told the share of the
-    strategies' stream simulated."""
+    the epochs of graphs each ran (``epochs_run``) and its loading (:func:`price_loading`);
+    ``progress`` is told the share of the strategies' stream simulated."""
     rows = []
     for name, result in run_strategies(hist, run, requests, progress=progress).items():
         epochs_run = int(result.batches["graphs"].sum()) / hist.num_graphs
         rows.append({"strategy": name, **price_batches(result.batches, calibration, epochs_run),
+                     **price_loading(result.batches, calibration, epochs_run, loader_kinds(name, device_batches)),
                      "settings": describe_settings(name, result.settings), "epochs_run": epochs_run})
     loader = pyg_dataloader_batches(hist, run.batch_size, run)
     captured = calibration.mode == "cudagraph"
+    epochs_run = loader.attrs["epochs_run"]
     rows.append({"strategy": PYG_DATALOADER,
-                 **price_batches(loader, calibration, loader.attrs["epochs_run"], capturable=not captured),
+                 **price_batches(loader, calibration, epochs_run, capturable=not captured),
+                 **price_loading(loader, calibration, epochs_run, loader_kinds(PYG_DATALOADER)),
                  "settings": f"PyG DataLoader, {run.batch_size:,} graphs per batch, no padding"
                              + (f"; {NOT_CAPTURED}" if captured else ""),
-                 "epochs_run": loader.attrs["epochs_run"]})
+                 "epochs_run": epochs_run})
     return rows
+
+
+def _wall(model: pd.Series, one_off: pd.Series, parts: pd.DataFrame, factor: Any, workers: int,
+          ) -> tuple[pd.Series, pd.Series, pd.Series]:
+    """The steady epoch's loading and wall seconds and the whole run's wall seconds from the
+    model's steady epoch, the run's one-off costs and the loading ``parts`` (each loading
+    time multiplied by ``factor``: 1, or a band's end)."""
+    first, later, handoff = (parts[name] * factor for name in
+                             ("loader_first_epoch_s", "loader_later_epoch_s", "handoff_epoch_s"))
+    epochs = parts["epochs_run"]
+    if workers == 0:  # each step waits for its batch: the first epoch reads every graph, later ones copy
+        steady = model + later
+        run = model * epochs + one_off + first * epochs.clip(upper=1) + later * (epochs - 1).clip(lower=0)
+        return later, steady, run
+    steady = np.maximum(model, first / workers) + handoff  # workers start anew each epoch: first reads every epoch
+    return first, steady, steady * epochs + one_off
+
+
+def wall_time(table: pd.DataFrame, workers: int = 0) -> pd.DataFrame:
+    """``table`` (an :func:`estimate` table) with its wall-time columns (:data:`WALL_COLUMNS`)
+    priced for ``workers`` loader worker processes (module docstring): the loading seconds
+    of a steady epoch (every worker's, summed), the steady epoch's and the run's wall time
+    with their bands (the model's band and the loaders' band together), the run's mean epoch,
+    speed-ups over the baseline's wall time, which of the two bounds the steady epoch
+    (``bound_by``: the loader's part, divided by the workers, or the model's) and the share
+    of the steady epoch's wall time spent not in the model step (``loader_share``). NaN for a
+    table priced without loader timings. The packing row of a table with device-built
+    batches is priced without workers (the loader builds them in the training process).
+
+    Args:
+        table: the estimate (its :data:`LOADER_PARTS` and ``attrs`` are needed).
+        workers: loader worker processes per device (0: batches built in the training
+            process).
+
+    Returns:
+        A copy of ``table`` with the wall columns; ``attrs["wall"]`` says how it was priced.
+
+    >>> import dataclasses
+    >>> from packing import SizeHistogram
+    >>> from throughput import load_calibration, shipped_calibrations
+    >>> table = estimate(SizeHistogram.from_counts([10, 20], [20, 44], [300, 100]), 32,
+    ...                  dataclasses.replace(load_calibration(shipped_calibrations()[0]), loaders=None))
+    >>> wall = wall_time(table, workers=2)
+    >>> wall.attrs["wall"]["priced"], bool(wall["wall_run_s"].isna().all()), wall.attrs["wall"]["workers"]
+    (False, True, 2)
+    """
+    workers = whole_number(workers, "workers", 0, 256)
+    out = table.copy()
+    out.attrs = copy.deepcopy(table.attrs)
+    wall = out.attrs.setdefault("wall", {"device_batches": False, "priced": False})
+    in_trainer = (out["strategy"] == "packing") & wall["device_batches"]
+    one_off = out["run_s"] - out["steady_epoch_s"] * out["epochs_run"]
+    spread = 1 + out["loader_band"]
+    priced = {}
+    for name, model, one_off_part, factor in (
+            ("", out["steady_epoch_s"], one_off, 1),
+            ("low", out["steady_low"], out["run_low"] - out["steady_low"] * out["epochs_run"], 1 / spread),
+            ("high", out["steady_high"], out["run_high"] - out["steady_high"] * out["epochs_run"], spread)):
+        pooled, alone = (_wall(model, one_off_part, out, factor, count) for count in (workers, 0))
+        priced[name] = tuple(alone_part.where(in_trainer, part) for part, alone_part in zip(pooled, alone))
+    loader, steady, run = priced[""]
+    out["loader_epoch_s"] = loader
+    out["wall_steady_epoch_s"], out["wall_steady_low"], out["wall_steady_high"] = \
+        steady, priced["low"][1], priced["high"][1]
+    out["wall_run_s"], out["wall_run_low"], out["wall_run_high"] = run, priced["low"][2], priced["high"][2]
+    out["wall_epoch_s"] = run / out["epochs_run"]
+    reference = out.loc[out["strategy"] == out.attrs.get("baseline", PYG_DATALOADER)].iloc[0]
+    out["wall_speedup_steady"] = reference["wall_steady_epoch_s"] / steady
+    out["wall_speedup_run"] = reference["wall_epoch_s"] / out["wall_epoch_s"]
+    waiting = loader / np.where(in_trainer, 1, max(workers, 1))
+    out["bound_by"] = np.where(steady.isna(), None, np.where(waiting > out["steady_epoch_s"], "loader", "model"))
+    out["loader_share"] = 1 - out["steady_epoch_s"] / steady
+    wall.update(workers=workers, priced=bool(out["wall_run_s"].notna().all()))
+    return out[list(COLUMNS)]
 
 
 def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, plan: PackingPlan | None = None, *,
              baseline: str = PYG_DATALOADER, devices: int = 1, epochs: int = 1, steps: int | None = None,
              seed: int = 0, num_shapes: int = 8, packs_per_batch: int | None = None,
-             progress: ShareDone | None = None) -> pd.DataFrame:
+             progress: ShareDone | None = None, workers: int = 0, device_batches: bool = False) -> pd.DataFrame:
     """One row per batching strategy (``ROWS``; the ``packing`` row is ``plan`` when given,
     ``packs_per_batch`` packs per batch, by default about ``batch_size`` graphs) for
     ``devices`` data-parallel devices over a run of ``epochs`` epochs (or ``steps`` steps)
@@ -267,7 +441,10 @@ def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, pla
     bands and compilations (module docstring), graphs per second, speed-ups over ``baseline`` (the user's current batching, one of ``ROWS``)
     per mean epoch, steady epoch and run, the share of device time spent waiting for a
     step's largest batch, the largest padded shape and whether it extrapolates the
-    calibration. ``table.attrs`` keeps the calibration's summary, the run and the baseline.
+    calibration; then the loading and the wall time with ``workers`` loader workers
+    (:func:`wall_time`; NaN where the calibration has no loader timings). ``table.attrs``
+    keeps the calibration's summary, the run, the baseline and how the wall time was priced
+    (``wall``: workers, device-built batches, whether it was priced).
 
     Args:
         hist: the dataset's size histogram.
@@ -283,6 +460,10 @@ def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, pla
         packs_per_batch: packs of ``plan`` per batch; None: as many as carry about
             ``batch_size`` graphs (:func:`packing.batching.packs_matching_batch_size`).
         progress: told the share of the run simulated, epoch by epoch.
+        workers: loader worker processes of the wall time (0: batches built in the
+            training process).
+        device_batches: the packing row's batches built on the device
+            (``PackedLoader(device=...)``, timed as ``packed_device``), not on the host.
 
     Returns:
         The estimate table, one row per strategy (``COLUMNS``).
@@ -298,6 +479,8 @@ def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, pla
     >>> row = table.set_index("strategy").loc["dynamic"]
     >>> bool(abs(row["run_s"] - 3 * row["steady_epoch_s"]) < 1e-9)  # eager: nothing one-off
     True
+    >>> table.attrs["wall"]["workers"], set(table["bound_by"]) <= {"loader", "model", None}
+    (0, True)
     """
     require_calibration(calibration)
     if baseline not in ROWS:
@@ -310,7 +493,7 @@ def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, pla
                          "fill the devices) and for the simulated strategies (which draw the next epoch). Lower the "
                          "batch size or the devices.")
     requests = default_requests(hist, run.batch_size, plan, run.seed, num_shapes, packs_per_batch)
-    rows = _priced_rows(hist, run, requests, calibration, progress)
+    rows = _priced_rows(hist, run, requests, calibration, progress, device_batches)
     if run.steps is not None and any(row["epochs_run"] < 1 for row in rows):
         # a run shorter than an epoch met only some of its first epoch's shapes: price that epoch whole
         whole = {row["strategy"]: row["first_epoch_s"] for row in
@@ -325,7 +508,8 @@ def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, pla
     table["speedup_steady"] = reference["steady_epoch_s"] / table["steady_epoch_s"]
     table["speedup_run"] = table["speedup"]  # per graph trained: a run of N steps trains other graph counts per row
     table["one_off_share"] = (table["compile_seconds"] + table["capture_seconds"]) / table["run_s"]
-    table = table[list(COLUMNS)]
+    table = table[list(MODEL_COLUMNS + LOADER_PARTS)]
     table.attrs.update(calibration=calibration.summary(), baseline=baseline,
-                       run={**run.to_dict(), "num_shapes": whole_number(num_shapes, "num_shapes", 1, 16)})
-    return table
+                       run={**run.to_dict(), "num_shapes": whole_number(num_shapes, "num_shapes", 1, 16)},
+                       wall={"device_batches": bool(device_batches), "priced": calibration.loaders is not None})
+    return wall_time(table, workers)

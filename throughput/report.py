@@ -12,6 +12,7 @@ The section (version 2)::
       "check": {"calibration": "...", "device": {...}, "checked": "...", "band": 0.25, "ratio_median": 1.02,
                 "within_band": true, "shapes": [{"nodes": ..., "predicted_s": ..., "measured_s": ...}, ...]},
       "check_note": "the check in words (or why there is none)",
+      "wall": {"workers": 0, "device_batches": false, "priced": true},
       "table": [{"strategy": "static_constant", "steps_per_epoch": ..., "step_ms": ..., "steady_epoch_s": ...,
                  "first_epoch_s": ..., "run_s": ..., "run_low": ..., "run_high": ..., "speedup_steady": ...,
                  "speedup_run": ..., "epoch_seconds": ..., ...}, ...]
@@ -24,7 +25,11 @@ null when it could not be checked there (a GPU calibration on a CPU machine: the
 so). Version 2 added the check and the steady-epoch and whole-run columns. A cudagraph
 calibration's table has its one-off costs in ``capture_seconds`` and ``captures`` (its
 ``compile_seconds`` and ``compilations`` are 0), and its notes in words say so
-(:func:`one_off_notes`).
+(:func:`one_off_notes`). ``wall`` (added within version 2; older files lack it) says how
+the wall-time columns (``wall_steady_epoch_s``, ``wall_run_s``, ``bound_by``, ...:
+:func:`throughput.estimate.wall_time`) were priced: with how many loader workers, whether
+the packing row's batches are built on the device, and whether the calibration had loader
+timings (``priced``; when it had none they are null and the times are model time only).
 """
 from __future__ import annotations
 
@@ -36,6 +41,7 @@ from packing import devices_note, estimate_notes, extrapolation_note, one_off_no
 from packing.batching import json_rows, run_length_words, short_run_note
 
 from .check import CalibrationCheck
+from .estimate import MODEL_TIME_ONLY
 
 SECTION_VERSION = 2
 #: Run and steady speed-ups further apart than this share are said to differ by one-off cost
@@ -116,9 +122,43 @@ def one_off_notes(table: pd.DataFrame, label: Callable[[str], str] = str) -> lis
     return [note for note in found if note]
 
 
+def wall_note(table: pd.DataFrame) -> str:
+    """What the wall time of an estimate is made of, in words, or that it is model time only
+    (a calibration without loader timings); "" for a table from before wall times.
+
+    >>> rows = pd.DataFrame({"strategy": ["packing"]})
+    >>> rows.attrs["wall"] = {"workers": 0, "device_batches": False, "priced": False}
+    >>> wall_note(rows)[:50]
+    'This calibration has no loader timings (an older f'
+    >>> rows.attrs["wall"] = {"workers": 2, "device_batches": False, "priced": True}
+    >>> wall_note(rows)[:60]
+    "Wall time with 2 loader workers: PyG's workers are started a"
+    """
+    wall = table.attrs.get("wall")
+    if wall is None:
+        return ""
+    if not wall.get("priced"):
+        return MODEL_TIME_ONLY
+    workers = int(wall.get("workers", 0))
+    packed = "the packed loader at its padded shape" + (", built on the device in the training process (it takes "
+                                                        "no workers)" if wall.get("device_batches") else "")
+    parts = (f"the calibration's loader timings: PyG's collate for PyG's DataLoader and the PyG-style strategies, at "
+             f"each batch's real graphs (a padded strategy's padding transform is not timed), and {packed}")
+    if workers == 0:
+        return (f"Wall time without loader workers: each step waits for its batch, so a step is the model's step plus "
+                f"its batch's loading, priced with {parts}. A run's first epoch reads every graph for the first "
+                "time; later epochs copy the graphs PyG kept.")
+    return (f"Wall time with {workers} loader worker{'s' if workers > 1 else ''}: PyG's workers are started anew each "
+            "epoch (its default), so every epoch reads every graph for the first time; an epoch takes the slower of "
+            f"the model and the loading shared by the workers, plus each batch's hand-off from a worker, priced with "
+            f"{parts}. Each worker is taken to have a CPU core of its own, apart from the training process's "
+            "threads; starting the workers is not timed.")
+
+
 def notes(table: pd.DataFrame, label: Callable[[str], str] = str) -> list[str]:
-    """Every note on an estimate table in words (:func:`packing.estimate_notes`, with the
-    one-off notes of a cudagraph estimate in place of the compilations').
+    """Every note on an estimate table in words: what its wall time is made of
+    (:func:`wall_note`), then :func:`packing.estimate_notes`, with the one-off notes of a
+    cudagraph estimate in place of the compilations'.
 
     >>> rows = pd.DataFrame({"strategy": ["packing"], "speedup_run": [1.0], "speedup_steady": [1.0],
     ...                      "extrapolated": [False], "steps_per_epoch": [900.0]})
@@ -126,11 +166,12 @@ def notes(table: pd.DataFrame, label: Callable[[str], str] = str) -> list[str]:
     >>> notes(rows) == estimate_notes(rows)
     True
     """
+    wall = [wall_note(table)] if wall_note(table) else []
     if not _captured(table):
-        return estimate_notes(table, label)
+        return wall + estimate_notes(table, label)
     found = [*one_off_notes(table, label), extrapolation_note(table, label), devices_note(table),
              short_run_note(table, label)]
-    return [note for note in found if note]
+    return wall + [note for note in found if note]
 
 
 def throughput_section(table: pd.DataFrame, check: CalibrationCheck | None = None, check_note: str = "",
@@ -145,7 +186,7 @@ def throughput_section(table: pd.DataFrame, check: CalibrationCheck | None = Non
         check_note: what to say instead of the check (e.g. why none was made).
 
     Returns:
-        The JSON-safe section: version, calibration, run, baseline, check and table.
+        The JSON-safe section: version, calibration, run, baseline, check, wall and table.
 
     Raises:
         ValueError: the table's ``attrs`` lack the calibration or the run.
@@ -166,7 +207,7 @@ def throughput_section(table: pd.DataFrame, check: CalibrationCheck | None = Non
     return {"version": SECTION_VERSION, "calibration": calibration, "run": dict(run),
             "baseline": table.attrs.get("baseline"), "check": None if check is None else check.to_dict(),
             "check_note": check_note or (check.describe() if check is not None else "not checked on this machine"),
-            "table": rows}
+            "wall": dict(table.attrs.get("wall", {})), "table": rows}
 
 
 def _run_words(run: dict[str, Any]) -> str:
@@ -174,7 +215,8 @@ def _run_words(run: dict[str, Any]) -> str:
 
 
 def format_table(table: pd.DataFrame) -> str:
-    """The estimate as a text table with a header naming the calibration.
+    """The estimate as a text table with a header naming the calibration: model times, then
+    wall times where the calibration timed its loaders.
 
     >>> from packing import SizeHistogram
     >>> from throughput import estimate, load_calibration, shipped_calibrations
@@ -213,6 +255,12 @@ def format_table(table: pd.DataFrame) -> str:
         "speed-up run": table["speedup_run"].map(lambda v: f"{v:.2f}x"),
         "extrapolated": table["extrapolated"].map({True: "yes", False: ""}),
     })
+    if table.attrs.get("wall", {}).get("priced"):
+        shown = shown.assign(**{
+            "wall steady epoch s": table["wall_steady_epoch_s"].map(three_digits),
+            "wall run s": table["wall_run_s"].map(three_digits),
+            "wall speed-up run": table["wall_speedup_run"].map(lambda v: f"{v:.2f}x"),
+            "bound by": table["bound_by"]})
     lines.append(shown.to_string(index=False))
     lines.extend(f"\n{note}" for note in notes(table))
     return "\n".join(lines)
