@@ -21,7 +21,7 @@ SHAPES = default_shapes(8, max_nodes=2048, max_edges=16_384, max_graphs=64)
 
 def calibrated_now(budget: float = 0.3) -> Calibration:
     """GIN (hidden 64, 3 layers, eager, 1 thread) calibrated on this CPU now."""
-    return calibrate("gin", 64, 3, "cpu", SHAPES, budget=budget, threads=1)
+    return calibrate("gin", 64, 3, "cpu", SHAPES, budget=budget, threads=1, loaders=False)
 
 
 def scaled(calibration: Calibration, factors: float | Sequence[float]) -> Calibration:

@@ -33,7 +33,7 @@ WITHOUT_LOADERS = SHIPPED / "intel-r-xeon-r-processor__gin-h64-l3__eager.json"
 
 @pytest.fixture(scope="module")
 def costs():
-    return calibrate_loaders("cpu", GRID, budget=0.03)
+    return calibrate_loaders("cpu", GRID, budget=0.03, long_epoch_graphs=1280)
 
 
 @pytest.fixture(scope="module")
@@ -108,6 +108,18 @@ def test_a_calibration_with_loaders_survives_its_file(with_loaders, tmp_path):
     assert summary["packed"]["model"].startswith("batch = ") and summary["handoff"]["held_out_p90"] >= 0
 
 
+def test_first_reads_carry_the_long_epoch_factor_measured_and_kept_in_the_file(with_loaders, tmp_path):
+    """PyG's first reads are priced at the short epochs' fit times the factor one long epoch
+    measured (the garbage collector's share); the other kinds at their fit."""
+    first = with_loaders.loaders["pyg_first"]
+    assert first.long_run_factor >= 1.0
+    assert all(with_loaders.loaders[kind].long_run_factor == 1.0 for kind in LOADERS if kind != "pyg_first")
+    shapes = [(1000, 2000, 40)]
+    assert first.predict(shapes)[0] == pytest.approx(first.long_run_factor * first.fit.predict(shapes)[0])
+    back = load_calibration(with_loaders.save(tmp_path / "cal.json"))
+    assert back.loaders["pyg_first"].long_run_factor == first.long_run_factor
+
+
 def test_a_file_without_loaders_loads_as_model_time_only():
     cal = load_calibration(WITHOUT_LOADERS)
     assert cal.loaders is None and cal.loader_info is None
@@ -134,6 +146,7 @@ def _slower(section: dict[str, Any]) -> None:
     (lambda s: s["kinds"]["pyg_cached"]["timings"][2].update(median=-1.0),
      "loaders.kinds.pyg_cached.timings[2].median"),
     (lambda s: s.update(threads=0), "loaders.threads"),
+    (lambda s: s["kinds"]["pyg_first"].update(long_run_factor=0.5), "loaders.kinds.pyg_first.long_run_factor must lie"),
     (lambda s: s.pop("data"), "loaders must be an object of grid"),
 ])
 def test_a_damaged_loaders_section_is_refused_naming_it(with_loaders, change, message):

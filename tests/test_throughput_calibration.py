@@ -18,7 +18,7 @@ TINY_SHAPES = [(n, 2 * n, g) for n in (8, 24, 64) for g in (1, 4)]
 @pytest.fixture(scope="module")
 def tiny() -> Calibration:
     """A real calibration: GIN with 4 channels and 1 layer at six small shapes."""
-    return calibrate(hidden=4, layers=1, shapes=TINY_SHAPES, warmup=1, repeats=3, threads=1)
+    return calibrate(hidden=4, layers=1, shapes=TINY_SHAPES, warmup=1, repeats=3, threads=1, loaders=False)
 
 
 def test_short_real_calibration_times_every_shape(tiny):
@@ -37,12 +37,12 @@ def test_short_real_calibration_times_every_shape(tiny):
 
 def test_calibration_restores_torch_threads(tiny):
     before = torch.get_num_threads()
-    calibrate(hidden=2, layers=1, shapes=TINY_SHAPES, warmup=0, repeats=3, threads=1)
+    calibrate(hidden=2, layers=1, shapes=TINY_SHAPES, warmup=0, repeats=3, threads=1, loaders=False)
     assert torch.get_num_threads() == before
 
 
 def test_schnet_and_a_users_module_calibrate():
-    schnet = calibrate("schnet", hidden=8, layers=1, shapes=TINY_SHAPES, warmup=0, repeats=3)
+    schnet = calibrate("schnet", hidden=8, layers=1, shapes=TINY_SHAPES, warmup=0, repeats=3, loaders=False)
     assert schnet.model == "schnet" and schnet.model_info["parameters"] > 0
 
     class MeanPool(torch.nn.Module):
@@ -55,14 +55,14 @@ def test_schnet_and_a_users_module_calibrate():
             pooled = torch.zeros(num_graphs, self.lin.out_features).index_add_(0, batch, self.lin(x))
             return self.head(pooled)
 
-    custom = calibrate(MeanPool, hidden=3, layers=1, shapes=TINY_SHAPES, warmup=0, repeats=3)
+    custom = calibrate(MeanPool, hidden=3, layers=1, shapes=TINY_SHAPES, warmup=0, repeats=3, loaders=False)
     assert custom.model.startswith("custom:") and custom.model.endswith("MeanPool")
     assert custom.model_info["parameters"] == 9 * 3 + 3 + 3 + 1
 
 
 def test_progress_hears_every_shape():
     heard = []
-    calibrate(hidden=2, layers=1, shapes=TINY_SHAPES, warmup=0, repeats=3,
+    calibrate(hidden=2, layers=1, shapes=TINY_SHAPES, warmup=0, repeats=3, loaders=False,
               progress=lambda done, total, shape: heard.append((done, total, shape)))
     assert heard[:-1] == [(i, 6, shape) for i, shape in enumerate(TINY_SHAPES)]
     assert heard[-1][:2] == (6, 6)

@@ -147,7 +147,7 @@ def test_compile_costs_are_cold_and_warm_as_measured():
     cold = cold_compile_seconds("gin", 2, 1, 9, "cpu", (12, 24, 2), threads=1)
     assert cold > 0
     cal = calibrate(hidden=2, layers=1, shapes=[(n, 2 * n, 2) for n in (8, 12, 16, 20, 24, 28)], mode="compile",
-                    warmup=1, repeats=3, threads=1, cold_runs=1)
+                    warmup=1, repeats=3, threads=1, cold_runs=1, loaders=False)
     cost = cal.compile
     assert len(cost["cold_seconds"]) == 1 and cost["first_seconds"] == cost["cold_seconds"][0] > 0
     warm = sorted(t.compile_seconds for t in cal.timings[1:])

@@ -600,6 +600,8 @@ def _sizes(timings: list[ShapeTiming], model_info: dict[str, Any], name: str) ->
     return hidden, layers
 
 
+#: A long epoch's batches at most this many times the short timed epochs' median.
+MAX_LONG_RUN_FACTOR = 10
 _LOADER_KEYS = ("grid", "threads", "budget_seconds", "device", "data", "kinds")
 
 
@@ -646,7 +648,10 @@ def _loader_cost(kind: str, entry: Any, rows: int) -> LoaderCost:
     refit = fit_cost_model([t.shape for t in timings], [t.median for t in timings])
     if not _same_fit(cost_fit_from_dict(entry.get("fit"), f"{where}.fit"), refit):
         raise ValueError(f"{where}.fit is not the fit of its timings.")
-    return LoaderCost(kind, tuple(timings), refit)
+    factor = entry.get("long_run_factor", 1.0)
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 1 <= factor <= MAX_LONG_RUN_FACTOR:
+        raise ValueError(f"{where}.long_run_factor must lie between 1 and {MAX_LONG_RUN_FACTOR}, got {factor!r}.")
+    return LoaderCost(kind, tuple(timings), refit, float(factor))
 
 
 def _loader_section(data: dict[str, Any], name: str) -> tuple[dict[str, LoaderCost] | None, dict[str, Any] | None]:

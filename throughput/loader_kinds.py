@@ -22,11 +22,15 @@ TIMED_DATA = {"graphs": "random molecules (data_loaders.random_mol_dataset)", "x
 
 @dataclass(frozen=True)
 class LoaderCost:
-    """One loader kind's timings (per batch, at the shapes of its batches) and their fit."""
+    """One loader kind's timings (per batch, at the shapes of its batches) and their fit;
+    ``long_run_factor``: how much slower a batch is on average in a long epoch than the
+    short timed epochs' median (PyG's first reads: the garbage collector scans the graphs
+    PyG keeps, :func:`throughput.loader_cost.first_read_factor`; 1 for the other kinds)."""
 
     loader: str
     timings: tuple[ShapeTiming, ...]
     fit: CostFit
+    long_run_factor: float = 1.0
 
     def predict(self, shapes: Any) -> np.ndarray:
         """Seconds per batch at each (nodes, edges, graphs) row.
@@ -38,7 +42,7 @@ class LoaderCost:
         >>> round(float(cost.predict([(1000, 2000, 10)])[0]) * 1e6)
         300
         """
-        return self.fit.predict(np.asarray(shapes, dtype=np.int64).reshape(-1, 3))
+        return self.long_run_factor * self.fit.predict(np.asarray(shapes, dtype=np.int64).reshape(-1, 3))
 
     def describe(self) -> str:
         """The fitted cost of a batch in words (coefficients in microseconds).
@@ -52,4 +56,5 @@ class LoaderCost:
 
     def to_dict(self) -> dict[str, Any]:
         """The kind's entry of a calibration file's ``loaders.kinds``: timings and fit."""
-        return {"timings": [timing.to_dict() for timing in self.timings], "fit": self.fit.to_dict()}
+        entry = {"timings": [timing.to_dict() for timing in self.timings], "fit": self.fit.to_dict()}
+        return entry if self.long_run_factor == 1.0 else {**entry, "long_run_factor": self.long_run_factor}
