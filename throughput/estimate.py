@@ -371,6 +371,24 @@ def _wall(model: pd.Series, one_off: pd.Series, parts: pd.DataFrame, factor: Any
     return first, steady, steady * epochs + one_off
 
 
+def parallel_workers(workers: int, device: dict[str, Any]) -> int:
+    """How many of ``workers`` loader processes build batches at once on the calibrated
+    machine: each needs a core the training process does not use (its torch threads on a
+    CPU, one core next to a GPU); at least 1. A device description without its cores (an
+    older file) gives every worker a core.
+
+    >>> parallel_workers(2, {"type": "cpu", "cores": 2, "threads": 1}), parallel_workers(4, {"type": "cuda"})
+    (1, 4)
+    >>> parallel_workers(8, {"type": "cuda", "cores": 16, "threads": 16})
+    8
+    """
+    cores = device.get("cores")
+    if workers == 0 or not isinstance(cores, int):
+        return workers
+    trainer = int(device.get("threads", 1)) if device.get("type") == "cpu" else 1
+    return max(1, min(workers, cores - trainer))
+
+
 def wall_time(table: pd.DataFrame, workers: int = 0) -> pd.DataFrame:
     """``table`` (an :func:`estimate` table) with its wall-time columns (:data:`WALL_COLUMNS`)
     priced for ``workers`` loader worker processes (module docstring): the loading seconds
@@ -404,6 +422,7 @@ def wall_time(table: pd.DataFrame, workers: int = 0) -> pd.DataFrame:
     out.attrs = copy.deepcopy(table.attrs)
     wall = out.attrs.setdefault("wall", {"device_batches": False, "priced": False})
     in_trainer = (out["strategy"] == "packing") & wall["device_batches"]
+    parallel = parallel_workers(workers, out.attrs.get("calibration", {}).get("device", {}))
     one_off = out["run_s"] - out["steady_epoch_s"] * out["epochs_run"]
     spread = 1 + out["loader_band"]
     priced = {}
@@ -411,7 +430,7 @@ def wall_time(table: pd.DataFrame, workers: int = 0) -> pd.DataFrame:
             ("", out["steady_epoch_s"], one_off, 1),
             ("low", out["steady_low"], out["run_low"] - out["steady_low"] * out["epochs_run"], 1 / spread),
             ("high", out["steady_high"], out["run_high"] - out["steady_high"] * out["epochs_run"], spread)):
-        pooled, alone = (_wall(model, one_off_part, out, factor, count) for count in (workers, 0))
+        pooled, alone = (_wall(model, one_off_part, out, factor, count) for count in (parallel, 0))
         priced[name] = tuple(alone_part.where(in_trainer, part) for part, alone_part in zip(pooled, alone))
     loader, steady, run = priced[""]
     out["loader_epoch_s"] = loader
@@ -422,10 +441,10 @@ def wall_time(table: pd.DataFrame, workers: int = 0) -> pd.DataFrame:
     reference = out.loc[out["strategy"] == out.attrs.get("baseline", PYG_DATALOADER)].iloc[0]
     out["wall_speedup_steady"] = reference["wall_steady_epoch_s"] / steady
     out["wall_speedup_run"] = reference["wall_epoch_s"] / out["wall_epoch_s"]
-    waiting = loader / np.where(in_trainer, 1, max(workers, 1))
+    waiting = loader / np.where(in_trainer, 1, max(parallel, 1))
     out["bound_by"] = np.where(steady.isna(), None, np.where(waiting > out["steady_epoch_s"], "loader", "model"))
     out["loader_share"] = 1 - out["steady_epoch_s"] / steady
-    wall.update(workers=workers, priced=bool(out["wall_run_s"].notna().all()))
+    wall.update(workers=workers, parallel_workers=parallel, priced=bool(out["wall_run_s"].notna().all()))
     return out[list(COLUMNS)]
 
 
