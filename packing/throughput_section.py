@@ -12,8 +12,10 @@ least 0 (speed-ups above 0) in every other column, but the loading and wall-time
 (``WALL_COLUMNS``), which are null where the calibration had no loader timings and
 ``bound_by`` text ("loader" or "model"); a version 2 table has at least ``TABLE_COLUMNS``
 (version 1 had other times: the report shows its table as stored). A section may hold
-``wall`` (an object: ``workers``, a whole number, ``device_batches`` and ``priced``, true
-or false; files from before wall times lack it). The
+``wall`` (an object: ``workers`` and ``parallel_workers``, the workers building batches at
+once on the calibrated machine, whole numbers, ``device_batches`` and ``priced``, true or
+false; files from before wall times lack it, and the first files with it lack
+``parallel_workers``). The
 fields of ``calibration`` and ``run`` that the report reads may be left out, but where given
 have their form (:func:`check_calibration_summary`): the device, model, fit and held-out
 error objects, text, whole numbers and errors of at least 0.
@@ -181,7 +183,8 @@ def _check_flag(value: Any, where: str) -> None:
 
 def _check_wall(wall: Any) -> None:
     _optional(check_object(wall, "throughput.wall"), "throughput.wall",
-              {"workers": _whole_from(0), "device_batches": _check_flag, "priced": _check_flag})
+              {"workers": _whole_from(0), "parallel_workers": _whole_from(0), "device_batches": _check_flag,
+               "priced": _check_flag})
 
 
 def _check_row(row: Any, where: str) -> None:

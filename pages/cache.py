@@ -186,10 +186,14 @@ def load_dataset(
 
 @st.cache_data(show_spinner="Searching the pack limits and packs per step for this batch size...", max_entries=32,
                hash_funcs={**_HASH, Calibration: lambda calibration: calibration.to_dict()["digest"]})
-def recommendation(hist: SizeHistogram, batch_size: int, calibration: Calibration | None) -> Recommendation:
-    """``packing.recommend`` at ``batch_size``, priced on ``calibration`` when given
-    (raises ``ValueError``, e.g. for fewer graphs than one batch)."""
-    return recommend(hist, batch_size, None if calibration is None else step_cost(calibration))
+def recommendation(hist: SizeHistogram, batch_size: int, calibration: Calibration | None,
+                   workers: int | None = None) -> Recommendation:
+    """``packing.recommend`` at ``batch_size``, priced on ``calibration`` when given: it
+    minimises the steady epoch's wall time with the packed loader and ``workers`` loader
+    workers where the calibration timed its loaders, else (or with ``workers`` None) its model
+    time (:func:`throughput.step_cost`); the least padding without a calibration. Raises
+    ``ValueError``, e.g. for fewer graphs than one batch."""
+    return recommend(hist, batch_size, None if calibration is None else step_cost(calibration, workers))
 
 
 def plan_for(hist: SizeHistogram, limits: PackLimits, method: PackMethod,

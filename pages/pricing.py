@@ -31,6 +31,13 @@ def model_time_only() -> bool:
     return bool(state.throughput_settings().get("model_only", False))
 
 
+def priced_workers() -> int | None:
+    """The loader workers that recommendations and priced sweeps price a step with: the
+    Throughput page's (the step's wall time with the packed loader, where the calibration
+    timed its loaders), None while that page shows model time only (the model's step)."""
+    return None if model_time_only() else loader_workers()
+
+
 def machine() -> MachineCalibration:
     """This machine's calibration; the first time in this server process it is checked or
     measured here, with a progress bar."""

@@ -1,5 +1,7 @@
 """The dashboard's default configuration: the recommendation (:func:`packing.recommend`) for
-the run's batch size, priced on the Throughput page's calibration once the user chose one.
+the run's batch size, priced on the Throughput page's calibration once the user chose one:
+the shortest steady epoch in wall time with the packed loader and the page's loader workers
+(model time where the calibration timed no loaders or the page shows model time only).
 
 A dataset opened for the first time gets it (or the limits a link asked for); while its
 limits are the recommendation they follow the run: a new batch size or calibration gives a
@@ -14,6 +16,7 @@ from packing import DEFAULT_MAX_GRAPHS, PackLimits, Recommendation, SizeHistogra
 from throughput import Calibration
 
 from . import cache, state
+from .pricing import priced_workers
 
 
 def calibration_id() -> str | None:
@@ -34,10 +37,13 @@ def chosen_calibration(key: str | None) -> Calibration | None:
     return cache.calibration_options().found.get(key)
 
 
-def wanted() -> tuple[int, str | None]:
-    """What a recommendation is for now: the run's batch size and the usable calibration's id."""
+def wanted() -> tuple[int, str | None, int | None]:
+    """What a recommendation is for now: the run's batch size, the usable calibration's id and
+    the loader workers it prices wall time with (None: model time, or no calibration)."""
     key = calibration_id()
-    return state.run_batch_size(), key if chosen_calibration(key) is not None else None
+    if chosen_calibration(key) is None:
+        return state.run_batch_size(), None, None
+    return state.run_batch_size(), key, priced_workers()
 
 
 def label(chosen: Recommendation) -> str:
@@ -54,8 +60,8 @@ def label(chosen: Recommendation) -> str:
 
 def current(hist: SizeHistogram) -> Recommendation:
     """The recommendation for ``hist`` and the run as it is now (cached)."""
-    batch_size, key = wanted()
-    return cache.recommendation(hist, batch_size, chosen_calibration(key))
+    batch_size, key, workers = wanted()
+    return cache.recommendation(hist, batch_size, chosen_calibration(key), workers)
 
 
 def choose(hist: SizeHistogram, owner: str | None = None, force_method: bool = False) -> None:

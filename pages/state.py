@@ -119,12 +119,13 @@ class DatasetSettings:
 class Choice:
     """Limits chosen for one dataset and, in words, where they came from. A recommendation
     (:mod:`pages.recommended`) also keeps what it was recommended for (``recommended_for``:
-    the batch size and the calibration's id, None for none) and the method it packs with, so
+    the batch size, the calibration's id, None for none, and the loader workers of its wall
+    time, None for model time) and the method it packs with, so
     that it follows the run until the user chooses limits by hand."""
 
     limits: PackLimits
     source: str
-    recommended_for: tuple[int, str | None] | None = None
+    recommended_for: tuple[int, str | None, int | None] | None = None
     method: PackMethod | None = None
 
     @property

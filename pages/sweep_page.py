@@ -9,6 +9,7 @@ import figures
 from throughput import step_cost
 from pages import cache, links, recommended, state
 from pages.header import page_header
+from pages.pricing import priced_workers
 from pages.sweeps import RANGE_FIELDS, SETTINGS, check_grid, default_params, grid, sweep_method
 from pages.widgets import (
     MAX_WEIGHT,
@@ -151,10 +152,14 @@ PRICED = "Estimated steady epoch (s)"
 
 def priced(frame, hist) -> tuple:
     """The sweep and what priced it: with the time metric chosen and a calibration chosen on
-    the Throughput page, every cell priced at the run's batch size; else the harmonic mean."""
+    the Throughput page, every cell priced at the run's batch size (the steady epoch's wall
+    time with the packed loader and the page's loader workers where the calibration timed its
+    loaders, else model time: :func:`pages.pricing.priced_workers`); else the harmonic mean."""
     metric = st.radio("Colour the cells by", ["Harmonic mean", PRICED], horizontal=True, key="sw_metric",
                       help="The estimated steady epoch prices every cell on the Throughput page's calibration at the "
-                           "run's batch size (set on the Batching page).")
+                           "run's batch size (set on the Batching page): wall time with the packed loader and the "
+                           "page's loader workers, or model time where the page shows model time only or the "
+                           "calibration timed no loaders.")
     if metric != PRICED:
         return frame, None
     calibration = recommended.chosen_calibration(recommended.calibration_id())
@@ -163,7 +168,7 @@ def priced(frame, hist) -> tuple:
                 "harmonic mean is shown until then.", icon=":material/info:")
         return frame, None
     batch_size = state.run_batch_size()
-    return (price_sweep(frame, hist, batch_size, step_cost(calibration)),
+    return (price_sweep(frame, hist, batch_size, step_cost(calibration, priced_workers())),
             f"batch size {batch_size:,} on {md_text(calibration.device_name)} ({calibration.mode})")
 
 

@@ -309,8 +309,10 @@ def main() -> None:
         st.button(f"Recommend for this calibration ({md_text(cal.device_name)}, {cal.mode})", on_click=_save_calibration,
                   args=(key,), key="tp_recommend", icon=":material/auto_awesome:",
                   help="The packing row is the configuration with the least padding at this batch size. This searches "
-                       "the limits and packs per step whose steady epoch is the shortest on this calibration instead; "
-                       "the sidebar's configuration follows it.")
+                       "the limits and packs per step whose steady epoch is the shortest on this calibration instead "
+                       "(in wall time with the packed loader and the loader workers below, or in model time where "
+                       "the page shows it or the calibration timed no loaders); the sidebar's configuration follows "
+                       "it.")
     with share_shown("Pricing every strategy with the calibration") as progress:
         table = wall_time(cache.throughput_table(hist, cal, run, baseline, row.request, progress), loader_workers())
     priced = st.session_state[SETTINGS] = pricing(key, cal, this)

@@ -177,6 +177,23 @@ def test_throughput_recommend_command_prices_on_the_calibration(tmp_path, capsys
     assert throughput_cli(["recommend", str(sizes), "--batch-size", "32", "--calibration", "nope.json"]) == 2
 
 
+def test_with_loader_timings_the_command_recommends_on_wall_time(tmp_path, capsys, molhiv):
+    sizes = save_histogram(molhiv, tmp_path / "molhiv.csv")
+    path = next(path for path in shipped_calibrations() if load_calibration(path).loaders is not None)
+    out = tmp_path / "recommended.json"
+    assert throughput_cli(["recommend", str(sizes), "--batch-size", "32", "--calibration", str(path),
+                           "--workers", "2", "--out", str(out)]) == 0
+    calibration = load_calibration(path)
+    cost = step_cost(calibration, workers=2)
+    assert cost.source.endswith("wall time with the packed loader and 2 loader workers")
+    chosen = recommend(molhiv, 32, cost)
+    printed = capsys.readouterr().out
+    assert cost.source in printed and f"estimated steady epoch: {chosen.steady_epoch_s:.3f} s" in printed
+    assert load_config(out)[0]["recommendation"]["cost"]["source"] == cost.source
+    assert throughput_cli(["recommend", str(sizes), "--batch-size", "32", "--calibration", str(path),
+                           "--workers", "-1"]) == 2
+
+
 def test_step_cost_is_the_calibrations_cost_model(calibrations):
     for calibration in calibrations:
         cost = step_cost(calibration)

@@ -396,10 +396,11 @@ def test_export_page_report_has_every_section_and_the_pages_numbers(monkeypatch)
     monkeypatch.setattr(MediaFileManager, "add_deferred", add_deferred)
     app = AppTest.from_file("../app.py", default_timeout=180)
     app.run()
-    app.switch_page("pages/batching_page.py").run()
-    batching_rows = app.dataframe[0].value
     shipped = shipped_calibrations()[0]  # chosen as on the Throughput page: the Export page prices with it
     app.session_state["throughput_controls"] = {"calibration": shipped.stem, "baseline": "pyg_dataloader"}
+    # after the choice: the recommended limits (the packing row) are priced on the calibration
+    app.switch_page("pages/batching_page.py").run()
+    batching_rows = app.dataframe[0].value
     app.switch_page("pages/sweep_page.py").run()
     app.button[0].click().run()  # the default sweep
     app.switch_page("pages/export_page.py").run()

@@ -38,7 +38,7 @@ def test_estimate_prints_every_strategy_and_writes_the_section(tmp_path):
     config = save_config(export_config(plan, hist, {"dataset": "toy"}), tmp_path / "config.json")
     calibration = shipped_calibrations()[0]
     done = run_cli("estimate", str(config), "--calibration", str(calibration), "--batch-size", "8",
-                   "--out", str(tmp_path / "estimate.json"))
+                   "--workers", "2", "--out", str(tmp_path / "estimate.json"))
     assert done.returncode == 0, done.stderr
     for name in ("static_constant", "static_64", "dynamic", "buckets", "packing", "pyg_dataloader"):
         assert name in done.stdout
@@ -48,6 +48,7 @@ def test_estimate_prints_every_strategy_and_writes_the_section(tmp_path):
     assert f"measured with: {versions}" in done.stdout and f"file {calibration.name}" in done.stdout
     section = json.loads((tmp_path / "estimate.json").read_text())
     assert section["run"]["batch_size"] == 8 and len(section["table"]) == 8
+    assert section["wall"]["workers"] == 2 and section["wall"]["priced"] == (cal.loaders is not None)
     assert f"calibration check: not run, so these are the numbers of {cal.device_name}" in done.stdout
 
 
@@ -80,6 +81,8 @@ def test_errors_end_with_a_message_and_status_2(tmp_path, capsys):
         (("estimate", str(config), "--calibration", str(shipped_calibrations()[0]), "--batch-size", "0"),
          "--batch-size must lie between 2 and"),
         (("check", str(shipped_calibrations()[0]), "--seconds", "0"), "--seconds must be above 0"),
+        (("estimate", str(config), "--calibration", str(shipped_calibrations()[0]), "--batch-size", "4",
+          "--workers", "-1"), "--workers must lie between 0 and 256, got -1"),
         (("estimate", str(config), "--calibration", str(shipped_calibrations()[0]), "--batch-size", "4",
           "--baseline", "fastest"), "--baseline must be one of"),
         (("estimate", str(config), "--calibration", str(shipped_calibrations()[0]), "--batch-size", "4",

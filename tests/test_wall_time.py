@@ -13,6 +13,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from streamlit.testing.v1 import AppTest
 
+from app_helpers import chosen
+from data_loaders import load_histogram
 import figures.throughput as throughput_figures
 from figures.report import throughput_frame
 from packing import SizeHistogram
@@ -52,16 +54,18 @@ def shipped():
     return dataclasses.replace(load_calibration(shipped_calibrations()[0]), loaders=None, loader_info=None)
 
 
-def with_loaders(cal, scale: float = 1.0):
-    """``cal`` with the loader timings of :func:`loader_costs`."""
+def with_loaders(cal, scale: float = 1.0, cores: int = 16):
+    """``cal`` with the loader timings of :func:`loader_costs`, measured on a machine of
+    ``cores`` cores (by default enough for every worker of these tests to build at once)."""
     info = {"grid": [[4, 8, 14]], "threads": 1, "budget_seconds": 0.0, "device": "cpu", "data": {}}
-    return dataclasses.replace(cal, loaders=loader_costs(scale), loader_info=info)
+    return dataclasses.replace(cal, loaders=loader_costs(scale), loader_info=info,
+                               device_info={**cal.device_info, "cores": cores})
 
 
 def test_without_workers_a_step_is_the_model_plus_the_loader(shipped):
     table = estimate(HIST, 32, with_loaders(shipped), epochs=3).set_index("strategy")
     assert list(table.reset_index().columns) == list(COLUMNS)
-    assert table.attrs["wall"] == {"device_batches": False, "priced": True, "workers": 0}
+    assert table.attrs["wall"] == {"device_batches": False, "priced": True, "workers": 0, "parallel_workers": 0}
     assert np.allclose(table["wall_steady_epoch_s"], table["steady_epoch_s"] + table["loader_later_epoch_s"])
     # the first epoch reads every graph for the first time, the two later ones copy what PyG kept
     loading = table["loader_first_epoch_s"] + 2 * table["loader_later_epoch_s"]
@@ -112,6 +116,17 @@ def test_with_workers_the_slower_part_bounds_and_the_handoff_adds(shipped):
     assert ((fast["loader_share"] > 0) & (fast["loader_share"] < 1)).all()
 
 
+def test_workers_beyond_the_calibrated_machines_free_cores_build_nothing_more(shipped):
+    cal = with_loaders(shipped, scale=50.0, cores=2)  # 2 cores, 1 torch thread: one worker builds at once
+    table = estimate(HIST, 32, cal, epochs=2, workers=2).set_index("strategy")
+    assert table.attrs["wall"]["workers"] == 2 and table.attrs["wall"]["parallel_workers"] == 1
+    assert np.allclose(table["wall_steady_epoch_s"],
+                       np.maximum(table["steady_epoch_s"], table["loader_first_epoch_s"]) + table["handoff_epoch_s"])
+    shape = ([1000], [2000], [32])
+    assert step_cost(cal, workers=2)(*shape)[0] == pytest.approx(step_cost(cal, workers=1)(*shape)[0])
+    assert step_cost(with_loaders(shipped, scale=50.0), workers=2)(*shape)[0] < step_cost(cal, workers=2)(*shape)[0]
+
+
 def test_device_built_batches_take_no_workers(shipped):
     table = estimate(HIST, 32, with_loaders(shipped), workers=4, device_batches=True).set_index("strategy")
     packed = table.loc["packing"]
@@ -150,7 +165,7 @@ def test_a_calibration_without_loader_timings_is_model_time_only_and_says_so(shi
 def test_the_export_section_carries_the_wall_columns_and_old_sections_still_load(shipped):
     table = estimate(HIST, 32, with_loaders(shipped), workers=2)
     section = check_throughput_section(throughput_section(table))
-    assert section["wall"] == {"device_batches": False, "priced": True, "workers": 2}
+    assert section["wall"] == {"device_batches": False, "priced": True, "workers": 2, "parallel_workers": 2}
     assert {row["bound_by"] for row in section["table"]} <= {"loader", "model"}
     frame = throughput_frame(section)
     assert throughput_figures.shows_wall(frame)
@@ -244,6 +259,21 @@ def test_the_page_says_an_old_calibration_is_model_time_only(shipped):
     at = _page_on(shipped)
     assert any(info.value == MODEL_TIME_ONLY for info in at.info)
     assert "wall_steady_epoch_s" not in at.dataframe[0].proto.column_order
+
+
+def test_the_pages_recommendation_minimises_wall_time_with_its_loader_workers(shipped):
+    cal = with_loaders(shipped, scale=20.0)
+    at = _page_on(cal)  # the calibration chosen before the dataset opened: its recommendation is the choice
+    key = at.session_state[state.THROUGHPUT]["calibration"]
+    hist = load_histogram("qm9")[0]
+    assert chosen(at).recommended_for == (32, key, 0)
+    assert chosen(at).limits == recommend(hist, 32, step_cost(cal, workers=0)).limits
+    at.number_input(key="tp_workers").set_value(2).run()  # the recommendation follows the workers
+    assert chosen(at).recommended_for == (32, key, 2)
+    assert chosen(at).limits == recommend(hist, 32, step_cost(cal, workers=2)).limits
+    at.toggle(key="tp_model_only").set_value(True).run()  # and model time, where the page shows it
+    assert chosen(at).recommended_for == (32, key, None)
+    assert chosen(at).limits == recommend(hist, 32, step_cost(cal)).limits
 
 
 def test_a_step_cost_with_workers_prices_wall_time_with_the_packed_loader(shipped):

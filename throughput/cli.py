@@ -4,8 +4,8 @@
     python -m throughput calibrate --model gin --device cuda --mode cudagraph --out my_gpu_captured.json
     python -m throughput check my_cpu.json            # does it hold on this machine?
     python -m throughput check                        # this machine's calibration (as the page starts)
-    python -m throughput estimate config.json --calibration my_gpu.json --epochs 10 --check
-    python -m throughput recommend sizes.csv --batch-size 128 --calibration my_gpu.json
+    python -m throughput estimate config.json --calibration my_gpu.json --epochs 10 --check --workers 4
+    python -m throughput recommend sizes.csv --batch-size 128 --calibration my_gpu.json --workers 4
 
 ``calibrate`` times the model at the default grid of shapes (progress on stderr, about a
 minute), then the loaders (PyG's collate, the packed loader, the hand-off from worker
@@ -15,9 +15,12 @@ kind and row) and writes the calibration JSON: never over an existing file, nor 
 calibration's shapes (and of its loaders' grid) on this machine and says whether its predictions hold here (without a
 file: the shipped calibration of this CPU, checked, else one measured now). ``estimate`` reads an exported configuration
 (``packing.export``: the dataset's histogram and the chosen plan) and prints the time per
-step and per epoch of every batching strategy on the calibrated device. ``recommend`` searches
-the pack limits and packs per step whose estimated steady epoch on the calibrated device is
-shortest at your batch size (:func:`packing.recommend`). Errors end with
+step and per epoch of every batching strategy on the calibrated device, in model time and, where
+the calibration timed its loaders, in wall time with ``--workers`` loader workers (default 0).
+``recommend`` searches the pack limits and packs per step whose estimated steady epoch on the
+calibrated device is shortest at your batch size (:func:`packing.recommend`): in wall time with
+the packed loader and ``--workers`` loader workers where the calibration timed its loaders, else
+in model time. Errors end with
 ``error: ...`` on stderr and exit status 2, never a traceback.
 """
 from __future__ import annotations
@@ -43,6 +46,21 @@ from .model_names import MODELS
 from .report import format_table, throughput_section
 from .shapes import DEFAULT_COUNT, DEFAULT_MAX_EDGES, DEFAULT_MAX_GRAPHS, DEFAULT_MAX_NODES, default_shapes
 from .step_cost import step_cost
+
+
+def add_workers_argument(parser: argparse.ArgumentParser, priced: str) -> None:
+    """``--workers``: the loader worker processes that ``priced`` (what the command prices, in
+    words) is priced with; 0 by default, as on the Throughput page.
+
+    >>> parser = argparse.ArgumentParser()
+    >>> add_workers_argument(parser, "the wall time")
+    >>> parser.parse_args([]).workers, parser.parse_args(["--workers", "4"]).workers
+    (0, 4)
+    """
+    parser.add_argument("--workers", type=int, default=0,
+                        help=f"loader worker processes (DataLoader num_workers) of {priced}; as many build batches at "
+                             "once as the calibrated machine has free cores (default 0: batches built in the training "
+                             "process). A calibration without loader timings prices model time only.")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -95,10 +113,14 @@ def build_parser() -> argparse.ArgumentParser:
     est.add_argument("--baseline", default="pyg_dataloader", help="your current batching, for the speed-up "
                                                                   "(default pyg_dataloader)")
     add_packs_per_batch(est)
+    add_workers_argument(est, "the wall time")
     est.add_argument("--out", type=Path, help="write the table: .csv, or .json (the export's throughput section)")
     rec = commands.add_parser("recommend", help="the pack limits and packs per step that train fastest at your batch "
-                                                "size on the calibrated device")
+                                                "size on the calibrated device: the shortest steady epoch in wall "
+                                                "time with the packed loader where the calibration timed its "
+                                                "loaders, else in model time")
     add_recommend_arguments(rec, HISTOGRAM_HELP)
+    add_workers_argument(rec, "the wall time minimised")
     rec.add_argument("--calibration", required=True, help="calibration JSON (python -m throughput calibrate, or a "
                                                           "shipped one)")
     return parser
@@ -251,7 +273,8 @@ def _estimate(args: argparse.Namespace) -> None:
         except ValueError as error:  # a GPU calibration on a CPU machine: priced all the same, said so
             check_note = f"not checked on this machine: {error}"
     table = estimate(config_histogram(config), batch_size, cal, plan, baseline=args.baseline, devices=args.devices,
-                     epochs=args.epochs, steps=args.steps, packs_per_batch=packs_per_batch(args, plan, batch_size))
+                     epochs=args.epochs, steps=args.steps, packs_per_batch=packs_per_batch(args, plan, batch_size),
+                     workers=args.workers)
     print(format_table(table))
     if args.check:
         print(f"\ncalibration check: {check.describe() if check is not None else check_note}")
@@ -267,9 +290,11 @@ def _estimate(args: argparse.Namespace) -> None:
 
 
 def _recommend(args: argparse.Namespace) -> None:
+    """``recommend``: the configuration whose steady epoch is shortest in wall time with the
+    packed loader and ``--workers`` workers (model time for a calibration without loaders)."""
     check_out(args.out, inputs=[args.histogram, args.calibration])
     hist = load_size_table(args.histogram)
-    run_recommend(args, hist, step_cost(load_calibration(args.calibration)))
+    run_recommend(args, hist, step_cost(load_calibration(args.calibration), args.workers))
 
 
 def run(argv: list[str] | None = None) -> int:

@@ -61,10 +61,11 @@ is loader + model; the run's first epoch reads each graph for the first time
 PyG's worker processes are started anew each epoch (its default), so every epoch reads
 each graph the first time; N workers build batches while the model trains, and an epoch
 takes the slower of the model and the loader's time / N, plus each batch's hand-off from a
-worker (``handoff``). Each worker is taken to have a CPU core of its own, apart from the
-training process's threads (on a machine with fewer free cores the workers and the training
-slow each other down: measured in ``benchmarks/bench_throughput.py``); starting the workers
-is not timed. Batches built on the device
+worker (``handoff``). N is capped at the calibrated machine's free cores
+(:func:`parallel_workers`: its cores less the training process's torch threads on a CPU,
+less one next to a GPU; ``table.attrs["wall"]["parallel_workers"]``): more workers than
+free cores build no more at once (measured in ``benchmarks/bench_throughput.py``). Starting
+the workers is not timed. Batches built on the device
 (``device_batches``) are built in the training process (``PackedLoader(device=...)``
 refuses workers): the packing row is then loader + model whatever ``workers``. A
 calibration without loader timings (an older file) prices model time only: its wall
@@ -224,7 +225,7 @@ def price_batches(batches: pd.DataFrame, calibration: Calibration, epochs_run: f
     >>> batches = pd.DataFrame({"step": [0, 1], "device": 0, "epoch": 0, "graphs": 4, "padded_nodes": 128,
     ...                         "padded_edges": 256, "padded_graphs": 4})
     >>> priced = price_batches(batches, cal, epochs_run=1.0)
-    >>> priced["steps_per_epoch"], priced["compilations"], priced["run_s"] == 2 * cal.predict_step(128, 256, 4)
+    >>> priced["steps_per_epoch"], priced["compilations"], math.isclose(priced["run_s"], 2 * cal.predict_step(128, 256, 4))
     (2.0, 0, True)
     """
     batches = batches.reset_index(drop=True)

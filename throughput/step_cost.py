@@ -17,14 +17,15 @@ import numpy as np
 from packing import StepCost, whole_number
 
 from .calibration import Calibration, require_calibration
+from .estimate import parallel_workers
 
 
 @dataclass(frozen=True)
 class WallStep:
     """Seconds of a step in wall time at padded shapes: the model's step and the packed
-    loader's batch at that shape with ``workers`` loader workers (as
-    :func:`throughput.estimate.wall_time` prices a step); a class, not a closure, so that a
-    step cost can be pickled."""
+    loader's batch at that shape with ``workers`` loader workers, as many at once as the
+    calibrated machine has free cores (as :func:`throughput.estimate.wall_time` prices a
+    step); a class, not a closure, so that a step cost can be pickled."""
 
     calibration: Calibration
     workers: int
@@ -36,7 +37,8 @@ class WallStep:
         loading = loaders["packed"].predict(shapes).reshape(model.shape)
         if self.workers == 0:
             return model + loading
-        return np.maximum(model, loading / self.workers) + loaders["handoff"].predict(shapes).reshape(model.shape)
+        parallel = parallel_workers(self.workers, self.calibration.device_info)
+        return np.maximum(model, loading / parallel) + loaders["handoff"].predict(shapes).reshape(model.shape)
 
 
 def step_cost(calibration: Calibration, workers: int | None = None) -> StepCost:
@@ -47,7 +49,9 @@ def step_cost(calibration: Calibration, workers: int | None = None) -> StepCost:
     ``workers`` (loader worker processes) and a calibration that timed its loaders, a step
     is its wall time with the packed loader (the recommendation trains with it): the model's
     step plus the packed batch's loading (0 workers), or the slower of the step and the
-    loading shared by the workers, plus the hand-off from a worker; else model time only
+    loading shared by the workers (as many at once as the calibrated machine has free cores:
+    :func:`throughput.estimate.parallel_workers`), plus the hand-off from a worker; else
+    model time only
     (``source`` says which).
 
     Raises:
