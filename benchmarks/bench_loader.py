@@ -37,8 +37,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import os
-import platform
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -254,13 +252,7 @@ def csv_path(out: Path | None) -> Path | None:
 
 def write_table(table: pd.DataFrame, out: Path | None) -> Path:
     """Write the table with the machine it ran on (see :func:`csv_path`)."""
-    path = csv_path(out)
-    if path is None:
-        return save_results(table, "loader")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    table.assign(machine=f"{platform.machine()}, {os.cpu_count()} cores").to_csv(path, index=False)
-    print(f"\nwrote {path}")
-    return path
+    return save_results(table, "loader", csv_path(out))
 
 
 def comma_list(text: str, allowed: tuple[str, ...], flag: str, parser: argparse.ArgumentParser) -> list[str]:

@@ -39,8 +39,7 @@ from benchmarks.timing import (histogram_payload, packing_copy, save_results, si
                                timed)
 from data_loaders import load_histogram
 from packing import HEURISTICS, MAX_PACK_LIMIT, PackLimits, PackMethod, SizeHistogram, default_limits, pack, sweep
-import packing.api
-from packing.api import count_tuple_packs
+from packing.api import FULL_SEARCH_UP_TO_TUPLES, count_tuple_packs
 
 
 BASELINE = "6c031ef"  # main before issue 22
@@ -196,7 +195,6 @@ def best_fit_against_published_on_seeds(seeds: int = RANDOM_SEEDS) -> pd.DataFra
 ISOLATED_COUNTS = """
 import json, sys
 from packing import PackLimits, PackMethod, SizeHistogram
-import packing.api
 from packing.api import count_tuple_packs
 counts = []
 for job in json.load(sys.stdin)["jobs"]:
@@ -310,7 +308,7 @@ def main() -> pd.DataFrame:
     seconds, plan = timed(lambda: pack(large, method=PackMethod("best")), 1)
     record(f"SYNTHETIC random {large.num_tuples:,} distinct tuples, best of all + exact fill", seconds, None, plan,
            f"issue 37; {plan.method.label}; {len(plan.skipped)} methods skipped above "
-           f"{packing.api.FULL_SEARCH_UP_TO_TUPLES:,} distinct sizes")
+           f"{FULL_SEARCH_UP_TO_TUPLES:,} distinct sizes")
     seconds, peak, plan = billion_of_one_size()
     record("1,000,000,000 graphs of one size, best of all, largest limits", seconds, None, plan,
            f"issue 37; peak traced memory {peak:.2f} MB, {plan.num_strategies} distinct pack(s)")

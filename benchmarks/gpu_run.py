@@ -211,13 +211,11 @@ def run_part(part: Part, out: Path, dry: bool, seconds_left: float) -> dict[str,
     ``seconds_left``; its record for the summary (status ``ok``, ``failed (exit N)``,
     ``timed out ...`` or ``skipped: ...``: a dry run's CUDA-only parts, or no time left)."""
     record: dict[str, Any] = {"name": part.name, "budget_s": part.budget_s, "what": part.what}
-    if dry and part.dry_skip:
-        print(f"[{part.name}] skipped: {part.dry_skip}", flush=True)
-        return {**record, "seconds": 0.0, "status": f"skipped: {part.dry_skip}", "log": None, "files": []}
-    if seconds_left < 1:
-        print(f"[{part.name}] skipped: the run's {TOTAL_BUDGET_S} s are spent", flush=True)
-        return {**record, "seconds": 0.0, "status": f"skipped: the run's {TOTAL_BUDGET_S} s are spent", "log": None,
-                "files": []}
+    skipped = part.dry_skip if dry and part.dry_skip else \
+        f"the run's {TOTAL_BUDGET_S} s are spent" if seconds_left < 1 else ""
+    if skipped:
+        print(f"[{part.name}] skipped: {skipped}", flush=True)
+        return {**record, "seconds": 0.0, "status": f"skipped: {skipped}", "log": None, "files": []}
     timeout = min(part.budget_s, seconds_left)
     log = out / f"{part.name}.log"
     before = files_state(out)

@@ -52,11 +52,12 @@ def timed(run: Callable[[], object], repeats: int, warmup: bool = False) -> tupl
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def save_results(table: pd.DataFrame, name: str) -> Path:
-    """Stamp ``table`` with the machine it ran on and write ``benchmarks/results/<name>.csv``."""
+def save_results(table: pd.DataFrame, name: str, path: Path | None = None) -> Path:
+    """Stamp ``table`` with the machine it ran on and write ``benchmarks/results/<name>.csv``
+    (or ``path``)."""
     table = table.assign(machine=f"{platform.machine()}, {os.cpu_count()} cores")
-    RESULTS.mkdir(exist_ok=True)
-    path = RESULTS / f"{name}.csv"
+    path = RESULTS / f"{name}.csv" if path is None else path
+    path.parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(path, index=False)
     print(f"\nwrote {path}")
     return path

@@ -17,7 +17,7 @@ the dataset after that are not seen.
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 import numpy as np
 import psutil
@@ -61,6 +61,15 @@ def resolve_device(device: str | torch.device) -> torch.device:
             raise ValueError(f"device={device!r}, but this machine has {torch.cuda.device_count()} CUDA device(s).")
         resolved = torch.device("cuda", index)
     return resolved
+
+
+def tensor_bytes(tensors: Iterable[torch.Tensor]) -> int:
+    """Bytes the ``tensors`` hold.
+
+    >>> tensor_bytes([torch.zeros(4, 2), torch.zeros(3, dtype=torch.int64)])
+    56
+    """
+    return sum(tensor.numel() * tensor.element_size() for tensor in tensors)
 
 
 def default_budget(device: torch.device) -> int:
@@ -129,7 +138,7 @@ class DeviceBatches:
                  memory_budget: int | None = None) -> None:
         stored, _ = collated_storage(gather.dataset)
         storage = {a.key: stored[a.key] for a in layout.attributes}
-        needed = sum(t.numel() * t.element_size() for t in storage.values()) + \
+        needed = tensor_bytes(storage.values()) + \
             8 * (gather.positions.size + 2 * 3 * gather.rows[NODE].size + 4 * sum(shape))
         budget = default_budget(device) if memory_budget is None else memory_budget
         if needed > budget:
@@ -154,7 +163,7 @@ class DeviceBatches:
     @property
     def storage_bytes(self) -> int:
         """Bytes of the dataset's tensors on the device."""
-        return sum(t.numel() * t.element_size() for t in self.storage.values())
+        return tensor_bytes(self.storage.values())
 
     def epoch(self, indices: np.ndarray, step_starts: np.ndarray) -> Iterator[Batch]:
         """The batches of one epoch's steps (``PackedBatchSampler.epoch_steps``)."""

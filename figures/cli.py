@@ -76,7 +76,7 @@ def read_sweep(path: str) -> pd.DataFrame:
     if frame.empty:
         raise ValueError(f"{path} has a sweep table's columns but no rows; write it again with python -m packing "
                          "sweep ... --out sweep.csv.")
-    for column in ("feasible", *SWEEP_COLUMNS, *OPTIONAL_COLUMNS):  # feasible first: it says which cells need metrics
+    for column in dict.fromkeys(("feasible", *SWEEP_COLUMNS, *OPTIONAL_COLUMNS)):  # feasible first: it says which cells need metrics
         if column in frame.columns:
             problem = column_problem(frame, column)
             if problem:

@@ -337,9 +337,9 @@ def _pack(args: argparse.Namespace, hist: SizeHistogram) -> None:
         info = {"dataset": args.dataset or args.histogram.stem, "split": args.split or WHOLE_TABLE,
                 "source": "user file", "provenance": f"Size table {args.histogram}."}
         save_config(export_config(plan, hist, info), args.out)
-        print(f"wrote {args.out}: {plan_words(plan)}")
     else:
         _write_table(plan.to_frame(), args.out)
+    if args.out is not None:
         print(f"wrote {args.out}: {plan_words(plan)}")
 
 

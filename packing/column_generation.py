@@ -45,7 +45,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import csc_matrix
 
-from .exact_fill import improve
+from .exact_fill import Progress, improve
 from .greedy import BEST_FIT, greedy_pack
 from .heuristics import HEURISTICS
 from .histogram import SizeHistogram
@@ -63,8 +63,6 @@ _COLUMNS_PER_ROUND = 12  # heuristic columns tried per round besides the knapsac
 _TABLE_COLUMNS = 16  # further columns read from each knapsack table along each limit
 _ROW_COLUMNS = 128  # columns read from each knapsack table that complete one graph of a valuable row
 _SOLVER_TOLERANCE = 1e-7  # relative accuracy assumed of the master's value, to stop a run
-
-Progress = Callable[[float, str], None]
 
 if TYPE_CHECKING:
     from .plan import PackingPlan

@@ -24,7 +24,8 @@ from .packs import Strategy, graphs_in, in_rows, num_packs, pack_from_copies
 from .heuristics import HEURISTICS
 from .limits import PackLimits
 
-#: ``progress(fraction done, message)``, the convention of :mod:`packing.column_generation`.
+#: ``progress(fraction done, message)``: how the engine's long searches report (column
+#: generation, exact fill, best of all).
 Progress = Callable[[float, str], None]
 
 CANDIDATES_PER_SIZE = 2  # graphs per binding-component size the knapsack may choose from

@@ -15,6 +15,7 @@ import os
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Callable
 
+from .exact_fill import Progress
 from .histogram import SizeHistogram
 from .limits import PackLimits
 from .method import PackMethod
@@ -25,8 +26,6 @@ PARALLEL_FROM_TUPLES = 1000
 MAX_SEARCH_WORKERS = 4
 
 Counter = Callable[[SizeHistogram, PackLimits, PackMethod, "int | None"], "int | None"]
-#: ``progress(fraction done, message)``, the convention of :mod:`packing.column_generation`.
-Progress = Callable[[float, str], None]
 
 
 def _count_one(args: tuple) -> int | None:

@@ -50,12 +50,17 @@ def spec_for(name: str):
 @st.cache_data(show_spinner=False, ttl=60)
 def opens_without_download(name: str) -> bool:
     """Whether dataset ``name`` opens here without a download: it ships a size profile, or
-    its histogram is cached, or its files are on disk (checked again after a minute)."""
+    its histogram is cached, or its files are on disk (checked again after a minute). A
+    histogram loaded to tell goes into :func:`load_dataset`'s store, so choosing the dataset
+    next does not load it again."""
     spec = spec_for(name)
     if spec is None or spec.bundled:
         return True
+    key = (name, spec.splits[0], ())
+    if _stores()["datasets"].get(key) is not None:
+        return True
     try:
-        data_loaders.load_histogram(name, spec.splits[0], allow_download=False)
+        _stores()["datasets"].put(key, data_loaders.load_histogram(name, spec.splits[0], allow_download=False))
     except (data_loaders.DatasetUnavailableError, ValueError):
         return False
     return True

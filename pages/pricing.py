@@ -17,6 +17,8 @@ from throughput.check import noise_note
 THIS_MACHINE, SESSION, SESSION_CALIBRATIONS = state.THIS_MACHINE, state.SESSION, state.SESSION_CALIBRATIONS
 #: The most loader worker processes the Throughput page prices.
 MAX_WORKERS = 64
+#: The label of a calibration measured on the Throughput page (before its own label).
+MEASURED_NOW = "measured now"
 
 
 def loader_workers() -> int:
@@ -62,13 +64,18 @@ def calibrations(this: Calibration, from_files: dict[str, Calibration]) -> dict[
     return {THIS_MACHINE: this, **files, **st.session_state.setdefault(SESSION_CALIBRATIONS, {})}
 
 
+def measured_here(key: str) -> bool:
+    """Whether calibration ``key`` was measured on this machine in this session."""
+    return key.startswith(SESSION + MEASURED_NOW)
+
+
 def check_of(key: str, cal: Calibration, this: MachineCalibration) -> tuple[CalibrationCheck | None, str]:
     """The check of the chosen calibration on this machine and the sentence shown for it."""
     if key == THIS_MACHINE:
         if this.measured:  # measured here now; the check in the reason was of the shipped one it replaced
             return None, f"Calibration of this machine: {this.reason}"
         return this.check, f"{this.check.describe()} {this.reason}"
-    if key.startswith(SESSION + "measured now"):
+    if measured_here(key):
         return None, f"Measured on this machine in this session ({cal.created[11:16]} UTC).{noise_note(cal)}"
     try:
         check = cache.calibration_check(cal)
@@ -91,7 +98,7 @@ def pricing(key: str, cal: Calibration, this: MachineCalibration) -> dict[str, A
     session's baseline, its check on this machine and the sentence for it, and whether its
     numbers are another device's (``foreign``)."""
     check, check_words = check_of(key, cal, this)
-    own = key == THIS_MACHINE or key.startswith(SESSION + "measured now")
+    own = key == THIS_MACHINE or measured_here(key)
     return {"calibration": cal, "baseline": state.throughput_settings()["baseline"], "check": check,
             "check_words": check_words, "foreign": not own and (check is None or not check.within_band)}
 

@@ -18,7 +18,8 @@ from packing.batching import run_length_words, short_run_note
 from pages import cache, state
 from pages.header import page_header
 from pages.packing_row import packing_row
-from pages.pricing import MAX_WORKERS, calibrations, chosen_key, loader_workers, machine, model_time_only, pricing
+from pages.pricing import (MAX_WORKERS, MEASURED_NOW, calibrations, chosen_key, loader_workers, machine,
+                           measured_here, model_time_only, pricing)
 from pages.run_controls import run_controls
 from pages.widgets import md_text, mirrored_choice, percent_column, run_page, share_shown, show_error, table_in_two
 from throughput import ROWS, Calibration, MachineCalibration, calibrate, load_calibration
@@ -249,7 +250,7 @@ def upload_calibration() -> None:
 def calibrate_here() -> None:
     """Measure a calibration on this machine's CPU now, with a progress bar."""
     session = st.session_state.setdefault(SESSION_CALIBRATIONS, {})
-    measured = [label for label in session if label.startswith(SESSION + "measured now")]
+    measured = [label for label in session if measured_here(label)]
     # open once a calibration was measured here: its download button is inside
     with st.expander("Calibrate this machine now", icon=":material/speed:", expanded=bool(measured)):
         columns = st.columns([2, 1, 1, 1])
@@ -270,7 +271,7 @@ def calibrate_here() -> None:
 
             cal = calibrate(model, int(hidden), int(layers), "cpu", settings["shapes"], budget=settings["budget"],
                             progress=progress)
-            add_calibration(f"measured now: {cal.label}", cal)
+            add_calibration(f"{MEASURED_NOW}: {cal.label}", cal)
             st.rerun()
         for label in measured:
             cal = session[label]
