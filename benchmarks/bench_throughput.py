@@ -33,9 +33,11 @@ calibration without them has its loaders timed on this machine first, for
 ``--loader-budget`` seconds a shape). Both are compared within 15 %.
 
     .venv/bin/python -m benchmarks.bench_throughput [--calibration FILE] [--epochs 3] [--datasets molhiv]
+        [--graphs N] [--out DIR] [--no-check]
 
-Prints the check and the table, and writes benchmarks/results/throughput.csv and
-benchmarks/results/throughput_check.csv.
+Prints the check and the table, and writes throughput.csv and throughput_check.csv into
+``--out`` (default benchmarks/results); ``--no-check`` skips the check. ``--graphs N`` trains on each dataset's first N
+graphs only (a quick run: ``benchmarks.gpu_run``'s dry run).
 """
 from __future__ import annotations
 
@@ -53,7 +55,7 @@ from torch._inductor import config as inductor_config
 from torch_geometric.loader import DataLoader
 
 from benchmarks.timing import save_results
-from data_loaders import PackedLoader, load_histogram, random_mol_dataset
+from data_loaders import PackedLoader, graph_sizes, load_histogram, random_mol_dataset
 from packing import PackingPlan, SizeHistogram, pack
 from packing.batching import default_requests
 from throughput import Calibration, check_calibration, estimate, load_calibration
@@ -178,8 +180,15 @@ def _row(dataset_name: str, label: str, workers: int, epochs: int, row: pd.Serie
     }
 
 
-def measure(dataset_name: str, name: str, options: dict[str, Any], cal: Calibration, epochs: int) -> list[dict]:
+def dataset_sizes(name: str, options: dict[str, Any], graphs: int | None) -> SizeHistogram:
+    """The histogram of a dataset of :data:`DATASETS` (of its first ``graphs`` graphs when given)."""
     hist, _ = load_histogram(name, **options)
+    if graphs is None:
+        return hist
+    return SizeHistogram.from_sizes(*graph_sizes(random_mol_dataset(hist)[:graphs]))
+
+
+def measure(dataset_name: str, hist: SizeHistogram, cal: Calibration, epochs: int) -> list[dict]:
     plan = packed_plan(hist)
     tables = {workers: estimate(hist, BATCH_SIZE, cal, plan, epochs=epochs, workers=workers).set_index("strategy")
               for workers in WORKERS}
@@ -218,7 +227,7 @@ def check_here(cal: Calibration) -> pd.DataFrame:
         band=check.band, within_band=check.within_band, device=check.device["name"], checked=check.checked)
 
 
-def main() -> pd.DataFrame:
+def main(argv: list[str] | None = None) -> pd.DataFrame:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calibration", type=Path, help="calibration JSON (default: this CPU's shipped one)")
     parser.add_argument("--epochs", type=int, default=3, help="epochs of each measured run (default 3)")
@@ -226,21 +235,26 @@ def main() -> pd.DataFrame:
                         help="the datasets measured (default: both)")
     parser.add_argument("--loader-budget", type=float, default=0.2,
                         help="seconds per shape to time the loaders when the calibration has no loader timings")
-    args = parser.parse_args()
+    parser.add_argument("--graphs", type=int, help="train on each dataset's first N graphs only (a quick run)")
+    parser.add_argument("--out", type=Path, help="folder for the two CSV files (default benchmarks/results)")
+    parser.add_argument("--no-check", dest="check", action="store_false",
+                        help="skip the calibration's check (for a calibration made minutes before on this machine)")
+    args = parser.parse_args(argv)
     cal = load_calibration(args.calibration or this_cpu_calibration())
     torch.set_num_threads(int(cal.device_info["threads"]))
     cal = with_loader_timings(cal, args.loader_budget)
     print(f"calibration: {cal.label}; {cal.fit.describe()}; held-out error p90 {100 * cal.error_band:.1f} %")
     print(f"torch threads {torch.get_num_threads()}, load average {os.getloadavg()[0]:.2f} at start")
-    save_results(check_here(cal), "throughput_check")
+    if args.check:
+        save_results(check_here(cal), "throughput_check", None if args.out is None else args.out / "throughput_check.csv")
     rows = []
     for short in args.datasets:
         name, options = DATASETS[SHORT_NAMES[short]]
-        rows.extend(measure(SHORT_NAMES[short], name, options, cal, args.epochs))
+        rows.extend(measure(SHORT_NAMES[short], dataset_sizes(name, options, args.graphs), cal, args.epochs))
     table = pd.DataFrame(rows).assign(calibration=cal.source, load_average_end=round(os.getloadavg()[0], 2))
     with pd.option_context("display.width", 250, "display.max_columns", 30):
         print(table.drop(columns=["calibration"]).to_string(index=False))
-    save_results(table, "throughput")
+    save_results(table, "throughput", None if args.out is None else args.out / "throughput.csv")
     return table
 
 

@@ -40,7 +40,7 @@ def test_the_dry_run_runs_every_part_that_needs_no_cuda_and_records_each(dry_run
     statuses = {part["name"]: part["status"] for part in summary["parts"]}
     assert statuses == {"tests": "ok", "calibrate-eager": "ok", "calibrate-compile": "skipped: no compilation in a dry run",
                         "calibrate-cudagraph": "skipped: no capture on a CPU", "loader-eager": "ok",
-                        "loader-compile": "skipped: no compilation in a dry run", "loader-workers": "ok"}
+                        "loader-compile": "skipped: no compilation in a dry run", "loader-workers": "ok", "wall": "ok"}
     for part in summary["parts"]:
         assert part["seconds"] <= part["budget_s"]
         if part["status"] == "ok":
@@ -65,6 +65,18 @@ def test_the_dry_run_writes_a_calibration_under_its_own_name(dry_run):
     assert name == cal.filename and cal.mode == "eager" and len(cal.timings) == 6
 
 
+def test_the_dry_run_compares_predicted_and_measured_wall_time(dry_run):
+    out, summary = dry_run
+    cal = load_calibration(out / next(name for name in summary["parts"][1]["files"] if name.endswith(".json")))
+    assert cal.loaders is not None  # the eager calibration times the loaders the wall part prices with
+    wall = pd.read_csv(out / "throughput.csv")
+    assert sorted(zip(wall["loader"].str.split(" ").str[0], wall["workers"])) == [
+        ("PyG", 0), ("PyG", 2), ("packed", 0), ("packed", 2)]
+    assert (wall["dataset"] == "ogbg-molhiv train").all() and (wall["epochs"] == 1).all()
+    assert (wall["predicted_wall_s"] > 0).all() and (wall["run_wall_s"] >= wall["measured_run_s"]).all()
+    assert set(wall["calibration"]) == {cal.filename}
+
+
 def test_the_dry_run_times_the_loader_rows_of_the_gpu_run(dry_run):
     out, _ = dry_run
     eager = pd.read_csv(out / "loader_eager.csv")
@@ -86,7 +98,7 @@ def test_help_states_the_budget_of_every_part():
     lines = done.stdout.splitlines()
     for part in gpu_run.PARTS:
         assert any(line.split()[:3] == [part.name, str(part.budget_s), "s"] for line in lines), part.name
-    assert f"total {gpu_run.TOTAL_BUDGET_S} s = 7.5 min" in done.stdout
+    assert f"total {gpu_run.TOTAL_BUDGET_S} s = 8.0 min" in done.stdout
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a CUDA device")

@@ -442,7 +442,7 @@ def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str
     cost (the first call less the median replay) and the eager step's median. Then, with ``loaders``, the loaders
     are timed with the same torch threads (:func:`throughput.loader_cost.calibrate_loaders`:
     every kind at the grid of :func:`throughput.loader_cost.loader_shapes`, ``packed_device``
-    on ``device``, about ``loader_budget`` seconds each; 10-15 s on this project's 2-core CPU
+    on ``device``, about ``loader_budget`` seconds each; 15-20 s on this project's 2-core CPU
     at 0.2).
 
     Args:

@@ -9,7 +9,7 @@
 
 ``calibrate`` times the model at the default grid of shapes (progress on stderr, about a
 minute), then the loaders (PyG's collate, the packed loader, the hand-off from worker
-processes: 10-15 s; ``--no-loaders`` leaves them out, ``--loader-budget`` sets the seconds per
+processes: 15-20 s; ``--no-loaders`` leaves them out, ``--loader-budget`` sets the seconds per
 kind and row) and writes the calibration JSON: never over an existing file, nor into the shipped
 ``throughput/calibrations`` folder, unless ``--force`` is given. ``check`` times a few of a
 calibration's shapes (and of its loaders' grid) on this machine and says whether its predictions hold here (without a
@@ -87,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="compile mode: fresh processes timing a process's first compilation (default 2)")
     cal.add_argument("--no-loaders", dest="loaders", action="store_false",
                      help="time the model only, not the loaders (PyG's collate, the packed loader, the hand-off from "
-                          "worker processes; 10-15 s on a 2-core CPU): estimates are then model time only")
+                          "worker processes; 15-20 s on a 2-core CPU): estimates are then model time only")
     cal.add_argument("--loader-budget", type=float,
                      help="seconds of timed batches per loader kind and grid row (default 0.2)")
     cal.add_argument("--out", type=Path, help="output JSON file or folder (default: the current folder, named "

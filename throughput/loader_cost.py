@@ -35,8 +35,8 @@ On a shared machine: each grid row is timed for about ``budget`` seconds after t
 batches and kept as its median (with quartiles and the fastest), never from fewer than
 :data:`LEAST` batches, nor fewer than :data:`HANDOFF_LEAST` hand-offs (a few milliseconds
 each, whose spread is widest). :func:`calibrate_loaders` at the default grid and budget (5
-kinds x 9 rows x 0.2 s) takes 10-12 s on this project's 2-core CPU (AMD EPYC, 1 torch
-thread, 29 November 2026). The hand-off's worker process is ended before
+kinds x 9 rows x 0.2 s, and three long epochs of first reads) takes 15-20 s on this
+project's 2-core CPU (AMD EPYC, 1 torch thread, 29 November 2026). The hand-off's worker process is ended before
 :func:`time_loader` returns, also when it fails.
 """
 from __future__ import annotations
