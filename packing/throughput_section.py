@@ -98,6 +98,8 @@ def check_throughput_section(section: Any) -> dict[str, Any]:
         if lacking:
             raise ValueError(f"throughput.table[{index}] lacks {', '.join(lacking)} (a version 2 table has "
                              f"{', '.join(TABLE_COLUMNS)}).")
+    if isinstance(section.get("wall"), dict) and section["wall"].get("priced"):
+        _check_priced(rows)
     names = [row["strategy"] for row in rows]
     if len(set(names)) < len(names):
         raise ValueError(f"throughput.table names a strategy twice ({', '.join(names)}); {EDITED}.")
@@ -185,6 +187,15 @@ def _check_wall(wall: Any) -> None:
     _optional(check_object(wall, "throughput.wall"), "throughput.wall",
               {"workers": _whole_from(0), "parallel_workers": _whole_from(0), "device_batches": _check_flag,
                "priced": _check_flag})
+
+
+def _check_priced(rows: list[dict[str, Any]]) -> None:
+    """A table priced in wall time has a number in every wall column of every row."""
+    for index, row in enumerate(rows):
+        empty = [column for column in (*WALL_COLUMNS, "bound_by") if column in row and row[column] is None]
+        if empty:
+            raise ValueError(f"throughput.table[{index}].{empty[0]} is null in a table priced in wall time "
+                             f"(throughput.wall.priced); {EDITED}.")
 
 
 def _check_row(row: Any, where: str) -> None:

@@ -127,8 +127,8 @@ WALL_COLUMNS = {
     "loader_epoch_s": st.column_config.NumberColumn("Loading per epoch (s)", help="every worker's loading, summed",
                                                     **_SECONDS),
 }
-WALL_MAIN = ["strategy", "steps_per_epoch", "wall_steady_epoch_s", "wall_run_s", "wall_speedup_steady",
-             "wall_speedup_run", "bound_by", "loader_share"]
+WALL_MAIN = ["strategy", "wall_steady_epoch_s", "wall_run_s", "wall_speedup_steady", "wall_speedup_run", "bound_by",
+             "loader_share"]
 
 
 def _bands(table: Any, low: str, high: str) -> list[str]:
@@ -342,7 +342,7 @@ def main() -> None:
     columns = {**(WALL_COLUMNS if wall else {}), **(CAPTURE_COLUMNS if captured else COLUMNS)}
     one_off = "captures" if captured else "compilations"
     table_in_two(shown[list(columns)], WALL_MAIN if wall else MAIN_COLUMNS,
-                 f"More columns: model time, loading, bands, {one_off}" if wall else
+                 f"More columns: steps, model time, loading, bands, {one_off}" if wall else
                  f"More columns: first epoch, bands, {one_off}, waiting", column_config=columns,
                  column_order=["strategy", *WALL_MAIN[1:], *(c for c in columns if c not in WALL_MAIN)] if wall
                  else None)
