@@ -9,17 +9,14 @@ issue 9: every best plan within 1 % of a proven bound, or the table shows that t
 cannot rise further ("bound meets the LP value": the LP optimum itself is below the next
 whole pack). Also times the cheap bounds on ogbg-molpcba (target: at most 10 ms).
 
-Issue 22 ("proofs at scale"): QM9 radius 5 A at (64, 1,024, 256) joins the table, and
-that case and QM9 radius 5 A at twice its data-default limits are run side by side with
-the code of commit 6c031ef (before the issue; ``git archive``), each version in a fresh
-Python given the same histogram, alternating old and new, both measured by the same
-function (:func:`lp_row`). Target: best plan / proven bound - 1 <= 0.5 % within the 60 s
-LP budget.
+Issue 22 ("proofs at scale"): QM9 radius 5 A at (64, 1,024, 256) joins the table. Target:
+best plan / proven bound - 1 <= 0.5 % within the 60 s LP budget. (Its side-by-side run
+against the code before it was retired with issue 41: that code's bound functions took a
+plan; its results stay in BENCHMARKS.md.)
 
-Prints the tables and writes benchmarks/results/bounds.csv and bounds_issue22.csv. Run
-from the repo root:
+Prints the table and writes benchmarks/results/bounds.csv. Run from the repo root:
 
-    .venv/bin/python -m benchmarks.bench_bounds [--budget SECONDS] [--issue22-only]
+    .venv/bin/python -m benchmarks.bench_bounds [--budget SECONDS]
 
 The LP-rounding plan is made with the default LP budget (``pack(..., "lp_rounding")``),
 from the run the bound just made; with a smaller ``--budget`` that run goes on up to the
@@ -28,17 +25,13 @@ default first, and the bound and LP time shown are then the extended run's.
 from __future__ import annotations
 
 import argparse
-import inspect
-import tempfile
 import time
-from pathlib import Path
 
 import pandas as pd
 
-from benchmarks.bench_packing import BASELINE as BEFORE
-from benchmarks.timing import histogram_payload, packing_copy, run_isolated, save_results, timed
+from benchmarks.timing import save_results, timed
 from data_loaders import load_histogram
-from packing import DEFAULT_TIME_BUDGET, PackLimits, PackMethod, SizeHistogram, lower_bound, lower_bounds, pack
+from packing import DEFAULT_TIME_BUDGET, PackLimits, PackMethod, lower_bound, lower_bounds, pack
 from packing.simple_bounds import large_items_bound
 from packing.column_generation import clear_cache, verify_certificate
 
@@ -56,13 +49,12 @@ ISSUE22_LIMITS = PackLimits(64, 1024, 256)  # the issue's limits, besides the da
 
 def lp_row(hist, limits, budget):
     """The LP bound (budget ``budget`` s, seeded with ``best``), the best plan (the better
-    of ``best`` and ``lp_rounding``) and the time to verify the certificate. Uses only
-    names that the engine had before issue 22 as well, so that old code runs it too."""
+    of ``best`` and ``lp_rounding``) and the time to verify the certificate."""
     start = time.perf_counter()
     greedy = pack(hist, limits, PackMethod("best"))
     best_s = time.perf_counter() - start
     clear_cache()
-    lower_bounds(hist, limits, prove=True, time_budget=budget, plan=greedy)
+    lower_bounds(hist, limits, prove=True, time_budget=budget, packs=greedy.packs)
     rounded = pack(hist, limits, PackMethod("lp_rounding"))  # from the LP run just made (cached)
     bounds = lower_bounds(hist, limits, prove=True, time_budget=budget)  # that run, extended if it had less
     result = bounds.lp_result
@@ -77,44 +69,6 @@ def lp_row(hist, limits, budget):
             "rounded_packs": rounded.num_packs, "gap_pct": round(100 * plan.gap, 3), "lp_s": round(result.seconds, 2),
             "lp_rounds": result.iterations, "lp_stopped": result.stopped, "lp_value_at_most": round(result.lp_value, 2),
             "best_s": round(best_s, 2), "verify_s": round(verify_s, 3)}
-
-
-_ISOLATED = """import json, sys, time
-from packing import PackLimits, PackMethod, SizeHistogram, lower_bounds, pack
-from packing.column_generation import clear_cache, verify_certificate
-payload = json.load(sys.stdin)
-hist = SizeHistogram.from_counts(payload["nodes"], payload["edges"], payload["counts"])
-{source}
-print(json.dumps(lp_row(hist, PackLimits(*payload["limits"]), payload["budget"])))
-"""
-
-
-def isolated_lp_row(code: Path, hist: SizeHistogram, limits: PackLimits, budget: float) -> dict:
-    """:func:`lp_row` in a fresh Python whose only project code is the ``packing`` in ``code``."""
-    payload = {**histogram_payload(hist), "limits": [limits.max_nodes, limits.max_edges, limits.max_graphs],
-               "budget": budget}
-    return run_isolated(code, _ISOLATED.format(source=inspect.getsource(lp_row)), payload)
-
-
-def issue22(budget: float) -> pd.DataFrame:
-    """QM9 radius 5 A at (64, 1,024) and at twice the data-default limits, the code before
-    issue 22 next to this one (each in its own process, old first, then new, per case)."""
-    hist, _ = load_histogram("qm9", graph="radius", cutoff=5.0)
-    base = PackLimits.for_histogram(hist)
-    rows = []
-    with tempfile.TemporaryDirectory() as folder:
-        codes = {f"before ({BEFORE})": packing_copy(Path(folder) / "before", BEFORE),
-                 "now": packing_copy(Path(folder) / "now")}
-        for limits in (ISSUE22_LIMITS, PackLimits(2 * base.max_nodes, 2 * base.max_edges, base.max_graphs)):
-            for code_name, code in codes.items():
-                row = {"case": ISSUE22_CASE, "limits": f"{limits.max_nodes} / {limits.max_edges} / {limits.max_graphs}",
-                       "code": code_name, **isolated_lp_row(code, hist, limits, budget)}
-                print(f"{row['limits']:<16} {code_name:<18} lp {row['lp']:>7,} plan {row['plan_packs']:>7,} "
-                      f"(greedy {row['greedy_packs']:,}, LP rounding {row['rounded_packs']:,}) gap {row['gap_pct']:6.3f}%  "
-                      f"lp {row['lp_s']:5.1f} s, {row['lp_rounds']} rounds ({row['lp_stopped']}, LP <= "
-                      f"{row['lp_value_at_most']:,.2f})", flush=True)
-                rows.append(row)
-    return pd.DataFrame(rows)
 
 
 def bound_row(case: str, hist, limits: PackLimits, budget: float) -> dict:
@@ -135,13 +89,7 @@ def bound_row(case: str, hist, limits: PackLimits, budget: float) -> dict:
     return row
 
 
-def main(budget: float = DEFAULT_TIME_BUDGET, issue22_only: bool = False) -> pd.DataFrame:
-    print(f"Issue 22: QM9 radius 5 A, the code before it ({BEFORE}) next to this one, LP budget {budget:g} s")
-    side_by_side = issue22(budget)
-    save_results(side_by_side, "bounds_issue22")
-    if issue22_only:
-        return side_by_side
-    print()
+def main(budget: float = DEFAULT_TIME_BUDGET) -> pd.DataFrame:
     rows = []
     for case, (name, options) in CASES.items():
         hist, _ = load_histogram(name, **options)
@@ -164,7 +112,5 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=float, default=DEFAULT_TIME_BUDGET,
                         help=f"LP time budget per case in seconds (default {DEFAULT_TIME_BUDGET:g})")
-    parser.add_argument("--issue22-only", action="store_true",
-                        help="only the issue-22 cases, the code before the issue next to this one")
     arguments = parser.parse_args()
-    main(arguments.budget, arguments.issue22_only)
+    main(arguments.budget)

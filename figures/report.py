@@ -126,7 +126,7 @@ def report_figures(config: dict[str, Any], plan: PackingPlan, sweep: pd.DataFram
                                      sweep_subject(config["dataset"], sweep))
     if "batching" in config:
         builders["batching-padding"] = (lambda: batching.padding_figure(batching_frame(config["batching"])), line)
-    if "throughput" in config and config["throughput"]["version"] >= 2:  # version 1 lacks the chart's times
+    if "throughput" in config:
         frame = throughput_frame(config["throughput"])  # wall time where the file has it, as the page shows
         builders["throughput-epoch"] = (lambda: throughput.epoch_figure(frame, throughput.shows_wall(frame)), line)
     return {name: (lambda build=build, words=words: titled(build(), words)) for name, (build, words) in builders.items()}
@@ -286,28 +286,6 @@ def tool_of(config: dict[str, Any]) -> dict[str, Any]:
     return tool if isinstance(tool, dict) else {}
 
 
-def older_loader_note(config: dict[str, Any], plan: PackingPlan) -> str:
-    """For a file exported before schema 4 (tool 0.4.0), whose batching and throughput
-    sections priced packs padded to ``max_graphs`` graph slots: a sentence saying that the
-    packed loader now pads to fewer, "" where the two are the same.
-
-    >>> from packing import PackLimits, PackingPlan
-    >>> plan = PackingPlan([(((3, 4, 2),), 5)], PackLimits(6, 8, 256))
-    >>> older_loader_note({"schema_version": 3}, plan)[:82]
-    'Exported with schema version 3 (before tool 0.4.0), when the packed loader padded '
-    >>> older_loader_note({"schema_version": 4}, plan)
-    ''
-    """
-    version = config["schema_version"]
-    if version >= 4 or plan.graph_capacity >= plan.limits.max_graphs:
-        return ""
-    return (f"Exported with schema version {version} (before tool 0.4.0), when the packed loader padded every pack "
-            f"to {plan.limits.max_graphs:,} graph slots (Max graphs); it now pads each to the "
-            f"{plan.graph_capacity:,} its fullest pack holds, so the packing row's numbers below are of larger "
-            "batches than training will see (the other strategies' are not affected). Export the configuration "
-            "again for numbers of today's loader.")
-
-
 def _throughput_section(section: dict[str, Any], figure: str) -> str:
     frame = throughput_frame(section)
     calibration, run = section["calibration"], section["run"]
@@ -324,10 +302,6 @@ def _throughput_section(section: dict[str, Any], figure: str) -> str:
         ("speed-up against", throughput.label(section["baseline"])),
         ("check on the machine that exported it", section.get("check_note") or "not checked"),
     ])
-    if section["version"] < 2:
-        return facts + ("<p class='note'>This estimate was written by an earlier version (throughput section "
-                        "version 1), before steady epochs and whole runs were priced apart; its table is shown as "
-                        "stored. Estimate again on the Throughput page for the chart.</p>") + _table(frame)
     shown = pd.DataFrame({
         "strategy": [throughput.label(s) for s in frame["strategy"]],
         "steps per epoch": frame["steps_per_epoch"].map("{:,.1f}".format),
@@ -397,14 +371,12 @@ def build_report(config: dict[str, Any], plan: PackingPlan, sweep: pd.DataFrame 
         marked = " The diamond marks the recommended limits." if recommended_limits(config) is not None else ""
         sections.append(("sweep", "Limit sweep", f"<p>{html.escape(_sweep_words(sweep, plan))} The star marks the best "
                          f"harmonic mean.{marked}</p>" + figures["sweep-heatmap"]))
-    older = older_loader_note(config, plan)
-    older = _note(older) if older else ""
     if "batching" in config:
         sections.append(("batching", "Batching comparison",
-                         older + _batching_section(config["batching"], figures["batching-padding"])))
+                         _batching_section(config["batching"], figures["batching-padding"])))
     if "throughput" in config:
         sections.append(("throughput", "Throughput estimate",
-                         older + _throughput_section(config["throughput"], figures.get("throughput-epoch", ""))))
+                         _throughput_section(config["throughput"], figures["throughput-epoch"])))
     sections.append(("configuration", "Configuration", _config_section(config, file_name)))
     missing = [words for key, words in (("batching", "batching comparison (Batching page)"),
                                         ("throughput", "throughput estimate (Throughput page)")) if key not in config]

@@ -12,16 +12,14 @@ Three bounds, each a number of packs that no plan within the limits can undercut
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable, Sequence
 
 from .column_generation import DEFAULT_TIME_BUDGET, LPBound, lp_bound
 from .histogram import SizeHistogram
 from .limits import MAX_PACK_LIMIT, PackLimits
+from .packs import Items
 from .sides import EDGES, NODES
 from .simple_bounds import check_side, large_items_bound, lower_bound
-
-if TYPE_CHECKING:
-    from .plan import PackingPlan
 
 #: Bound names, cheapest first (ties between bounds are named by the first).
 BOUND_NAMES: tuple[str, ...] = ("volume", "large_items", "lp")
@@ -99,7 +97,7 @@ def lower_bounds(
     unlimited: str | None = None,
     time_budget: float | None = None,
     progress: Callable[[float, str], None] | None = None,
-    plan: "PackingPlan | None" = None,
+    packs: Sequence[tuple[Items, int]] | None = None,
 ) -> Bounds:
     """Every lower bound on the packs of ``hist`` within ``limits``, named, with the best.
 
@@ -107,8 +105,9 @@ def lower_bounds(
     With ``prove=True`` the LP bound runs as well (:func:`packing.column_generation.lp_bound`: at
     most ``time_budget`` seconds, default ``packing.column_generation.DEFAULT_TIME_BUDGET``;
     ``progress(fraction, message)`` reports on it; results are cached per histogram and
-    limits; ``plan``, a plan within ``limits``, seeds it and lets it stop once it proves
-    that plan optimal). ``unlimited`` leaves a component out (1D baselines; no LP bound then).
+    limits; ``packs``, those of a plan of ``hist`` within ``limits`` (``plan.packs``), seed
+    it and let it stop once it proves that plan optimal). ``unlimited`` leaves a component
+    out (1D baselines; no LP bound then).
 
     Args:
         hist: the graphs.
@@ -117,14 +116,15 @@ def lower_bounds(
         unlimited: ``"nodes"`` or ``"edges"`` for a plan that does not limit that side.
         time_budget: seconds the LP bound may take.
         progress: ``progress(fraction, message)`` after each LP round.
-        plan: a plan within ``limits`` that seeds the LP bound.
+        packs: the distinct packs of a plan within ``limits``, with their counts, that seed
+            the LP bound.
 
     Returns:
         The :class:`Bounds`, ``lp`` set when ``prove``.
 
     Raises:
-        ValueError: for an unknown ``unlimited``, ``prove`` with ``unlimited``, or limits
-            a graph does not fit (on the side that is kept).
+        ValueError: for an unknown ``unlimited``, ``prove`` with ``unlimited``, limits
+            a graph does not fit (on the side that is kept), or ``packs`` beyond the limits.
 
     >>> bounds = lower_bounds(SizeHistogram.from_counts([3, 2], [4, 2], [2, 3]), PackLimits(5, 6, 2), prove=True)
     >>> bounds.volume, bounds.lp, bounds.best
@@ -140,5 +140,5 @@ def lower_bounds(
         return Bounds(volume, large, None, by, unlimited, None, limits, hist.fingerprint())
     if unlimited is not None:
         raise ValueError("The LP bound is for plans that keep every limit; the 1D baselines have none.")
-    result = lp_bound(hist, limits, DEFAULT_TIME_BUDGET if time_budget is None else time_budget, progress, plan)
+    result = lp_bound(hist, limits, DEFAULT_TIME_BUDGET if time_budget is None else time_budget, progress, packs)
     return Bounds(volume, large, result.bound, by, None, result, limits, hist.fingerprint())

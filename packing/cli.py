@@ -26,6 +26,7 @@ from .files import write_frame, write_replacing
 from .heuristics import HEURISTICS
 from .histogram import SizeHistogram
 from .limits import DEFAULT_MAX_GRAPHS, PackLimits
+from .packs import Items
 from .plan import PackingPlan
 from .recommend_cli import add_recommend_arguments, run_recommend
 from .method import ALL_ALGORITHMS, BEST_FIT, ONE_DIM_ALGORITHMS, PUBLISHED, TUPLE_ALGORITHMS, WEIGHTED, PackMethod
@@ -198,12 +199,13 @@ def _check_prove(args: argparse.Namespace) -> None:
 
 
 def _proved_bounds(args: argparse.Namespace, hist: SizeHistogram, limits: PackLimits,
-                   plan: PackingPlan | None = None) -> Bounds | None:
-    """The bounds ``--prove`` asks for (None without it), the LP's progress on stderr."""
+                   packs: Sequence[tuple[Items, int]] | None = None) -> Bounds | None:
+    """The bounds ``--prove`` asks for (None without it; ``packs``, a plan's, seed the LP),
+    the LP's progress on stderr."""
     if not args.prove:
         return None
     return lower_bounds(hist, limits, prove=True, time_budget=args.prove_seconds, progress=_progress_on_stderr(),
-                        plan=plan)
+                        packs=packs)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -330,7 +332,7 @@ def _pack(args: argparse.Namespace, hist: SizeHistogram) -> None:
     if args.prove:
         if not plan.method.keeps_limits:
             raise ValueError(f"--prove bounds plans that keep every limit; {plan.method.label} breaks one.")
-        plan = plan.with_bounds(_proved_bounds(args, hist, limits, plan))
+        plan = plan.with_bounds(_proved_bounds(args, hist, limits, plan.packs))
     if args.out is None:
         print(json.dumps(plan.summary(), indent=1))
     elif args.out.suffix == ".json":

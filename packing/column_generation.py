@@ -39,7 +39,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import Callable, Sequence
 
 import numpy as np
 from scipy.optimize import linprog
@@ -50,7 +50,7 @@ from .greedy import BEST_FIT, greedy_pack
 from .heuristics import HEURISTICS
 from .histogram import SizeHistogram
 from .limits import PackLimits
-from .packs import copies_of, num_packs, row_index, runs_of
+from .packs import Items, copies_of, num_packs, row_index, runs_of
 from .pattern_pricing import DeadlineReached, PackPricer, Pattern
 from .simple_bounds import large_items_bound
 
@@ -63,9 +63,6 @@ _COLUMNS_PER_ROUND = 12  # heuristic columns tried per round besides the knapsac
 _TABLE_COLUMNS = 16  # further columns read from each knapsack table along each limit
 _ROW_COLUMNS = 128  # columns read from each knapsack table that complete one graph of a valuable row
 _SOLVER_TOLERANCE = 1e-7  # relative accuracy assumed of the master's value, to stop a run
-
-if TYPE_CHECKING:
-    from .plan import PackingPlan
 
 
 def proven_ceiling(value: float) -> int:
@@ -193,27 +190,31 @@ def clear_cache() -> None:
         _CACHE.clear()
 
 
-def _plan_patterns(hist: SizeHistogram, limits: PackLimits, plan: "PackingPlan | None") -> tuple[list[Pattern], int]:
-    """Starting patterns, the packs of ``plan``, and that plan's packs, an upper bound on
-    the optimum. Without a plan: best fit with the product heuristic, improved by exact
-    fill (what ``pack(hist, limits, PackMethod("best_fit", "product", improve=True))``
-    makes), from the engine pieces themselves.
+def _seed_patterns(hist: SizeHistogram, limits: PackLimits,
+                   packs: Sequence[tuple[Items, int]] | None) -> tuple[list[Pattern], int]:
+    """Starting patterns, the distinct ``packs`` of a plan of ``hist`` (``PackingPlan.packs``:
+    items by size with repeat counts), and that plan's packs, an upper bound on the optimum.
+    Without packs: best fit with the product heuristic, improved by exact fill (what
+    ``pack(hist, limits, PackMethod("best_fit", "product", improve=True))`` makes), from the
+    engine pieces themselves. A pack beyond ``limits`` is a ``ValueError``.
 
     >>> hist = SizeHistogram.from_counts([3, 2], [4, 2], [2, 3])
-    >>> _plan_patterns(hist, PackLimits(5, 6, 2), None)
+    >>> _seed_patterns(hist, PackLimits(5, 6, 2), None)
+    ([{0: 1, 1: 1}, {0: 1}], 3)
+    >>> _seed_patterns(hist, PackLimits(5, 6, 2), [(((3, 4, 1), (2, 2, 1)), 2), (((2, 2, 1),), 1)])
     ([{0: 1, 1: 1}, {0: 1}], 3)
     """
-    if plan is None:
+    if packs is None:
         strategies = greedy_pack(hist.num_nodes, hist.num_edges, hist.counts, limits, HEURISTICS["product"], BEST_FIT)
         bound, _ = large_items_bound(hist, limits)
         strategies = improve(hist.num_nodes, hist.num_edges, hist.counts, limits, strategies, bound)
         return [copies_of(pack) for pack, _ in strategies], num_packs(strategies)
-    if plan.limits != limits or not plan.method.keeps_limits:
-        raise ValueError(f"The plan given to the LP bound must keep the limits {limits}; it has "
-                         f"{plan.limits} and {plan.method.label}.")
+    for items, _ in packs:
+        if sum(n * k for n, _, k in items) > limits.max_nodes or sum(e * k for _, e, k in items) > limits.max_edges \
+                or sum(k for _, _, k in items) > limits.max_graphs:
+            raise ValueError(f"The packs given to the LP bound must keep the limits {limits}; {items} does not.")
     rows = row_index(hist)
-    patterns = [copies_of(runs_of(items, rows)) for items, _ in plan.packs]
-    return patterns, plan.num_packs
+    return [copies_of(runs_of(items, rows)) for items, _ in packs], sum(count for _, count in packs)
 
 
 def _greedy_columns(pricer: PackPricer, values: np.ndarray, order: np.ndarray, tries: int) -> list[Pattern]:
@@ -342,13 +343,14 @@ def _substituted(used: tuple[tuple[Pattern, float], ...], run: _Run, pricer: Pac
     return tuple((dict(key), share) for key, share in merged.items())
 
 
-def _start(hist: SizeHistogram, limits: PackLimits, pricer: PackPricer, plan: "PackingPlan | None") -> _Run:
+def _start(hist: SizeHistogram, limits: PackLimits, pricer: PackPricer,
+           packs: Sequence[tuple[Items, int]] | None) -> _Run:
     """A fresh run: starting patterns and the certificate of the volume bound: duals
     n_i / N, e_i / E or 1 / G, whichever proves most; no pack is worth more than 1 under
     them, because no pack exceeds the limit (:meth:`PackPricer.linear_bound`)."""
-    patterns, packs = _plan_patterns(hist, limits, plan)
+    patterns, upper_bound = _seed_patterns(hist, limits, packs)
     exchanges = exchange_pairs(pricer, hist.counts)
-    run = _Run([], set(), exchanges, np.zeros(hist.num_tuples), 1.0, 0.0, upper_bound=packs,
+    run = _Run([], set(), exchanges, np.zeros(hist.num_tuples), 1.0, 0.0, upper_bound=upper_bound,
                flows=np.zeros(exchanges[0].size))
     for pattern in patterns:
         run.add(pattern)
@@ -434,18 +436,20 @@ def lp_bound(
     limits: PackLimits,
     time_budget: float = DEFAULT_TIME_BUDGET,
     progress: Progress | None = None,
-    plan: "PackingPlan | None" = None,
+    packs: Sequence[tuple[Items, int]] | None = None,
 ) -> LPBound:
     """The LP bound of ``hist`` within ``limits`` by column generation (see the module).
 
-    ``plan`` (a plan within ``limits``; default: best fit improved by exact fill) gives
-    starting patterns. Stops when the LP optimum is reached, when the bound can no longer
-    rise (its ceiling meets the master's value), when it reaches the packs of the best plan
-    known (that plan is then optimal), or after ``time_budget`` seconds; the bound is valid
-    at any stop. ``progress(fraction, message)`` is called after every round. Cached per
-    histogram and limits: a finished run, or one that had at least this budget, is returned
-    at once; otherwise the run resumes from its cached patterns. Safe to call from several
-    threads (a second caller for the same histogram and limits waits for the first).
+    ``packs``, the distinct packs of a plan of ``hist`` within ``limits`` with their counts
+    (``PackingPlan.packs``; default: best fit improved by exact fill), give starting
+    patterns and the best plan known. Stops when the LP optimum is reached, when the bound
+    can no longer rise (its ceiling meets the master's value), when it reaches the packs of
+    the best plan known (that plan is then optimal), or after ``time_budget`` seconds; the
+    bound is valid at any stop. ``progress(fraction, message)`` is called after every
+    round. Cached per histogram and limits: a finished run, or one that had at least this
+    budget, is returned at once; otherwise the run resumes from its cached patterns. Safe
+    to call from several threads (a second caller for the same histogram and limits waits
+    for the first).
 
     >>> result = lp_bound(SizeHistogram.from_counts([15, 3], [20, 2], [7, 20]), PackLimits(29, 100, 256))
     >>> result.bound, result.stopped
@@ -459,10 +463,12 @@ def lp_bound(
     with slot.lock:
         pricer = PackPricer(hist, limits)
         run = slot.run
-        if run is not None and plan is not None and plan.num_packs < run.upper_bound:
-            run.upper_bound = plan.num_packs
-            for pattern in _plan_patterns(hist, limits, plan)[0]:
-                run.add(pattern)
+        if run is not None and packs is not None:
+            patterns, upper_bound = _seed_patterns(hist, limits, packs)
+            if upper_bound < run.upper_bound:
+                run.upper_bound = upper_bound
+                for pattern in patterns:
+                    run.add(pattern)
         done = None if run is None else run.result
         if done is not None and (done.stopped != "time budget" or done.time_budget >= time_budget
                                  or done.bound >= run.upper_bound):
@@ -473,7 +479,7 @@ def lp_bound(
         if run is None:
             if progress:
                 progress(0.0, "packing a first plan for the starting patterns")
-            run = slot.run = _start(hist, limits, pricer, plan)
+            run = slot.run = _start(hist, limits, pricer, packs)
         spent = run.seconds
         stopped, converged = _rounds(run, hist, pricer, started + time_budget - spent, progress,
                                      lambda: (spent + time.perf_counter() - started) / time_budget)

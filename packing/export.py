@@ -1,10 +1,10 @@
 """Export a chosen packing configuration as JSON and load it back, verified.
 
-The JSON file (``SCHEMA_VERSION`` 4) is one object::
+The JSON file (``SCHEMA_VERSION`` 1) is one object::
 
     {
       "schema": "graph-packing-config",
-      "schema_version": 4,
+      "schema_version": 1,
       "tool": {"name": "graph-packing", "version": "0.4.0"},
       "created": "2026-01-01T12:00:00Z",            # UTC, informational
       "dataset": {
@@ -45,7 +45,8 @@ ignored component against its largest sum).
 What :func:`load_config` verifies; anything else is one ``ValueError`` naming the field
 (for a derived field, the stored and the true value):
 
-* the schema, its version and every field's type;
+* the schema, its version (1: a file of any other version was written by a development
+  version before the first release and is refused) and every field's type;
 * the plan packs the stored histogram exactly, within the limits, and ``limits`` and
   ``method`` are the plan's;
 * ``dataset``: ``name``, ``split``, ``source`` and ``provenance`` are text, ``options`` an
@@ -62,8 +63,7 @@ What :func:`load_config` verifies; anything else is one ``ValueError`` naming th
   simulation or a calibration and are not recomputed.
 
 ``tool``, ``created``, the certificate's ``converged`` and ``stopped`` and any other
-section are kept as given. Files of schema versions 1 and 2 are read too (their lower
-bound is the volume bound; version 1 stored no ``broken_limits``).
+section are kept as given.
 
 How a stored bound is verified: the volume and large-items bounds are recomputed (a
 millisecond). An LP bound comes with its certificate, the duals ``y`` of the LP (one per
@@ -100,17 +100,15 @@ from .histogram import SizeHistogram
 from .json_file import EDITED, check_object, read_json_object
 from .limits import PackLimits
 from .column_generation import lp_bound_from_certificate
-from .method import BASELINES, ONE_DIM_BASELINES, PackMethod
-from .metrics import BOUND_COLUMN, METRIC_NAMES, two_sided_mean
+from .method import PackMethod
+from .metrics import BOUND_COLUMN, METRIC_NAMES
 from .plan import PackingPlan
 from .throughput_section import check_throughput_section
 from .version import __version__
 
 SCHEMA = "graph-packing-config"
-#: 4 (tool 0.4.0) adds ``metrics.graph_capacity``: from then on the packed loader pads each
-#: pack to its plan's fullest pack's graphs, where it padded to ``max_graphs`` before, so
-#: the batching and throughput sections of older files priced larger shapes.
-SCHEMA_VERSION = 4
+#: The only version read: files of the development versions before the first release are refused.
+SCHEMA_VERSION = 1
 #: The split of a configuration made from a size table, which does not say (``python -m packing pack --out``).
 WHOLE_TABLE = "whole table"
 TOOL_NAME = "graph-packing"
@@ -182,14 +180,11 @@ def _check_dataset(data: Any, hist: SizeHistogram) -> None:
         _check_same(data, "dataset", name, int(true))
 
 
-def _check_metrics(stored: Any, actual: dict[str, Any], version: int) -> None:
-    """Every metric the file's schema version stores must be the plan's (``actual``)."""
-    if not isinstance(stored, dict):
-        raise ValueError("metrics must be an object.")
-    names = [*METRIC_NAMES, "strategies", "tight_limits"] + ["broken_limits"] * (version >= 2) + \
-        [BOUND_COLUMN] * (version >= 3) + ["graph_capacity"] * (version >= 4)
-    for name in names:
-        _check_same(stored, "metrics", name, actual[name])
+def _check_metrics(stored: Any, plan: PackingPlan) -> None:
+    """Every stored metric must be the plan's."""
+    check_object(stored, "metrics")
+    for name, true in _metrics(plan).items():
+        _check_same(stored, "metrics", name, true)
 
 
 def _stored_bounds(data: Any, hist: SizeHistogram, plan: PackingPlan) -> Bounds:
@@ -340,26 +335,6 @@ def _method(section: dict[str, Any], name: str) -> PackMethod:
         raise ValueError(f"method.{name}: {error}") from None
 
 
-def _upgrade_v1(config: dict[str, Any]) -> dict[str, Any]:
-    """A schema-1 file in schema-2 form (its plan held limits and names at the top level,
-    and a baseline's 1D algorithm in ``heuristic``)."""
-    plan = config.get("plan")
-    if not isinstance(plan, dict):
-        raise ValueError("plan must be an object.")
-    algorithm, heuristic = plan.get("algorithm"), plan.get("heuristic")
-    baseline = algorithm in BASELINES
-    method = {"algorithm": algorithm, "improve": bool(plan.get("improved")) and not baseline,
-              "heuristic": None if baseline else heuristic,
-              "one_dim": heuristic if algorithm in ONE_DIM_BASELINES else None}
-    requested = (config.get("method") or {}).get("requested") if isinstance(config.get("method"), dict) else None
-    limits = {name: plan.get(name) for name in ("max_nodes", "max_edges", "max_graphs")}
-    upgraded_plan = {"limits": limits, "method": method, "unlimited": plan.get("unlimited"),
-                     "improved": plan.get("improved", False), "packs": plan.get("packs"),
-                     "requested": {"algorithm": "best"} if requested == "best" else None}
-    return {**config, "plan": upgraded_plan, "limits": limits,
-            "method": {"used": method, "requested": upgraded_plan["requested"] or method}}
-
-
 def load_config(source: str | Path | bytes | dict[str, Any]) -> tuple[dict[str, Any], PackingPlan]:
     """Read a configuration (a path, JSON text or bytes, or the dict) and rebuild its plan.
 
@@ -376,19 +351,17 @@ def load_config(source: str | Path | bytes | dict[str, Any]) -> tuple[dict[str, 
     (2, '5 nodes, 6 edges, 4 graphs', 4)
     """
     config = _read(source)
-    missing = [key for key in ("schema", "schema_version", "histogram", "limits", "method", "metrics", "plan")
-               if key not in config]
-    if missing or config.get("schema") != SCHEMA:
-        raise ValueError(
-            f"Not a graph packing configuration (schema {config.get('schema')!r}, missing {missing})."
-        )
+    if config.get("schema") != SCHEMA or "schema_version" not in config:
+        raise ValueError(f"Not a graph packing configuration (schema {config.get('schema')!r}, schema_version "
+                         f"{config.get('schema_version')!r}).")
     version = config["schema_version"]
-    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= SCHEMA_VERSION:
-        raise ValueError(
-            f"Configuration schema version {version!r} is not supported; this tool reads 1 to {SCHEMA_VERSION}."
-        )
-    if version == 1:
-        config = _upgrade_v1(config)
+    if type(version) is not int or version != SCHEMA_VERSION:
+        raise ValueError(f"Configuration schema version {version!r} is not supported (this tool reads version "
+                         f"{SCHEMA_VERSION}): the file was written by an earlier development version; "
+                         "export it again.")
+    missing = [key for key in ("histogram", "limits", "method", "metrics", "bounds", "plan") if key not in config]
+    if missing:
+        raise ValueError(f"The configuration lacks {', '.join(missing)}; {EDITED}.")
     plan = _plan(config["plan"])
     if PackLimits.from_dict(config["limits"]) != plan.limits:
         raise ValueError("The configuration's limits differ from its plan's limits.")
@@ -405,19 +378,10 @@ def load_config(source: str | Path | bytes | dict[str, Any]) -> tuple[dict[str, 
     for name, check in _SECTION_CHECKS.items():
         if name in config:
             check(config[name])
-    if version >= 3:
-        plan = plan.with_bounds(_stored_bounds(config.get("bounds"), hist, plan))
-        actual = _metrics(plan)
-        bounds = config["bounds"]
-        if not (_same(bounds.get("best"), plan.lower_bound) and _same(bounds.get("name_of_best"), plan.bound_name)):
-            raise ValueError(f"bounds.best / name_of_best ({bounds.get('best')!r}, {bounds.get('name_of_best')!r}) "
-                             f"must name the best bound, {plan.bound_name} ({plan.lower_bound:,}); {EDITED}.")
-    else:  # files before schema 3 measured the gap against the volume bound
-        plan = plan.with_bounds(lower_bounds(hist, plan.limits, unlimited=plan.method.unlimited))
-        volume = plan.bounds.volume
-        actual = {**_metrics(plan), "lower_bound": volume, "gap": plan.num_packs / volume - 1}
-    before = two_sided_mean(plan.node_efficiency, plan.edge_efficiency)  # before graphs without edges were
-    if _same(check_object(config["metrics"], "metrics").get("harmonic_mean"), before):  # judged by their nodes alone: a file of then
-        actual["harmonic_mean"] = before
-    _check_metrics(config["metrics"], actual, version)
+    plan = plan.with_bounds(_stored_bounds(config["bounds"], hist, plan))
+    bounds = config["bounds"]
+    if not (_same(bounds.get("best"), plan.lower_bound) and _same(bounds.get("name_of_best"), plan.bound_name)):
+        raise ValueError(f"bounds.best / name_of_best ({bounds.get('best')!r}, {bounds.get('name_of_best')!r}) "
+                         f"must name the best bound, {plan.bound_name} ({plan.lower_bound:,}); {EDITED}.")
+    _check_metrics(config["metrics"], plan)
     return config, plan

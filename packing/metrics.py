@@ -50,17 +50,8 @@ def harmonic_mean(hist: SizeHistogram, node_efficiency: float, edge_efficiency: 
         return node_efficiency
     if hist.total_nodes == 0 and hist.total_edges:
         return edge_efficiency
-    return two_sided_mean(node_efficiency, edge_efficiency)
-
-
-def two_sided_mean(a: float, b: float) -> float:
-    """2ab / (a + b), 0 when both are 0: the harmonic mean of both sides, whatever they
-    hold (files written before :func:`harmonic_mean` left out an empty side stored this).
-
-    >>> two_sided_mean(0.8, 0.0), two_sided_mean(0.5, 1.0)
-    (0.0, 0.6666666666666666)
-    """
-    return 2 * a * b / (a + b) if a + b else 0.0
+    total = node_efficiency + edge_efficiency
+    return 2 * node_efficiency * edge_efficiency / total if total else 0.0
 
 
 def metrics_from_packs(

@@ -4,21 +4,19 @@ one-off compilation cost, the shapes beyond the calibration), which the Throughp
 the report and ``python -m throughput estimate`` print; without importing the ``throughput``
 package, which writes the section (its format: ``throughput/report.py``).
 
-A section holds ``version`` (1 or 2), ``calibration`` and ``run`` (objects), ``baseline``
-(text), ``check`` (an object or null) and ``check_note`` (text; both since version 2) and
+A section holds ``version`` (1: a section of any other version was written by a
+development version before the first release and is refused), ``calibration`` and ``run``
+(objects), ``baseline`` (text), ``check`` (an object or null), ``check_note`` (text) and
 ``table``: one object per strategy (each named once) with its ``strategy`` name, its
 ``settings`` in words, whether the estimate was ``extrapolated`` and finite numbers of at
 least 0 (speed-ups above 0) in every other column, but the loading and wall-time columns
 (``WALL_COLUMNS``), which are null where the calibration had no loader timings and
-``bound_by`` text ("loader" or "model"); a version 2 table has at least ``TABLE_COLUMNS``
-(version 1 had other times: the report shows its table as stored). A section may hold
-``wall`` (an object: ``workers`` and ``parallel_workers``, the workers building batches at
-once on the calibrated machine, whole numbers, ``device_batches`` and ``priced``, true or
-false; files from before wall times lack it, and the first files with it lack
-``parallel_workers``). The
-fields of ``calibration`` and ``run`` that the report reads may be left out, but where given
-have their form (:func:`check_calibration_summary`): the device, model, fit and held-out
-error objects, text, whole numbers and errors of at least 0.
+``bound_by`` text ("loader" or "model"); every row has at least ``TABLE_COLUMNS``. A
+section may hold ``wall`` (an object: ``workers`` and ``parallel_workers``, the workers
+building batches at once on the calibrated machine, whole numbers, ``device_batches`` and
+``priced``, true or false). The fields of ``calibration`` and ``run`` that the report reads
+may be left out, but where given have their form (:func:`check_calibration_summary`): the
+device, model, fit and held-out error objects, text, whole numbers and errors of at least 0.
 """
 from __future__ import annotations
 
@@ -30,10 +28,11 @@ import pandas as pd
 from .batching.report import short_run_note
 from .json_file import EDITED, check_number, check_object, check_text, check_whole, kind_of
 
-VERSIONS = (1, 2)
+#: The only version read: sections of the development versions before the first release are refused.
+SECTION_VERSION = 1
 #: Run and steady speed-ups further apart than this share are reported as one-off cost.
 ONE_OFF_SHARE = 0.1
-#: Columns every row of a version 2 table has (the report and its chart read them).
+#: Columns every row of a table has (the report and its chart read them).
 TABLE_COLUMNS = ("steps_per_epoch", "step_ms", "steady_epoch_s", "steady_low", "steady_high", "run_s", "run_low",
                  "run_high", "compile_seconds", "speedup_steady", "speedup_run")
 #: Columns of the loading and the wall time: null where the calibration had no loader timings.
@@ -65,7 +64,7 @@ def check_throughput_section(section: Any) -> dict[str, Any]:
     ``ValueError`` naming the first malformed field.
 
     >>> row = {"strategy": "packing", **dict.fromkeys(TABLE_COLUMNS, 1.5), "extrapolated": False}
-    >>> section = {"version": 2, "calibration": {"label": "gin on a CPU"}, "run": {"batch_size": 32},
+    >>> section = {"version": 1, "calibration": {"label": "gin on a CPU"}, "run": {"batch_size": 32},
     ...            "baseline": "pyg_dataloader", "check": None, "check_note": "not checked on this machine",
     ...            "table": [row]}
     >>> check_throughput_section(section) is section
@@ -78,14 +77,15 @@ def check_throughput_section(section: Any) -> dict[str, Any]:
     if not isinstance(section, dict):
         raise ValueError(f"throughput must be an object, got {type(section).__name__}.")
     version = section.get("version")
-    if type(version) is not int or version not in VERSIONS:
-        raise ValueError(f"throughput.version must be 1 or 2, got {version!r}.")
+    if type(version) is not int or version != SECTION_VERSION:
+        raise ValueError(f"throughput.version {version!r} is not supported (this tool reads version "
+                         f"{SECTION_VERSION}): the section was written by an earlier development version; "
+                         "export the configuration again.")
     check_calibration_summary(check_object(section.get("calibration"), "throughput.calibration"))
     _check_run(check_object(section.get("run"), "throughput.run"))
-    since_2 = version >= 2  # version 1 had no check
-    for name in ("baseline", "check_note") if since_2 or "check_note" in section else ("baseline",):
+    for name in ("baseline", "check_note"):
         check_text(section.get(name), f"throughput.{name}")
-    if (since_2 or "check" in section) and not isinstance(section.get("check"), (dict, type(None))):
+    if not isinstance(section.get("check"), (dict, type(None))):
         raise ValueError("throughput.check must be an object or null.")
     if "wall" in section:
         _check_wall(section["wall"])
@@ -94,9 +94,9 @@ def check_throughput_section(section: Any) -> dict[str, Any]:
         raise ValueError("throughput.table must be a non-empty list of rows, one per strategy.")
     for index, row in enumerate(rows):
         _check_row(row, f"throughput.table[{index}]")
-        lacking = [column for column in TABLE_COLUMNS if column not in row] if since_2 else []
+        lacking = [column for column in TABLE_COLUMNS if column not in row]
         if lacking:
-            raise ValueError(f"throughput.table[{index}] lacks {', '.join(lacking)} (a version 2 table has "
+            raise ValueError(f"throughput.table[{index}] lacks {', '.join(lacking)} (every row has "
                              f"{', '.join(TABLE_COLUMNS)}).")
     if isinstance(section.get("wall"), dict) and section["wall"].get("priced"):
         _check_priced(rows)

@@ -258,7 +258,7 @@ def with_proof(hist: SizeHistogram, plan):
     if (hist.fingerprint(), plan.limits) not in state.proved() or not plan.method.keeps_limits:
         return plan
     with progress_shown("Proving a lower bound (LP relaxation by column generation)") as progress:
-        bounds = lower_bounds(hist, plan.limits, prove=True, time_budget=PROVE_SECONDS, plan=plan,
+        bounds = lower_bounds(hist, plan.limits, prove=True, time_budget=PROVE_SECONDS, packs=plan.packs,
                               progress=lambda fraction, message: progress(message, fraction))
     return plan.with_bounds(bounds)
 

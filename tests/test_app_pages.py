@@ -204,7 +204,7 @@ def test_export_page_offers_json_csv_and_figures(app):
     assert labels.count("HTML") >= 4
     shown = app.json[0].value
     config = json.loads(shown)
-    assert config["schema_version"] == 4 and config["dataset"]["name"] == "qm9"
+    assert config["schema_version"] == 1 and config["dataset"]["name"] == "qm9"
     recommended = recommend(data_loaders.load_histogram("qm9")[0], 32)  # the dashboard starts on it
     assert config["limits"] == recommended.limits.to_dict()
     assert config["recommendation"]["packs_per_step"] == recommended.packs_per_step
@@ -305,7 +305,7 @@ def test_export_carries_the_throughput_estimates_of_the_sessions_calibration(app
     open_page(app, "export")
     section = json.loads(app.json[0].value)["throughput"]
     assert section["calibration"]["device"]["type"] == "cpu" and section["table"].endswith("strategies (in the file)")
-    assert section["version"] == 2 and section["run"]["epochs"] == 10  # the shared run
+    assert section["version"] == 1 and section["run"]["epochs"] == 10  # the shared run
     # the calibration of this machine, checked here (shipped) or measured here now: the export says which
     assert section["check"] is None or section["check"]["within_band"] is True
     assert section["check_note"] and section["calibration"]["device"]["name"] == cpu_name()

@@ -141,6 +141,20 @@ def test_bounds_name_the_best_and_refuse_bad_input():
         lp_bound(SizeHistogram.from_sizes([9], [1]), PackLimits(5, 5))
 
 
+def test_a_plans_packs_seed_the_lp_and_must_keep_its_limits():
+    """The LP bound takes a histogram and limits; a plan's packs only seed it, and a run
+    that reaches their number proves that plan optimal."""
+    hist, limits = SizeHistogram.from_sizes([2, 2, 2, 2], [1, 1, 1, 1]), PackLimits(4, 4, 4)
+    clear_cache()
+    one_per_pack = lp_bound(hist, limits, packs=[(((2, 1, 1),), 4)])
+    assert (one_per_pack.bound, one_per_pack.stopped) == (2, "bound meets the LP value")
+    clear_cache()
+    plan = pack(hist, limits)
+    assert plan.num_packs == 2 and lp_bound(hist, limits, packs=plan.packs).stopped == "plan proven optimal"
+    with pytest.raises(ValueError, match="must keep the limits 3 nodes, 4 edges, 4 graphs"):
+        lower_bounds(hist, PackLimits(3, 4, 4), prove=True, packs=plan.packs)
+
+
 def test_plans_refuse_bounds_of_other_graphs_or_limits():
     hist = SizeHistogram.from_sizes([3, 3, 3], [1, 1, 1])
     plan = pack(hist, PackLimits(5, 5, 4))

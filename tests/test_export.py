@@ -37,7 +37,7 @@ def test_round_trip_through_a_file_gives_the_same_plan(molhiv, tmp_path):
     path = save_config(config, tmp_path / "config.json")
     loaded_config, loaded_plan = load_config(path)
     assert loaded_plan == plan
-    assert loaded_config["schema_version"] == SCHEMA_VERSION == 4
+    assert loaded_config["schema_version"] == SCHEMA_VERSION == 1
     assert loaded_config["dataset"]["provenance"] == info["provenance"]
     assert loaded_config["dataset"]["name"] == "ogbg-molhiv" and loaded_config["dataset"]["split"] == "train"
     assert config_histogram(loaded_config) == hist
@@ -87,16 +87,6 @@ def test_extra_sections_are_kept_and_may_not_replace_the_core(molhiv):
         load_config(config_json(export_config(plan, hist, info, {"batching": {"rows": [1, 2]}})))
     with pytest.raises(ValueError, match="may not replace metrics"):
         export_config(plan, hist, info, {"metrics": {}})
-
-
-@pytest.mark.parametrize("name", ["best", "node_only"])
-def test_schema_1_files_of_the_previous_release_still_load(name):
-    config, plan = load_config(DATA / f"config_v1_{name}.json")
-    hist = config_histogram(config)
-    assert plan.check(hist) and plan.limits == PackLimits(16, 32, 4)
-    assert plan.method.algorithm == ("node_only" if name == "node_only" else "best_fit")
-    assert plan.requested_method.algorithm == name
-    assert plan.num_packs == pack(hist, plan.limits, plan.requested_method).num_packs
 
 
 def test_tampered_or_foreign_files_are_refused(molhiv, tmp_path):
@@ -264,15 +254,12 @@ def test_a_plan_without_a_proof_stores_the_cheap_bounds_only(molhiv):
 
 
 @pytest.mark.parametrize("name", ["best", "edge_only"])
-def test_schema_2_files_of_the_previous_release_still_load(name):
-    # Written by graph-packing 0.2.0, whose gap was against the volume bound: 4 packs over a
-    # bound of 3. The 9-node graphs and the 8-node one cannot share 16-node packs, which the
-    # large-items bound sees: the plan loads with the stronger bound and no gap.
-    config, plan = load_config(DATA / f"config_v2_{name}.json")
-    hist = config_histogram(config)
-    assert config["schema_version"] == 2 and plan.check(hist) and plan.limits == PackLimits(16, 32, 4)
-    if name == "best":
-        assert (config["metrics"]["lower_bound"], plan.num_packs, plan.lower_bound, plan.gap) == (3, 4, 4, 0)
-        assert plan.bound_name == "large_items"
-    else:
-        assert plan.method.unlimited == "nodes" and plan.lower_bound == config["metrics"]["lower_bound"]
+def test_files_of_development_versions_are_refused_with_the_version(name):
+    """Schema 1 is the first release's; a file of a development version before it (2 to 4:
+    graph-packing 0.2.0 wrote these two) is refused in one line saying so."""
+    with pytest.raises(ValueError, match=r"^Configuration schema version 2 is not supported \(this tool reads version "
+                                         r"1\): the file was written by an earlier development version; "
+                                         r"export it again\.$"):
+        load_config(DATA / f"config_v2_{name}.json")
+    with pytest.raises(ValueError, match="schema version 4 is not supported"):
+        load_config(edit(("schema_version",), 4))

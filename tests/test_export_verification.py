@@ -18,7 +18,7 @@ from test_export import proven_toy_plan, toy_config
 from packing import PackLimits, PackMethod, SizeHistogram, lower_bounds, pack
 from packing.column_generation import verify_certificate
 from packing.export import config_json, export_config, load_config
-from packing.throughput_section import TABLE_COLUMNS, check_throughput_section
+from packing.throughput_section import TABLE_COLUMNS
 
 
 def proven_config() -> dict:
@@ -140,9 +140,9 @@ def test_the_dataset_object_is_checked(edit, message):
 
 
 def throughput_section() -> dict:
-    """A version 2 section as throughput.throughput_section writes it (a short table)."""
+    """A section as throughput.throughput_section writes it (a short table)."""
     return {
-        "version": 2, "calibration": {"label": "gin on a CPU", "device": {"type": "cpu"}},
+        "version": 1, "calibration": {"label": "gin on a CPU", "device": {"type": "cpu"}},
         "run": {"batch_size": 4, "steps": None, "epochs": 1, "seed": 0, "devices": 1, "num_shapes": 8},
         "baseline": "pyg_dataloader", "check": None, "check_note": "not checked on this machine",
         "table": [{"strategy": "packing", **dict.fromkeys(TABLE_COLUMNS, 0.5), "step_ms": 1.5, "run_s": 0.2,
@@ -155,14 +155,13 @@ def test_a_throughput_section_as_exported_loads():
     config = toy_config()
     config["throughput"] = section
     assert load_config(config)[0]["throughput"] == section
-    version_1 = {key: value for key, value in section.items() if key not in ("check", "check_note")}
-    version_1["table"] = [{"strategy": "packing", "epoch_seconds": 0.2, "extrapolated": False}]  # its own columns
-    assert check_throughput_section({**version_1, "version": 1}) == {**version_1, "version": 1}
 
 
 @pytest.mark.parametrize("path, value, message", [
     ((), 5, "throughput must be an object"),
-    (("version",), 3, "throughput.version must be 1 or 2"),
+    (("version",), 2, r"throughput.version 2 is not supported \(this tool reads version 1\): the section was written "
+                      "by an earlier development version; export the configuration again"),
+    (("version",), True, "throughput.version True is not supported"),
     (("calibration",), "cpu.json", "throughput.calibration must be an object"),
     (("run",), None, "throughput.run must be an object"),
     (("baseline",), 7, "throughput.baseline must be text"),
@@ -190,7 +189,7 @@ def test_a_garbage_throughput_section_is_refused(path, value, message):
 # ------------------------------------------------------------------ the property
 DERIVED = [("metrics", name) for name in ("packs", "lower_bound", "gap", "node_efficiency", "edge_efficiency",
                                           "harmonic_mean", "packing_factor", "bound", "strategies", "tight_limits",
-                                          "broken_limits")] + \
+                                          "graph_capacity", "broken_limits")] + \
           [("dataset", name) for name in ("graphs", "max_nodes", "max_edges", "distinct_tuples")] + \
           [("bounds", name) for name in ("volume", "large_items", "large_items_by", "lp", "best", "name_of_best",
                                          "lp_certificate")] + \
@@ -236,7 +235,7 @@ def exported(draw) -> dict:
                         draw(st.integers(2, 6)))
     plan = pack(hist, limits, PackMethod("best"))
     if draw(st.booleans()):
-        plan = plan.with_bounds(lower_bounds(hist, limits, prove=True, time_budget=5, plan=plan))
+        plan = plan.with_bounds(lower_bounds(hist, limits, prove=True, time_budget=5, packs=plan.packs))
     return json.loads(config_json(export_config(plan, hist, {"dataset": "random"})))
 
 
@@ -311,17 +310,17 @@ def test_the_export_page_names_what_is_wrong_with_a_dataset_object():
         assert chosen(app).limits != PackLimits(6, 8, 4)  # the toy's limits were not applied
 
 
-def test_a_file_of_graphs_without_edges_written_before_their_new_harmonic_mean_still_loads():
-    """Graphs without edges are judged by their nodes now; a file that stored the old
-    two-sided mean (0 for no edges) is not refused as edited, any other value is."""
+def test_the_harmonic_mean_of_graphs_without_edges_is_their_node_efficiency():
+    """Graphs without edges are judged by their nodes: a file stores that, and any other
+    value (the two-sided mean, 0, among them) is refused as edited."""
     hist = SizeHistogram.from_sizes([3, 2, 5, 4, 1], [0] * 5)
     plan = pack(hist, PackLimits(8, 1, 4))
     config = json.loads(config_json(export_config(plan, hist, {"dataset": "toy"})))
     assert config["metrics"]["harmonic_mean"] == plan.node_efficiency
-    for stored in (0.0, plan.node_efficiency):
-        assert load_config(replaced(config, ("metrics", "harmonic_mean"), stored))[1].num_packs == plan.num_packs
-    with pytest.raises(ValueError, match="metrics.harmonic_mean"):
-        load_config(replaced(config, ("metrics", "harmonic_mean"), 0.5))
+    assert load_config(config)[1].num_packs == plan.num_packs
+    for stored in (0.0, 0.5):
+        with pytest.raises(ValueError, match="metrics.harmonic_mean"):
+            load_config(replaced(config, ("metrics", "harmonic_mean"), stored))
 
 
 def test_a_size_tables_configuration_of_a_named_dataset_is_applied_as_its_graphs():

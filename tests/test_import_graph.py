@@ -1,5 +1,6 @@
 """The project's import graph, read from the source with ``ast``: imports point down, the
-engine has no cycle, and no import hides inside a function (where it would hide a cycle).
+project has no cycle (imports under ``if TYPE_CHECKING:`` counted), and no import hides
+inside a function (where it would hide a cycle).
 
 Run as a script to print the graph of ``packing/`` and who imports what from it:
 ``python -m tests.test_import_graph``.
@@ -41,12 +42,6 @@ def _resolve(node: ast.ImportFrom, module: str, is_package: bool) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
-        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
 def names_bound_by(path: Path) -> set[str]:
     """The names a package's ``__init__`` (or a module) binds at its top level by import."""
     tree = ast.parse(path.read_text(), str(path))
@@ -55,8 +50,9 @@ def names_bound_by(path: Path) -> set[str]:
 
 
 def imports_of(module: str, path: Path, modules: dict[str, Path]) -> tuple[set[str], list[tuple[int, str]]]:
-    """The project modules ``module`` imports when it is loaded (``TYPE_CHECKING`` blocks
-    left out), and the imports placed inside functions (line, what)."""
+    """The project modules ``module`` imports at its top level, those under ``if
+    TYPE_CHECKING:`` too (a cycle a type checker needs is a cycle all the same), and the
+    imports placed inside functions (line, what)."""
     tree = ast.parse(path.read_text(), str(path))
     is_package = path.name == "__init__.py"
     loaded: set[str] = set()
@@ -73,10 +69,6 @@ def imports_of(module: str, path: Path, modules: dict[str, Path]) -> tuple[set[s
 
     def visit(node: ast.AST, in_function: bool) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _is_type_checking(child):
-                for other in child.orelse:
-                    visit(other, in_function)
-                continue
             if isinstance(child, (ast.Import, ast.ImportFrom)):
                 for target in targets(child):
                     if in_function:
@@ -171,6 +163,19 @@ def test_the_reader_finds_a_cycle_and_a_hidden_import(tmp_path):
     source.write_text("import os\n\ndef f():\n    from packing import pack\n    return pack\n")
     loaded, inside = imports_of("m", source, {"packing": source})
     assert loaded == set() and inside == [(4, "packing")]
+
+
+def test_an_import_for_type_checkers_closes_a_cycle(tmp_path):
+    """An ``if TYPE_CHECKING:`` import between two engine modules counts: the cycle it
+    closes is found."""
+    package = tmp_path / "packing"
+    package.mkdir()
+    (package / "plan.py").write_text("from .bounds import Bounds\n")
+    (package / "bounds.py").write_text("from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
+                                       "    from .plan import PackingPlan\n")
+    modules = {"packing.plan": package / "plan.py", "packing.bounds": package / "bounds.py"}
+    graph = {module: imports_of(module, path, modules)[0] for module, path in modules.items()}
+    assert cycles(graph) == [["packing.bounds", "packing.plan"]]
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ from data_loaders.registry import task_of
 import figures.titles
 from figures.report import build_report, report_figures, three_digits, throughput_frame
 from figures.titles import subject, sweep_subject
-from packing import PackLimits, pack, sweep
+from packing import PackLimits, PackMethod, SizeHistogram, pack, sweep
 from packing.batching import batching_section, compare_batching
 from packing.export import export_config, load_config, save_config
 from packing.throughput_section import extrapolation_note, one_off_note
@@ -186,7 +186,7 @@ def test_report_states_an_lp_proof_and_what_the_configuration_lacks():
 
     limits = PackLimits.for_histogram(hist)
     plan = pack(hist, limits, algorithm="best")
-    plan = plan.with_bounds(lower_bounds(hist, limits, prove=True, time_budget=60, plan=plan))
+    plan = plan.with_bounds(lower_bounds(hist, limits, prove=True, time_budget=60, packs=plan.packs))
     config, loaded = load_config(export_config(plan, hist, info))
     page = build_report(config, loaded)
     assert "LP bound proven: at least" in sections(page)["choice"]
@@ -217,30 +217,6 @@ def test_a_plan_whose_graph_limit_never_binds_and_whose_estimate_is_extrapolated
     assert " <span class='flag'>--max-graphs 4001</span></code>." in found["throughput"]  # an option never breaks inside
 
 
-def test_a_file_from_before_graph_slots_followed_the_packs_says_its_sections_priced_larger_batches():
-    """Schema 3 files (tool 0.3.0) priced packs padded to max_graphs graph slots; the loader
-    now pads to the fullest pack's graphs, so such a file's report says its batching and
-    throughput numbers are of larger batches. Today's files say nothing of it."""
-    hist, info = load_histogram("qm9")
-    plan = pack(hist, PackLimits(29, 56, 256))
-    today = export_config(plan, hist, info, {"batching": batching_section(compare_batching(hist, 32, plan=plan,
-                                                                                             epochs=1))})
-    assert today["schema_version"] == 4 and today["metrics"]["graph_capacity"] == 2
-    older = json.loads(json.dumps(today))
-    older["schema_version"], older["tool"]["version"] = 3, "0.3.0"
-    del older["metrics"]["graph_capacity"]
-    for config, said in ((today, False), (older, True)):
-        loaded_config, loaded = load_config(config)
-        found = html.unescape(sections(build_report(loaded_config, loaded))["batching"])
-        assert ("Exported with schema version 3 (before tool 0.4.0), when the packed loader padded every pack to 256 "
-                "graph slots (Max graphs); it now pads each to the 2 its fullest pack holds, so the packing row's "
-                "numbers below are of larger batches" in found) is said
-    edited = json.loads(json.dumps(today))
-    edited["metrics"]["graph_capacity"] = 256
-    with pytest.raises(ValueError, match=r"metrics.graph_capacity \(256\) does not match"):
-        load_config(edited)
-
-
 def test_the_no_packing_baseline_is_not_told_to_prove_a_bound():
     hist, info = load_histogram("ogbg-molhiv", "train")
     plan = pack(hist, PackLimits.for_histogram(hist), algorithm="none")
@@ -258,16 +234,21 @@ def test_a_json_sweep_table_makes_the_same_heatmap(saved, tmp_path):
     assert "sweep with best fit, product heuristic; 64 graphs per pack" in sections(out.read_text())["sweep"]
 
 
-@pytest.mark.parametrize("name, proof", [
-    ("config_v1_best.json", "No LP bound was proven"),
-    ("config_v1_node_only.json", "this baseline leaves one out"),
-    ("config_v2_best.json", "The plan meets its lower bound"),
-    ("config_v2_edge_only.json", "this baseline leaves one out"),
+SEVENTEEN = SizeHistogram.from_counts([3, 5, 8, 12], [4, 10, 16, 26], [7, 5, 3, 2])
+SIX = SizeHistogram.from_counts([2, 8, 9], [2, 8, 10], [2, 1, 3])  # the 9-node graphs and the 8-node one share no pack
+
+
+@pytest.mark.parametrize("hist, algorithm, proof", [
+    (SEVENTEEN, "best", "No LP bound was proven"),
+    (SEVENTEEN, "node_only", "this baseline leaves one out"),
+    (SIX, "best", "The plan meets its lower bound"),
+    (SIX, "edge_only", "this baseline leaves one out"),
 ])
-def test_older_configurations_report_the_bound_and_the_gap_of_their_plan(name, proof):
-    """Schema 1 and 2 files stored the volume bound; the report gives the plan's best bound,
-    its name and the gap against it, never one bound's number with another's name."""
-    config, plan = load_config(ROOT / "tests" / "data" / name)
+def test_the_report_gives_the_bound_and_the_gap_of_its_plan(hist, algorithm, proof):
+    """The plan's best bound, its name and the gap against it, never one bound's number
+    with another's name; a baseline's broken limits with their largest sums."""
+    plan = pack(hist, PackLimits(16, 32, 4), PackMethod(algorithm))
+    config, plan = load_config(export_config(plan, hist, {"dataset": "toy"}))
     choice = html.unescape(sections(build_report(config, plan))["choice"])
     assert f"{plan.lower_bound:,} ({plan.bounds.label})" in choice and f"{plan.gap:.2%}" in choice
     assert proof in choice and "LP bound proven" not in choice
@@ -277,25 +258,6 @@ def test_older_configurations_report_the_bound_and_the_gap_of_their_plan(name, p
         assert f"{plan.summary()[f'{side}_efficiency']:.2%} (limit broken: measured against the largest sum" in choice
     if plan.broken_limits():
         assert f"{plan.harmonic_mean:.2%} (not comparable: this plan breaks a limit" in choice
-    if name == "config_v2_best.json":
-        assert (config["metrics"]["lower_bound"], plan.lower_bound) == (3, 4)  # the volume bound was stored
-
-
-def test_a_version_1_throughput_section_is_shown_as_stored_without_the_chart(saved):
-    """Version 1 sections (before steady epochs and whole runs) priced epochs only: the
-    report shows their table as stored, says why there is no chart, and does not fail."""
-    config = json.loads(saved[0].read_text())
-    section = config["throughput"]
-    section["version"] = 1
-    section["table"] = [{"strategy": row["strategy"], "epoch_seconds": row["epoch_seconds"],
-                         "speedup": row["speedup"], "extrapolated": row["extrapolated"]} for row in section["table"]]
-    for key in ("check", "check_note"):
-        del section[key]
-    config, plan = load_config(config)
-    page = build_report(config, plan)
-    shown = sections(page)["throughput"]
-    assert "throughput section version 1" in shown and "throughput-epoch" not in report_figures(config, plan)
-    assert f"{section['table'][0]['epoch_seconds']:.6g}"[:5] in shown and "epoch_seconds" in shown
 
 
 def test_pdf_export_without_a_browser_says_which_was_looked_for(monkeypatch, tmp_path):

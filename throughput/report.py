@@ -1,9 +1,9 @@
 """Estimates as the ``throughput`` section of the exported configuration JSON and as text.
 
-The section (version 2)::
+The section (version 1)::
 
     "throughput": {
-      "version": 2,
+      "version": 1,
       "calibration": {"label": "...", "device": {...}, "versions": {...}, "model": {...}, "mode": "eager",
                       "created": "...", "shapes_timed": 24, "fit": {"form": "linear", "model": "step = ...",
                       "held_out": {"median": ..., "p90": ..., ...}}, "compile": null, "source": "file name"},
@@ -12,7 +12,7 @@ The section (version 2)::
       "check": {"calibration": "...", "device": {...}, "checked": "...", "band": 0.25, "ratio_median": 1.02,
                 "within_band": true, "shapes": [{"nodes": ..., "predicted_s": ..., "measured_s": ...}, ...]},
       "check_note": "the check in words (or why there is none)",
-      "wall": {"workers": 0, "device_batches": false, "priced": true},
+      "wall": {"workers": 0, "parallel_workers": 0, "device_batches": false, "priced": true},
       "table": [{"strategy": "static_constant", "steps_per_epoch": ..., "step_ms": ..., "steady_epoch_s": ...,
                  "first_epoch_s": ..., "run_s": ..., "run_low": ..., "run_high": ..., "speedup_steady": ...,
                  "speedup_run": ..., "epoch_seconds": ..., ...}, ...]
@@ -22,11 +22,10 @@ Every number in ``table`` is a prediction of the calibration named in ``calibrat
 (the device it was measured on, the software versions, the fit and its held-out error);
 ``check`` is :func:`throughput.check_calibration` of it on the machine that exported, or
 null when it could not be checked there (a GPU calibration on a CPU machine: the note says
-so). Version 2 added the check and the steady-epoch and whole-run columns. A cudagraph
-calibration's table has its one-off costs in ``capture_seconds`` and ``captures`` (its
-``compile_seconds`` and ``compilations`` are 0), and its notes in words say so
-(:func:`one_off_notes`). ``wall`` (added within version 2; older files lack it) says how
-the wall-time columns (``wall_steady_epoch_s``, ``wall_run_s``, ``bound_by``, ...:
+so). A cudagraph calibration's table has its one-off costs in ``capture_seconds`` and
+``captures`` (its ``compile_seconds`` and ``compilations`` are 0), and its notes in words
+say so (:func:`one_off_notes`). ``wall`` says how the wall-time columns
+(``wall_steady_epoch_s``, ``wall_run_s``, ``bound_by``, ...:
 :func:`throughput.estimate.wall_time`) were priced: with how many loader workers, whether
 the packing row's batches are built on the device, and whether the calibration had loader
 timings (``priced``; when it had none they are null and the times are model time only).
@@ -43,7 +42,7 @@ from packing.batching import json_rows, run_length_words, short_run_note
 from .check import CalibrationCheck
 from .estimate import MODEL_TIME_ONLY
 
-SECTION_VERSION = 2
+SECTION_VERSION = 1
 #: Run and steady speed-ups further apart than this share are said to differ by one-off cost
 #: (as :func:`packing.one_off_note` says of compilations).
 ONE_OFF_SHARE = 0.1
