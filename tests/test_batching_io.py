@@ -1,28 +1,26 @@
-"""The batching comparison on the command line (``python -m packing batching``, run as a
-user would) and as the ``batching`` section of the exported configuration."""
+"""The batching comparison on the command line (``python -m packing batching``, run in this
+process through ``run(argv)``; test_cli.py runs the entry point) and as the ``batching``
+section of the exported configuration."""
 import json
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from common_helpers import replaced
+from common_helpers import Finished, replaced, run_main
 
 from packing import PackLimits, PackMethod, SizeHistogram, pack, save_histogram
 from packing.batching import (STRATEGIES, batching_section, check_batching_section, compare_batching,
                               packs_matching_batch_size)
+from packing.cli import run
 from packing.export import config_json, export_config, load_config
 
-ROOT = Path(__file__).resolve().parents[1]
 SMALL = SizeHistogram.from_counts([3, 8, 12, 20], [4, 14, 30, 60], [50, 30, 15, 5])
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "packing", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+def cli(*args: str) -> Finished:
+    """``python -m packing ARGS`` run in this process."""
+    return run_main(run, *args)
 
 
 @pytest.fixture(scope="module")
@@ -164,7 +162,7 @@ def test_runs_too_large_for_memory_are_refused_at_once(molhiv_file, args, messag
     start = time.perf_counter()
     result = cli("batching", str(molhiv_file), *args)
     assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
-    assert time.perf_counter() - start < 20  # refused before simulating (the CLI's start-up is most of it)
+    assert time.perf_counter() - start < 20  # refused before simulating
 
 
 def test_packs_per_step_count_in_the_work_of_a_run(molhiv):

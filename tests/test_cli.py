@@ -1,4 +1,6 @@
-"""The command line, run as a user would: `python -m packing ...` in a subprocess."""
+"""The command line, run as a user would: `python -m packing ...`, in this process through
+its ``run(argv)``; the entry point itself in a real process (a write cut short by a
+file-size limit)."""
 import json
 import resource
 import subprocess
@@ -8,16 +10,19 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from common_helpers import Finished, run_main
+from data_loaders.__main__ import main as data_loaders_main
 from packing import PackMethod, compare, pack, save_histogram
+from packing.cli import run
 from packing.size_table import load_size_table
 from packing.export import config_histogram, load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "packing", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)
+def cli(*args: str) -> Finished:
+    """``python -m packing ARGS`` run in this process."""
+    return run_main(run, *args)
 
 
 @pytest.fixture(scope="module")
@@ -178,21 +183,18 @@ def test_both_command_lines_read_size_files_by_the_same_rules(tmp_path):
     stats = cli("stats", str(counted))
     assert stats.returncode == 0 and json.loads(stats.stdout)["graphs"] == 1000
     out = tmp_path / "out.csv"
-    loaders = subprocess.run([sys.executable, "-m", "data_loaders", "file", str(counted), "--out", str(out)],
-                             cwd=ROOT, capture_output=True, text=True, timeout=120)
+    loaders = run_main(data_loaders_main, "file", str(counted), "--out", str(out))
     assert loaders.returncode == 0, loaders.stderr
     assert pd.read_csv(out)["count"].tolist() == [1000]
     shifted = tmp_path / "shifted.csv"
     shifted.write_text("num_nodes,num_edges\n3,4,2\n5,6,1\n")  # pandas would read column 1 as an index
     for result in (cli("stats", str(shifted)),
-                   subprocess.run([sys.executable, "-m", "data_loaders", "file", str(shifted), "--out", str(out)],
-                                  cwd=ROOT, capture_output=True, text=True, timeout=120)):
+                   run_main(data_loaders_main, "file", str(shifted), "--out", str(out))):
         assert result.returncode == 2 and "more fields than the header" in result.stderr
     misnamed = tmp_path / "misnamed.csv"
     misnamed.write_text("num_nodes,num_edges,counts\n3,4,1000\n")  # read as one graph, 1,000 would be lost
     for result in (cli("stats", str(misnamed)),
-                   subprocess.run([sys.executable, "-m", "data_loaders", "file", str(misnamed), "--out", str(out)],
-                                  cwd=ROOT, capture_output=True, text=True, timeout=120)):
+                   run_main(data_loaders_main, "file", str(misnamed), "--out", str(out))):
         assert result.returncode == 2 and "has a column 'counts' but no 'count'" in result.stderr, result.stderr
 
 
@@ -245,7 +247,8 @@ def test_the_published_algorithm_from_the_command_line(molhiv_file, molhiv):
 def test_a_write_cut_short_leaves_the_earlier_file_whole(tmp_path, molhiv_file):
     """A full disk or a killed process mid-write (here a 16 KB file-size limit) must not
     leave a half-written file in place of a good one: outputs are written under another
-    name and renamed over the old file once complete."""
+    name and renamed over the old file once complete. The cut run is a real process
+    (``python -m packing``, the entry point): the limit would stop pytest too."""
     good = tmp_path / "plan.json"
     assert cli("pack", str(molhiv_file), "--out", str(good)).returncode == 0
     before = good.read_bytes()

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from common_helpers import Finished, run_main
 from data_helpers import needs_shared
 from data_loaders import DatasetSpec, list_datasets, load_histogram
 from data_loaders.__main__ import main
@@ -124,41 +124,39 @@ def test_flipped_cache_bytes_never_give_a_wrong_histogram(isolated_roots, data) 
     assert found is None or found[0] == hist
 
 
-def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "data_loaders", *args], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+def _cli(*args: str) -> Finished:
+    """``python -m data_loaders ARGS`` run in this process (data and cache folders: ``isolated_roots``)."""
+    return run_main(main, *args)
 
 
 def test_command_line(isolated_roots, tmp_path: Path) -> None:
-    env = {**os.environ, "GRAPH_PACKING_DATA": str(isolated_roots["data"]),
-           "GRAPH_PACKING_CACHE": str(isolated_roots["cache"])}
-    listing = _cli("list", env=env)
+    listing = subprocess.run([sys.executable, "-m", "data_loaders", "list"], cwd=REPO, capture_output=True, text=True,
+                             timeout=120, stdin=subprocess.DEVNULL)  # the entry point, in a real process
     assert listing.returncode == 0 and "ogbg-molhiv" in listing.stdout and "graph=bonds" in listing.stdout
-    assert "--option" in _cli("histogram", "--help", env=env).stdout
+    assert _cli("list").stdout == listing.stdout
+    assert "--option" in _cli("histogram", "--help").stdout
     out = tmp_path / "knn.parquet"
-    run = _cli("histogram", "qm9", "--option", "graph=knn", "--option", "k=5", "--out", str(out), env=env)
+    run = _cli("histogram", "qm9", "--option", "graph=knn", "--option", "k=5", "--out", str(out))
     assert run.returncode == 0, run.stderr
     assert load_size_table(out) == load_histogram("qm9", graph="knn", k=5)[0]
     sizes = tmp_path / "sizes.csv"
     sizes.write_text("num_nodes,num_edges\n3,4\n5,8\n")
-    run = _cli("file", str(sizes), "--out", str(tmp_path / "h.csv"), env=env)
+    run = _cli("file", str(sizes), "--out", str(tmp_path / "h.csv"))
     assert run.returncode == 0 and load_size_table(tmp_path / "h.csv").num_graphs == 2
-    bad = _cli("histogram", "qm9", "--option", "graph=triangles", "--out", str(out), env=env)
+    bad = _cli("histogram", "qm9", "--option", "graph=triangles", "--out", str(out))
     assert bad.returncode == 2 and "error:" in bad.stderr and "Traceback" not in bad.stderr
-    twice = _cli("histogram", "qm9", "--option", "graph=bonds", "--option", "graph=full", "--out", str(out), env=env)
+    twice = _cli("histogram", "qm9", "--option", "graph=bonds", "--option", "graph=full", "--out", str(out))
     assert twice.returncode == 2 and "--option graph is given twice ('bonds' and 'full')" in twice.stderr
     for flag in (["--k", "5"], ["--hydrogens"]):  # options of AFLOW exports and SMILES, not of a size table
-        unused = _cli("file", str(sizes), *flag, "--out", str(tmp_path / "h.csv"), env=env)
+        unused = _cli("file", str(sizes), *flag, "--out", str(tmp_path / "h.csv"))
         assert unused.returncode == 2 and f"{flag[0]} does not apply to {sizes} (per-graph sizes (2 rows))" \
             in unused.stderr
 
 
 def test_command_line_reports_unwritable_output(isolated_roots, tmp_path: Path) -> None:
-    env = {**os.environ, "GRAPH_PACKING_DATA": str(isolated_roots["data"]),
-           "GRAPH_PACKING_CACHE": str(isolated_roots["cache"])}
     sizes = tmp_path / "h.csv"
     sizes.write_text("num_nodes,num_edges\n3,4\n")
-    run = _cli("file", str(sizes), "--out", str(tmp_path / "missing_dir" / "o.csv"), env=env)
+    run = _cli("file", str(sizes), "--out", str(tmp_path / "missing_dir" / "o.csv"))
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert run.stderr.startswith("error: ") and "missing_dir does not exist; create it" in run.stderr
     assert not (tmp_path / "missing_dir").exists()

@@ -26,9 +26,10 @@ from throughput.device import cpu_description
 BASE = SHIPPED / "amd-epyc__gin-h64-l3__eager.json"
 #: A refusal must come before anything is allocated or timed: well within this.
 QUICK_SECONDS = 5.0
-#: A small calibration for the command line: GIN (hidden 4, 1 layer) at 6 shapes up to 64 nodes.
+#: A small calibration for the command line: GIN (hidden 4, 1 layer) at 6 shapes up to 64 nodes, its
+#: loaders not timed (test_loader_cost.py times them from the command line).
 TINY = ["--hidden", "4", "--layers", "1", "--shapes", "6", "--max-nodes", "64", "--max-edges", "64",
-        "--max-graphs", "2", "--threads", "1"]
+        "--max-graphs", "2", "--threads", "1", "--no-loaders"]
 
 
 def forged(shape: tuple[int, int, int] | None = None, hidden: int = 64, layers: int = 3,

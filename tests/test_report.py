@@ -19,8 +19,10 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 from browser_helpers import ROOT, screenshot
+from common_helpers import Finished, run_main
 
 from data_loaders import load_histogram
+import figures.cli
 import figures.report
 import figures.throughput
 import figures.snippet
@@ -57,16 +59,18 @@ def saved(tmp_path_factory) -> tuple[Path, Path]:
     return config_path, folder / "sweep.csv"
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "figures", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+def run_cli(*args: str) -> Finished:
+    """``python -m figures ARGS`` run in this process."""
+    return run_main(figures.cli.run, *args)
 
 
 @pytest.fixture(scope="module")
 def cli_report(saved) -> Path:
+    """The report written by ``python -m figures`` in a real process (the entry point's test)."""
     config_path, sweep_path = saved
     out = config_path.with_name("report.html")
-    result = run_cli("report", str(config_path), "--out", str(out), "--sweep", str(sweep_path))
+    result = subprocess.run([sys.executable, "-m", "figures", "report", str(config_path), "--out", str(out),
+                             "--sweep", str(sweep_path)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(f"wrote {out}")
     return out

@@ -75,6 +75,8 @@ def test_a_calibration_timed_on_a_busy_machine_says_how_uncertain_it_is(fresh):
 
 
 def test_the_check_command_exits_1_for_a_calibration_that_does_not_hold_here(fresh, tmp_path):
+    """``python -m throughput`` in a real process: the entry point and its exit status
+    (test_throughput_cli.py runs the other commands in this process)."""
     import subprocess
     import sys
     from pathlib import Path

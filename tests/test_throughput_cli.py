@@ -1,24 +1,22 @@
-"""``python -m throughput calibrate|estimate`` as users run them: real processes, real files."""
+"""``python -m throughput calibrate|estimate|check`` as users run them, real files, in this
+process through ``run(argv)`` (test_throughput_check.py runs the entry point in a real
+process)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
+from common_helpers import Finished, run_main
 from packing import PackLimits, SizeHistogram, pack
 from packing.export import export_config, save_config
 from throughput import load_calibration, shipped_calibrations
 from throughput.cli import run
 
-ROOT = Path(__file__).absolute().parents[1]
 
-
-def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "throughput", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+def run_cli(*args: str) -> Finished:
+    """``python -m throughput ARGS`` run in this process."""
+    return run_main(run, *args)
 
 
 def test_calibrate_shows_progress_and_writes_a_verified_file(tmp_path):
