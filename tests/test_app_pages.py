@@ -306,8 +306,9 @@ def test_export_carries_the_throughput_estimates_of_the_sessions_calibration(app
     section = json.loads(app.json[0].value)["throughput"]
     assert section["calibration"]["device"]["type"] == "cpu" and section["table"].endswith("strategies (in the file)")
     assert section["version"] == 1 and section["run"]["epochs"] == 10  # the shared run
-    # the calibration of this machine, checked here (shipped) or measured here now: the export says which
-    assert section["check"] is None or section["check"]["within_band"] is True
+    # the calibration of this machine, checked here (shipped; kept on its steps' check, loader times being noisier)
+    # or measured here now: the export says which
+    assert section["check"] is None or section["check"]["steps_within_band"] is True
     assert section["check_note"] and section["calibration"]["device"]["name"] == cpu_name()
     assert any("throughput estimates of the Throughput page" in c.value for c in app.caption)
 

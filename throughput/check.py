@@ -216,8 +216,8 @@ class CalibrationCheck:
         """JSON-safe, for the export's throughput section."""
         return {"calibration": self.calibration, "device": dict(self.device), "checked": self.checked,
                 "same_device": self.same_device, "band": self.band, "ratio_median": self.ratio_median,
-                "within_band": self.within_band, "shapes": [shape.to_dict() for shape in self.shapes],
-                "skipped": list(self.skipped),
+                "within_band": self.within_band, "steps_within_band": self.steps_within_band,
+                "shapes": [shape.to_dict() for shape in self.shapes], "skipped": list(self.skipped),
                 "loaders": None if self.loaders is None else [kind.to_dict() for kind in self.loaders]}
 
 
