@@ -44,7 +44,7 @@ from .device import check_device, device_description
 from .estimate import estimate
 from .model_names import MODELS
 from .report import format_table, throughput_section
-from .shapes import DEFAULT_COUNT, DEFAULT_MAX_EDGES, DEFAULT_MAX_GRAPHS, DEFAULT_MAX_NODES, default_shapes
+from .shapes import DEFAULT_COUNT, GRID_MAX_EDGES, GRID_MAX_GRAPHS, GRID_MAX_NODES, default_shapes
 from .step_cost import step_cost
 
 
@@ -76,12 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
                           "each shape compiles, 10-60 s), or cudagraph: the step captured as a CUDA graph and "
                           "replayed, one capture per shape (a CUDA device only)")
     cal.add_argument("--shapes", type=int, default=DEFAULT_COUNT, help=f"shapes to time (default {DEFAULT_COUNT})")
-    cal.add_argument("--max-nodes", type=int, default=DEFAULT_MAX_NODES,
-                     help=f"largest padded nodes timed (default {DEFAULT_MAX_NODES})")
-    cal.add_argument("--max-edges", type=int, default=DEFAULT_MAX_EDGES,
-                     help=f"largest padded edges timed (default {DEFAULT_MAX_EDGES})")
-    cal.add_argument("--max-graphs", type=int, default=DEFAULT_MAX_GRAPHS,
-                     help=f"largest graphs per batch timed (default {DEFAULT_MAX_GRAPHS})")
+    cal.add_argument("--max-nodes", type=int, default=GRID_MAX_NODES,
+                     help=f"largest padded nodes timed (default {GRID_MAX_NODES})")
+    cal.add_argument("--max-edges", type=int, default=GRID_MAX_EDGES,
+                     help=f"largest padded edges timed (default {GRID_MAX_EDGES})")
+    cal.add_argument("--max-graphs", type=int, default=GRID_MAX_GRAPHS,
+                     help=f"largest graphs per batch timed (default {GRID_MAX_GRAPHS})")
     cal.add_argument("--threads", type=int, help="torch CPU threads while timing (default: torch's)")
     cal.add_argument("--cold-runs", type=int,
                      help="compile mode: fresh processes timing a process's first compilation (default 2)")

@@ -25,9 +25,10 @@ from packing import BatchShape, whole_number
 from .fit import MIN_SHAPES
 
 DEFAULT_COUNT = 24
-DEFAULT_MAX_NODES = 32_768
-DEFAULT_MAX_EDGES = 262_144
-DEFAULT_MAX_GRAPHS = 512
+#: The top of the default calibration grid (not a pack's limits: ``packing.DEFAULT_MAX_GRAPHS`` is those).
+GRID_MAX_NODES = 32_768
+GRID_MAX_EDGES = 262_144
+GRID_MAX_GRAPHS = 512
 MAX_SHAPES = 400
 #: The most nodes, edges and graphs of one timed shape: a GIN step (hidden 64, 3 layers) at
 #: 2^24 nodes or 2^27 edges needs tens of GB, about the memory of the largest GPUs; a file
@@ -59,8 +60,8 @@ def halton(index: int, base: int) -> float:
     return value
 
 
-def default_shapes(count: int = DEFAULT_COUNT, *, max_nodes: int = DEFAULT_MAX_NODES,
-                   max_edges: int = DEFAULT_MAX_EDGES, max_graphs: int = DEFAULT_MAX_GRAPHS) -> list[BatchShape]:
+def default_shapes(count: int = DEFAULT_COUNT, *, max_nodes: int = GRID_MAX_NODES,
+                   max_edges: int = GRID_MAX_EDGES, max_graphs: int = GRID_MAX_GRAPHS) -> list[BatchShape]:
     """``count`` distinct shapes spread over the ranges of the module docstring.
 
     Args:
