@@ -8,9 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from packing import PackMethod, compare, pack, save_histogram
-from packing.size_table import load_size_table
-from packing.export import config_histogram, load_config
+from packing import PackMethod, compare, config_histogram, pack
+from packing.io import load_config, load_size_table, save_histogram
 
 ROOT = Path(__file__).resolve().parents[1]
 
