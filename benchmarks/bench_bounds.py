@@ -31,7 +31,8 @@ import pandas as pd
 
 from benchmarks.timing import save_results, timed
 from data_loaders import load_histogram
-from packing import DEFAULT_TIME_BUDGET, PackLimits, PackMethod, lower_bound, lower_bounds, pack
+from packing import DEFAULT_TIME_BUDGET, PackLimits, PackMethod, lower_bounds, pack
+from packing.simple_bounds import lower_bound
 from packing.simple_bounds import large_items_bound
 from packing.column_generation import clear_cache, verify_certificate
 

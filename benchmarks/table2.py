@@ -15,7 +15,8 @@ import pandas as pd
 
 from benchmarks.timing import save_results, take_no_options
 from data_loaders import load_histogram
-from packing import PAPER_TABLE2, PackLimits, PackMethod, compare, pack, published_table
+from packing import PackLimits, PackMethod, compare, pack, published_table
+from packing.published import PAPER_TABLE2
 
 
 def _pct(value: float) -> float:

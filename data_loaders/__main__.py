@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any, Iterator, TextIO
 
 import pandas as pd
 
-from packing import load_size_table, save_histogram, write_frame
-from packing.cli import OPTION_FLAGS, add_sweep_arguments, check_out, flag_named, report_sweep, sweep_request
+from packing.io import load_size_table, save_histogram, write_frame
+from packing.cli_args import OPTION_FLAGS, add_sweep_arguments, check_out, flag_named, report_sweep, sweep_request
 
 from .aflow import DEFAULT_K
 from .api import load_histogram

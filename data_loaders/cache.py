@@ -18,7 +18,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from packing import SizeHistogram, histogram_from_table, replacing
+from packing import SizeHistogram
+from packing.io import histogram_from_table, replacing
 
 from .paths import cache_root
 
@@ -96,7 +97,7 @@ def load_cached(key: dict[str, Any]) -> tuple[SizeHistogram, str] | None:
     if not path.is_file():
         return None
     try:
-        table = pq.read_table(path, use_threads=False)  # see packing.size_table._read_parquet
+        table = pq.read_table(path, use_threads=False)  # see packing.io._read_parquet
         meta = json.loads((table.schema.metadata or {})[_META_KEY])
         if meta["key"] != key:
             raise ValueError("cache key mismatch")

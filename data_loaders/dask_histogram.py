@@ -1,7 +1,7 @@
 """The size histogram of a sharded collection, computed on a Dask cluster.
 
 Each shard file is read by one Dask task on a worker (:func:`data_loaders.shards.read_shard`:
-size tables by the rules of :mod:`packing.size_table`, SMILES sized with RDKit), giving a
+size tables by the rules of :mod:`packing.io`, SMILES sized with RDKit), giving a
 partial histogram a few kilobytes large. Partials merge on the workers in a tree of
 ``FAN_IN`` (exact integer counts), so no row ever moves between machines and the client
 receives one histogram. Progress is counted from the shard futures as they finish.

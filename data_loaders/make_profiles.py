@@ -9,7 +9,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from packing import SizeHistogram, load_size_table, save_histogram
+from packing import SizeHistogram
+from packing.io import load_size_table, save_histogram
 
 from .aflow import DEFAULT_K, aflow_frame_sizes, subset_frames
 from .ogb_layout import OGB_LAYOUTS, raw_split_histograms

@@ -36,7 +36,8 @@ import torch
 from torch_geometric.data import Data
 from torch_geometric.loader import DataLoader
 
-from packing import BatchShape, PackingPlan, SizeHistogram, load_config, pack_of, row_index, whole_number
+from packing import BatchShape, PackingPlan, SizeHistogram, whole_number
+from packing.io import load_config
 
 from .packed_collate import PadToShape
 from .packed_device import DeviceBatches, gather_for_device, resolve_device
@@ -251,8 +252,7 @@ class PackedBatchSampler(torch.utils.data.Sampler):
         slot of the plan's packs (packs in plan order) with the pack boundaries."""
         self._graph_tuple = hist.rows_of(self.num_nodes, self.num_edges)
         self._graphs_by_tuple = np.argsort(self._graph_tuple, kind="stable")
-        rows = row_index(hist)
-        chunks = [np.tile(np.array(pack_of(items, rows)), count) for items, count in self.plan.packs]
+        chunks = [np.tile(np.array(rows), count) for rows, count in self.plan.graph_rows(hist)]
         self._slots_by_tuple = np.argsort(np.concatenate(chunks), kind="stable")
         graphs_per_pack = np.repeat(self.plan.pack_graphs, self.plan.pack_counts)
         self._pack_starts = np.concatenate([[0], np.cumsum(graphs_per_pack)])

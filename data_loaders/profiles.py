@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from packing import SizeHistogram, load_size_table
+from packing import SizeHistogram
+from packing.io import load_size_table
 
 from .aflow import DEFAULT_K, with_k
 from .paths import PROFILES_DIR

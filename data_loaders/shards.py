@@ -2,7 +2,7 @@
 
 A shard is one file of a collection too large for one machine: per-graph sizes or a
 histogram (``num_nodes,num_edges[,count]``, read by the rules of
-:mod:`packing.size_table`), or molecules as SMILES in a named column, sized with RDKit.
+:mod:`packing.io`), or molecules as SMILES in a named column, sized with RDKit.
 The shard is the unit of work, as the chunks of DGL's distributed partitioning pipeline
 (DGL user guide, section 7.1, "Chunked Graph Format": every chunk fits in one machine's memory and is
 processed on its own): a worker holds one shard at a time, so its memory does not grow
@@ -21,7 +21,8 @@ from typing import Iterable, Sequence
 
 import pandas as pd
 
-from packing import MAX_BYTES, SizeHistogram, histogram_from_table, read_file_bytes, read_table
+from packing import SizeHistogram
+from packing.io import MAX_BYTES, histogram_from_table, read_file_bytes, read_table
 
 from .smiles import invalid_example, smiles_sizes
 
@@ -79,7 +80,7 @@ class ShardReport:
 class PartialHistogram:
     """The histogram of some shards (None when none of their rows is a graph) and their reports.
 
-    >>> from packing import numbered_rows
+    >>> from packing.io import numbered_rows
     >>> frame = numbered_rows(pd.DataFrame({"smiles": ["CCO", "C1CC"]}))
     >>> part = read_shard_frame(frame, "a.csv", ShardFormat("smiles"))
     >>> part.histogram.num_graphs, part.shards[0].invalid_examples
@@ -92,7 +93,7 @@ class PartialHistogram:
 
 def read_shard_frame(frame: pd.DataFrame, name: str, shard_format: ShardFormat) -> PartialHistogram:
     """The partial histogram of one shard's table (columns lower-cased, rows numbered as in
-    the file: :func:`packing.size_table.read_table`). A shard with the right header and no
+    the file: :func:`packing.io.read_table`). A shard with the right header and no
     rows holds no graphs (Spark and Dask write empty partitions): it is counted as empty,
     not refused.
 

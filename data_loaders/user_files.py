@@ -23,18 +23,10 @@ from typing import Any, BinaryIO
 
 import pandas as pd
 
-from packing import (
-    MAX_BYTES,
-    TABLE_SUFFIXES,
-    decompress,
-    histogram_from_table,
-    lower_columns,
-    numbered_rows,
-    read_file_bytes,
-    read_table,
-    SizeHistogram,
-    size_limit_words,
-)
+from packing import SizeHistogram
+from packing.io import (MAX_BYTES, TABLE_SUFFIXES, decompress, histogram_from_table, lower_columns, numbered_rows,
+                        read_file_bytes, read_table)
+from packing.words import size_limit_words
 
 from .aflow import DEFAULT_K, aflow_frame_sizes
 from .registry import get_spec

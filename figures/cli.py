@@ -11,8 +11,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from packing import load_config, write_replacing
-from packing.cli import check_out
+from packing.cli_args import check_out
+from packing.io import write_replacing
+from throughput import load_checked_config
 
 from .pdf import report_pdf
 from .report import build_report
@@ -157,7 +158,7 @@ def run(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     try:
         check_out(out, (".html", ".pdf"), inputs=[args.config, args.sweep])
-        config, plan = load_config(Path(args.config))
+        config, plan = load_checked_config(Path(args.config))
         sweep = read_sweep(args.sweep) if args.sweep else None
         page = build_report(config, plan, sweep, file_name=Path(args.config).name)
         data = report_pdf(page) if out.suffix == ".pdf" else page.encode("utf-8")

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from packing import EDGES, NODES, PackingPlan, describe_pack
+from packing import PackingPlan
+from packing.words import describe_pack
 
 from .style import LAYOUT as _LAYOUT
 
@@ -66,8 +67,8 @@ def pack_fill_figure(plan: PackingPlan) -> go.Figure:
                 hovertemplate=f"{name} %{{x:.1f}}% ± {width / 2:.2g}<br>packs: %{{y:,}}<extra></extra>",
             )
         )
-    ignored = {NODES: f"nodes: share of the largest sum, {plan.node_capacity:,}",
-               EDGES: f"edges: share of the largest sum, {plan.edge_capacity:,}"}.get(plan.method.unlimited)
+    ignored = {"nodes": f"nodes: share of the largest sum, {plan.node_capacity:,}",
+               "edges": f"edges: share of the largest sum, {plan.edge_capacity:,}"}.get(plan.method.unlimited)
     fig.update_layout(
         title="Pack fill (share of the limit used" + (f"; {ignored}, which this baseline pads to)" if ignored else ")"),
         xaxis_title="fill (%)", yaxis_title="packs", barmode="group", height=340,

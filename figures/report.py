@@ -21,7 +21,9 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from data_loaders.registry import task_of
-from packing import NONE, PackingPlan, config_histogram, config_json, three_digits
+from packing import PackingPlan, config_histogram
+from packing.io import config_json
+from packing.words import metric_notes, three_digits, unused_graph_slots
 from packing.batching import describe_settings, run_length_words, short_run_note
 from throughput.report import notes as estimate_notes
 
@@ -186,7 +188,7 @@ def _proof(plan: PackingPlan) -> str:
         return "No LP bound: it bounds plans that keep every limit, and this baseline leaves one out."
     if plan.gap == 0:
         return "The plan meets its lower bound: no plan within these limits needs fewer packs."
-    if plan.method.algorithm == NONE:
+    if plan.method.algorithm == "none":
         return ("This baseline puts every graph in a pack of its own: its gap is the padding it leaves, which a "
                 "tighter bound would not close.")
     return ("No LP bound was proven (the volume and large-items bounds are instant; run \"Prove a tighter "
@@ -197,7 +199,7 @@ def _choice_section(config: dict[str, Any], plan: PackingPlan) -> str:
     """The limits, the method and the plan's numbers; the bound and the gap are the plan's
     (files of schema 1 and 2 stored the volume bound as theirs)."""
     metrics, limits = config["metrics"], plan.limits
-    notes = plan.metric_notes()
+    notes = metric_notes(plan)
 
     def shown(name: str) -> str:
         return f"{metrics[name]:.2%}" + (f" ({notes[name]})" if name in notes else "")
@@ -218,7 +220,7 @@ def _choice_section(config: dict[str, Any], plan: PackingPlan) -> str:
     if isinstance(section, dict) and isinstance(section.get("label"), str) and \
             isinstance(section.get("packs_per_step"), int) and recommended_limits(config) is not None:
         rows.insert(0, ("chosen as", f"{section['label']}: {section['packs_per_step']:,} pack(s) a step"))
-    slots = f" {html.escape(plan.unused_graph_slots)}" if plan.unused_graph_slots else ""
+    slots = f" {html.escape(unused_graph_slots(plan))}" if unused_graph_slots(plan) else ""
     return _pairs(rows) + f"<p class='note'>{_proof(plan)}{slots}</p>"
 
 

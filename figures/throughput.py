@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from packing import three_digits
+from packing.words import three_digits
 from packing.batching import run_length_words
 
 from .batching import COLORS, label as batching_label

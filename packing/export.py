@@ -1,4 +1,5 @@
-"""Export a chosen packing configuration as JSON and load it back, verified.
+"""A chosen packing configuration as a JSON-safe value, and its verification when read back
+(:mod:`packing.io` saves and loads the file).
 
 The JSON file (``SCHEMA_VERSION`` 1) is one object::
 
@@ -42,7 +43,7 @@ how many graphs of that size it takes, ``count`` how many packs of that shape th
 Efficiencies are fractions against the limits (node-only / edge-only baselines: the
 ignored component against its largest sum).
 
-What :func:`load_config` verifies; anything else is one ``ValueError`` naming the field
+What :func:`check_config` verifies; anything else is one ``ValueError`` naming the field
 (for a derived field, the stored and the true value):
 
 * the schema, its version (1: a file of any other version was written by a development
@@ -55,12 +56,11 @@ What :func:`load_config` verifies; anything else is one ``ValueError`` naming th
 * every field of ``metrics`` is recomputed from the plan and compared (floats within a
   relative 1e-9, everything else exactly, with its JSON type: ``1.0`` is not ``1``);
 * every field of ``bounds``, as below;
-* the ``batching`` and ``throughput`` sections, when present, have their documented form:
-  every field the report and the pages read (each strategy's settings, the calibration, the
-  run, the table) of its type and range
-  (:func:`packing.batching.check_batching_section`,
-  :func:`packing.throughput_section.check_throughput_section`); their numbers come from a
-  simulation or a calibration and are not recomputed.
+* the ``batching`` section, when present, has its documented form: every field the report
+  and the pages read (each strategy's settings, the run, the table) of its type and range
+  (:func:`packing.batching.check_batching_section`); its numbers come from a simulation
+  and are not recomputed. A ``throughput`` section must be an object; its fields are the
+  ``throughput`` package's to check (``throughput.check_throughput_section``).
 
 ``tool``, ``created``, the certificate's ``converged`` and ``stopped`` and any other
 section are kept as given.
@@ -81,41 +81,42 @@ duals of extreme magnitude are scaled by a power of two before use, so none over
 >>> from packing import PackLimits, SizeHistogram, pack
 >>> hist = SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2])
 >>> plan = pack(hist, PackLimits(5, 6, 4))
->>> config, loaded = load_config(export_config(plan, hist, {"dataset": "toy"}))
->>> loaded == plan, config["metrics"]["packs"]
+>>> config = export_config(plan, hist, {"dataset": "toy"})
+>>> check_config(config) == plan, config["metrics"]["packs"]
 (True, 2)
 """
 from __future__ import annotations
 
-import json
 import math
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 from .batching import check_batching_section
 from .bounds import Bounds, lower_bounds
-from .files import write_replacing
 from .histogram import SizeHistogram
-from .json_file import EDITED, check_object, read_json_object
+from .fields import EDITED, check_object
 from .limits import PackLimits
 from .column_generation import lp_bound_from_certificate
 from .method import PackMethod
 from .metrics import BOUND_COLUMN, METRIC_NAMES
 from .plan import PackingPlan
-from .throughput_section import check_throughput_section
 from .version import __version__
 
 SCHEMA = "graph-packing-config"
 #: The only version read: files of the development versions before the first release are refused.
 SCHEMA_VERSION = 1
-#: The split of a configuration made from a size table, which does not say (``python -m packing pack --out``).
-WHOLE_TABLE = "whole table"
 TOOL_NAME = "graph-packing"
-MAX_CONFIG_BYTES = 256 * 2**20
 _CORE = ("schema", "schema_version", "tool", "created", "dataset", "histogram", "limits", "method", "metrics",
          "bounds", "plan")
-_SECTION_CHECKS = {"batching": check_batching_section, "throughput": check_throughput_section}
+
+
+def _check_throughput_object(section: Any) -> None:
+    """A ``throughput`` section is an object; the ``throughput`` package checks its fields."""
+    if not isinstance(section, dict):
+        raise ValueError(f"throughput must be an object, got {type(section).__name__}.")
+
+
+_SECTION_CHECKS = {"batching": check_batching_section, "throughput": _check_throughput_object}
 
 
 def _metrics(plan: PackingPlan) -> dict[str, Any]:
@@ -262,32 +263,6 @@ def export_config(
     }
 
 
-def config_json(config: dict[str, Any]) -> str:
-    """The configuration as indented JSON text.
-
-    >>> print(config_json({"schema": "graph-packing-config", "limits": {"max_nodes": 5}}))
-    {
-      "schema": "graph-packing-config",
-      "limits": {
-        "max_nodes": 5
-      }
-    }
-    """
-    return json.dumps(config, indent=2)
-
-
-def save_config(config: dict[str, Any], path: str | Path) -> Path:
-    """Write ``config`` (from :func:`export_config`) as JSON to ``path``.
-
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     path = save_config({"schema": "graph-packing-config"}, Path(folder) / "config.json")
-    ...     print(path.name, json.loads(path.read_text()))
-    config.json {'schema': 'graph-packing-config'}
-    """
-    return write_replacing(path, config_json(config) + "\n")
-
-
 def config_histogram(config: dict[str, Any]) -> SizeHistogram:
     """The size histogram stored in a configuration (``ValueError`` naming what is wrong).
 
@@ -314,11 +289,6 @@ def config_histogram(config: dict[str, Any]) -> SizeHistogram:
         raise ValueError(f"histogram: {error}") from None
 
 
-def _read(source: str | Path | bytes | dict[str, Any]) -> dict[str, Any]:
-    """The configuration object from a dict, JSON text or bytes, or a file path."""
-    return read_json_object(source, "configuration", MAX_CONFIG_BYTES)[0]
-
-
 def _plan(data: Any) -> PackingPlan:
     """The stored plan; its errors name the field under ``plan``."""
     try:
@@ -335,22 +305,21 @@ def _method(section: dict[str, Any], name: str) -> PackMethod:
         raise ValueError(f"method.{name}: {error}") from None
 
 
-def load_config(source: str | Path | bytes | dict[str, Any]) -> tuple[dict[str, Any], PackingPlan]:
-    """Read a configuration (a path, JSON text or bytes, or the dict) and rebuild its plan.
+def check_config(config: dict[str, Any]) -> PackingPlan:
+    """Verify a configuration read from a file (:func:`packing.io.load_config` reads it)
+    and rebuild its plan, carrying the stored bounds.
 
     Checks the schema, every field's type, that the plan packs the stored histogram
     exactly within the limits, that the stored bounds hold (see the module docstring) and
     that the stored metrics are those of the plan; any problem is one ``ValueError`` naming
-    the field. Work grows with the file's size, plus one knapsack for an LP bound. The plan
-    returned carries the stored bounds (``plan.bounds``).
+    the field. A ``throughput`` section is only checked to be an object.
 
     >>> from packing import pack
     >>> hist = SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2])
-    >>> config, plan = load_config(config_json(export_config(pack(hist, PackLimits(5, 6, 4)), hist, {})))
-    >>> plan.num_packs, str(plan.limits), config["dataset"]["graphs"]
-    (2, '5 nodes, 6 edges, 4 graphs', 4)
+    >>> plan = check_config(export_config(pack(hist, PackLimits(5, 6, 4)), hist, {}))
+    >>> plan.num_packs, str(plan.limits)
+    (2, '5 nodes, 6 edges, 4 graphs')
     """
-    config = _read(source)
     if config.get("schema") != SCHEMA or "schema_version" not in config:
         raise ValueError(f"Not a graph packing configuration (schema {config.get('schema')!r}, schema_version "
                          f"{config.get('schema_version')!r}).")
@@ -384,4 +353,4 @@ def load_config(source: str | Path | bytes | dict[str, Any]) -> tuple[dict[str, 
         raise ValueError(f"bounds.best / name_of_best ({bounds.get('best')!r}, {bounds.get('name_of_best')!r}) "
                          f"must name the best bound, {plan.bound_name} ({plan.lower_bound:,}); {EDITED}.")
     _check_metrics(config["metrics"], plan)
-    return config, plan
+    return plan

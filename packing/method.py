@@ -47,15 +47,16 @@ class Algorithm:
 
 
 _TUPLE_SETTINGS = ("heuristic", "weights", "improve")
+#: Every algorithm by name, in the order of :data:`ALL_ALGORITHMS` (a page's list of choices).
 ALGORITHMS: dict[str, Algorithm] = {
     BEST_FIT: Algorithm("best fit: longest pack first (fullest open pack that fits)",
                         "Graph sizes, largest heuristic first, each go to the fullest open pack they fit: the one "
                         "with the least room left on its tighter side, as a share of the limit.", _TUPLE_SETTINGS),
-    FIRST_FIT: Algorithm("first fit (earliest-opened open pack that fits)",
-                         "Each graph size goes to the earliest-opened pack it fits.", _TUPLE_SETTINGS),
     WORST_FIT: Algorithm("worst fit: shortest pack first (emptiest open pack that fits)",
                          "Each graph goes to the emptiest open pack it fits: the largest heuristic of its room.",
                          _TUPLE_SETTINGS),
+    FIRST_FIT: Algorithm("first fit (earliest-opened open pack that fits)",
+                         "Each graph size goes to the earliest-opened pack it fits.", _TUPLE_SETTINGS),
     PUBLISHED: Algorithm("published algorithm (Krell et al. 2022, as printed)",
                          "The tuple-packing algorithm of Krell et al. (2022) as published.", ("heuristic", "improve")),
     BEST: Algorithm("best of all (every heuristic x algorithm)",

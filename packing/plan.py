@@ -14,7 +14,7 @@ from .histogram import SizeHistogram, exact_dot
 from .limits import MAX_LIMIT, PackLimits
 from .method import PackMethod
 from .metrics import efficiency, fill, harmonic_mean
-from .packs import Items
+from .packs import Items, pack_of, row_index
 from .sides import EDGES, NODES
 
 
@@ -286,20 +286,6 @@ class PackingPlan:
             broken["max_edges"] = self.tight_limits[1]
         return broken
 
-    def metric_notes(self) -> dict[str, str]:
-        """What to say after each metric of a plan that breaks a limit (a 1D baseline), by
-        summary key: an efficiency on a broken side is measured against the largest sum,
-        and the harmonic mean is not comparable with plans that keep every limit; {} when
-        none is broken.
-
-        >>> PackingPlan([(((3, 9, 1),), 1)], PackLimits(5, 4), PackMethod("node_only")).metric_notes()
-        {'edge_efficiency': 'limit broken: measured against the largest sum', 'harmonic_mean': 'not comparable: this plan breaks a limit'}
-        """
-        broken = self.broken_limits()
-        notes = {f"{side}_efficiency": "limit broken: measured against the largest sum"
-                 for side, limit in (("node", "max_nodes"), ("edge", "max_edges")) if limit in broken}
-        return {**notes, "harmonic_mean": "not comparable: this plan breaks a limit"} if broken else {}
-
     @cached_property
     def graphs_that_fit(self) -> int:
         """The most graphs of the plan's histogram that one pack within its limits can hold
@@ -316,21 +302,16 @@ class PackingPlan:
         max_edges = MAX_LIMIT if self.method.unlimited == EDGES else self.limits.max_edges
         return self.histogram.graphs_that_fit(max_nodes, max_edges)
 
-    @property
-    def unused_graph_slots(self) -> str:
-        """A sentence for a graph limit above what any pack can hold (it never binds; the
-        packed loader pads each pack to :attr:`graph_capacity` graph slots, not to the
-        limit); "" when the limit can bind.
+    def graph_rows(self, hist: SizeHistogram) -> list[tuple[tuple[int, ...], int]]:
+        """Each distinct pack as the rows of ``hist`` its graphs have (one per graph,
+        ascending), with how many packs have it; a ``KeyError`` for a size ``hist`` lacks.
 
-        >>> PackingPlan([(((3, 4, 2),), 1)], PackLimits(7, 100, 256), PackMethod()).unused_graph_slots[:57]
-        'No pack within these node and edge limits can hold more t'
+        >>> plan = PackingPlan([(((3, 4, 2), (2, 1, 1)), 3)], PackLimits(8, 9, 4))
+        >>> plan.graph_rows(SizeHistogram.from_counts([2, 3], [1, 4], [3, 6]))
+        [((0, 1, 1), 3)]
         """
-        fit, limit = self.graphs_that_fit, self.limits.max_graphs
-        if limit <= fit:
-            return ""
-        return (f"No pack within these node and edge limits can hold more than {fit:,} graphs of this dataset, so "
-                f"Max graphs {limit:,} never binds here; the packed loader pads each pack to the "
-                f"{self.graph_capacity:,} graph slots its fullest pack uses, not to {limit:,}.")
+        rows = row_index(hist)
+        return [(pack_of(items, rows), count) for items, count in self.packs]
 
     def graphs_per_pack(self) -> dict[int, int]:
         """How many packs hold k graphs, for each k that occurs."""

@@ -7,9 +7,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .export import WHOLE_TABLE, export_config, save_config
-from .files import write_frame
+from .export import export_config
 from .histogram import SizeHistogram
+from .io import WHOLE_TABLE, save_config, write_frame
 from .recommend import Recommendation, StepCost, recommend
 
 SHOWN_CANDIDATES = 8

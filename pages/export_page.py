@@ -8,9 +8,11 @@ import pandas as pd
 import streamlit as st
 
 from data_loaders.registry import check_split, resolve_options, task_of
-from packing import SCHEMA_VERSION, WHOLE_TABLE, PackingPlan, SizeHistogram, config_histogram, config_json, export_config, load_config
+from packing import PackingPlan, SizeHistogram, config_histogram, export_config
 from packing.batching import batching_section
-from throughput import throughput_section
+from packing.io import SCHEMA_VERSION, WHOLE_TABLE, config_json
+from packing.words import metric_notes
+from throughput import load_checked_config, throughput_section
 from throughput.estimate import wall_time
 from figures.pdf import report_pdf
 from figures.report import build_report, report_figures
@@ -26,8 +28,8 @@ LOAD_KEY = "ex_load_file"
 
 def metric_words(plan: PackingPlan, metrics: dict) -> str:
     """The plan's three efficiencies in words (``metrics``: its summary), each with what
-    the plan breaks (``PackingPlan.metric_notes``), as the report says them."""
-    notes = plan.metric_notes()
+    the plan breaks (:func:`packing.words.metric_notes`), as the report says them."""
+    notes = metric_notes(plan)
     return ", ".join(f"{name} {metrics[key]:.2%}" + (f" ({notes[key]})" if key in notes else "") for name, key in (
         ("node efficiency", "node_efficiency"), ("edge efficiency", "edge_efficiency"),
         ("harmonic mean", "harmonic_mean")))
@@ -112,7 +114,7 @@ def _apply_run(config: dict) -> list[str]:
 
 
 def _apply_config(config: dict, plan: PackingPlan) -> None:
-    """Apply a configuration :func:`load_config` verified (its dataset's name, split and
+    """Apply a configuration :func:`load_checked_config` verified (its dataset's name, split and
     options are text, text and an object); a dataset this dashboard does not offer, or a
     size table's (``python -m packing pack --dataset NAME`` without ``--split``), becomes an
     upload of the stored histogram. ``ValueError`` when the split or an option is not the
@@ -143,7 +145,7 @@ def load_section(current: PackingPlan | None) -> None:
     if uploaded is None:
         return
     try:
-        config, plan = load_config(uploaded.getvalue())
+        config, plan = load_checked_config(uploaded.getvalue())
     except ValueError as error:
         show_error(error, f"Could not load {uploaded.name}")
         return
@@ -240,7 +242,7 @@ def main() -> None:
                               help="The same report printed by Chromium (A4 landscape, a few seconds).")
     with st.expander("Configuration JSON"):
         st.caption(f"Schema version {SCHEMA_VERSION}, documented in packing/export.py. Load it in Python with "
-                   "`from packing import load_config; config, plan = load_config('file.json')`.")
+                   "`from packing.io import load_config; config, plan = load_config('file.json')`.")
         shown = {**config, "histogram": f"{hist.num_tuples} size tuples (in the file)",
                  "plan": {**config["plan"], "packs": f"{plan.num_strategies} strategies (in the file)"}}
         for section in ("batching", "throughput"):

@@ -38,7 +38,7 @@ from typing import Any
 import streamlit as st
 
 from data_loaders.registry import check_split, resolve_options
-from packing import DEFAULT_MAX_GRAPHS, MAX_PACK_LIMIT, TUPLE_ALGORITHMS, WEIGHTED, PackMethod
+from packing import DEFAULT_MAX_GRAPHS, MAX_PACK_LIMIT, TUPLE_ALGORITHMS, PackMethod
 from throughput import ROWS
 
 from . import cache, state
@@ -110,7 +110,7 @@ def sweep_params(params: dict[str, Any]) -> dict[str, str]:
              "sweep_edges": ":".join(str(params[name]) for name in RANGE_FIELDS[3:]),
              "sweep_graphs": str(params["max_graphs"]), "sweep_algorithm": params["algorithm"],
              "sweep_heuristic": params["heuristic"]}
-    if params["heuristic"] == WEIGHTED:
+    if params["heuristic"] == "weighted":
         found["sweep_weights"] = f"{params['w_nodes']:g},{params['w_edges']:g}"
     return found
 
@@ -334,7 +334,7 @@ def sweep_settings(given: dict[str, str]) -> dict[str, Any]:
     heuristics = PackMethod.choices(settings["algorithm"], "heuristic")
     if settings["heuristic"] not in heuristics:
         raise ValueError(f"sweep_heuristic={settings['heuristic']!r} is not one of {', '.join(heuristics)}")
-    if settings["heuristic"] == WEIGHTED and "sweep_weights" in given:
+    if settings["heuristic"] == "weighted" and "sweep_weights" in given:
         settings["w_nodes"], settings["w_edges"] = weights_of("sweep_weights", given["sweep_weights"])
     sweep_method(settings)  # raises for weights the method refuses
     problem = check_grid(settings)

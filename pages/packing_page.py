@@ -6,21 +6,8 @@ from contextlib import nullcontext
 import pandas as pd
 import streamlit as st
 
-from packing import (
-    ALGORITHMS,
-    ALL_ALGORITHMS,
-    BEST,
-    BOUND_LABELS,
-    LP_ROUNDING,
-    MAX_PACK_LIMIT,
-    NONE,
-    PUBLISHED,
-    WEIGHTED,
-    PackingPlan,
-    PackLimits,
-    PackMethod,
-    lower_bounds,
-)
+from packing import ALGORITHMS, MAX_PACK_LIMIT, PackLimits, PackMethod, PackingPlan, lower_bounds
+from packing.words import BOUND_LABELS, unused_graph_slots
 import figures
 from pages import cache, recommended, state
 from pages.header import page_header
@@ -43,7 +30,7 @@ VIEWS = ["Plots", "All methods (Table 2)", "Pack strategies"]
 LIMIT_LABELS = {"max_nodes": "Max nodes per pack", "max_edges": "Max edges per pack", "max_graphs": "Max graphs per pack"}
 METHOD_MEMORY = "pk_method_memory"  # heuristics, 1D algorithm and weights last chosen
 LIMIT_ERROR = "pk_limit_error"  # why the limits typed last were not taken
-CHOICES = list(ALL_ALGORITHMS)
+CHOICES = list(ALGORITHMS)
 #: Pixels of a table's method column: "min as published (= max) / published" shows whole.
 METHOD_WIDTH = 260
 
@@ -75,7 +62,7 @@ def _settings() -> dict:
 
 def _heuristic_key(algorithm: str) -> str:
     """The published algorithm names its heuristics its own way, so it has its own widget."""
-    return "published" if algorithm == PUBLISHED else "heuristic"
+    return "published" if algorithm == "published" else "heuristic"
 
 
 def _method_from_widgets() -> PackMethod:
@@ -89,7 +76,7 @@ def _method_from_widgets() -> PackMethod:
     if "heuristic" in takes:
         key = _heuristic_key(algorithm)
         chosen["heuristic"] = st.session_state.get(f"pk_{key}", shown[key])
-    if "weights" in takes and chosen["heuristic"] == WEIGHTED:
+    if "weights" in takes and chosen["heuristic"] == "weighted":
         chosen["weights"] = (st.session_state.get("pk_w_nodes", shown["weights"][0]),
                              st.session_state.get("pk_w_edges", shown["weights"][1]))
     return PackMethod(algorithm, **chosen)
@@ -153,7 +140,7 @@ def controls(hist) -> None:
         else:
             st.caption(ALGORITHMS[algorithm].summary)
     with columns[2]:
-        if "weights" in takes and shown["heuristic"] == WEIGHTED:
+        if "weights" in takes and shown["heuristic"] == "weighted":
             left, right = st.columns(2)
             left.number_input("Node weight", min_value=0.0, max_value=MAX_WEIGHT, step=0.5, on_change=_on_method_change,
                               **mirrored("pk_w_nodes", float(shown["weights"][0])))
@@ -199,7 +186,7 @@ def result_cards(plan) -> None:
                        "0 proves it optimal.")
     words = (f"Tight limits actually used: {plan.tight_limits[0]:,} nodes, {plan.tight_limits[1]:,} edges. "
              f"Method: {plan.label}, {plan.num_strategies:,} distinct packs.")
-    if plan.method.algorithm != NONE:  # one graph per pack: no limit closes a pack
+    if plan.method.algorithm != "none":  # one graph per pack: no limit closes a pack
         shares = plan.closing_limit_shares()
         closing = max(shares, key=shares.get)
         row[3].metric("Packs closed by", closing,
@@ -207,8 +194,8 @@ def result_cards(plan) -> None:
                            "fuller of nodes and edges.")
         words = ("Limit that closes the packs: " + ", ".join(f"{name} {share:.1%}" for name, share in shares.items())
                  + ". " + words)
-    if plan.unused_graph_slots:
-        words += " " + plan.unused_graph_slots
+    if unused_graph_slots(plan):
+        words += " " + unused_graph_slots(plan)
     if plan.total_edges == 0:
         words += " The graphs have no edges, so the harmonic mean is the node efficiency."
     st.caption(words)
@@ -248,11 +235,11 @@ def main() -> None:
     selection, hist, _ = loaded
     controls(hist)
     limits, method = state.choice().limits, state.method()
-    searching = st.spinner("Trying every heuristic and algorithm...") if method.algorithm == BEST else nullcontext()
+    searching = st.spinner("Trying every heuristic and algorithm...") if method.algorithm == "best" else nullcontext()
     work = st.container()  # progress of slow work shows in here, so the cards below keep their place meanwhile
     try:
         with work:
-            if method.algorithm == LP_ROUNDING:  # the LP runs first, with progress; the plan then reuses it
+            if method.algorithm == "lp_rounding":  # the LP runs first, with progress; the plan then reuses it
                 state.proved().add((hist.fingerprint(), limits))
                 with progress_shown("Solving the LP relaxation") as progress:
                     lower_bounds(hist, limits, prove=True, time_budget=PROVE_SECONDS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from packing import MAX_PACK_LIMIT, TUPLE_ALGORITHMS, WEIGHTED, PackLimits, PackMethod, price_sweep, smallest_limits
+from packing import MAX_PACK_LIMIT, TUPLE_ALGORITHMS, PackLimits, PackMethod, price_sweep, smallest_limits
 import figures
 from throughput import step_cost
 from pages import cache, links, recommended, state
@@ -56,7 +56,7 @@ def form(params: dict, owner: str) -> None:
         with columns[0]:
             st.number_input("Max graphs per pack", min_value=1, max_value=MAX_PACK_LIMIT, step=1, **mirrored("sw_max_graphs", params["max_graphs"]))
         weight_help = "Used by the weighted heuristic only: node weight x nodes + edge weight x edges."
-        unweighted = params["heuristic"] != WEIGHTED
+        unweighted = params["heuristic"] != "weighted"
         columns[1].number_input("Node weight", min_value=0.0, max_value=MAX_WEIGHT, step=0.5, help=weight_help,
                                 disabled=unweighted, **mirrored("sw_w_nodes", float(params["w_nodes"])))
         columns[2].number_input("Edge weight", min_value=0.0, max_value=MAX_WEIGHT, step=0.5, help=weight_help,

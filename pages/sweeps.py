@@ -3,7 +3,7 @@ limits a range gives (by the engine's own rule, :func:`packing.limit_grid`), and
 with user-facing messages."""
 from __future__ import annotations
 
-from packing import TUPLE_ALGORITHMS, WEIGHTED, PackMethod, SizeHistogram, default_limits, limit_grid
+from packing import TUPLE_ALGORITHMS, PackMethod, SizeHistogram, default_limits, limit_grid
 
 MAX_CELLS = 2500
 RANGE_FIELDS = ("n0", "n1", "ns", "e0", "e1", "es")  # node from/to/step, edge from/to/step
@@ -42,7 +42,7 @@ def sweep_method(params: dict) -> PackMethod:
     >>> sweep_method({"algorithm": "first_fit", "heuristic": "weighted", "w_nodes": 2.0, "w_edges": 1.0}).label
     'first fit, weighted(2,1) heuristic'
     """
-    weighted = params["heuristic"] == WEIGHTED
+    weighted = params["heuristic"] == "weighted"
     weights = (params["w_nodes"], params["w_edges"]) if weighted else None
     return PackMethod(params["algorithm"], params["heuristic"], weights=weights)
 

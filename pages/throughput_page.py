@@ -13,7 +13,8 @@ from typing import Any
 import streamlit as st
 
 import figures.throughput as throughput_figures
-from packing import BatchShape, devices_note, extrapolation_note, three_digits
+from packing import BatchShape
+from packing.words import three_digits
 from packing.batching import run_length_words, short_run_note
 from pages import cache, state
 from pages.header import page_header
@@ -22,7 +23,8 @@ from pages.pricing import (MAX_WORKERS, MEASURED_NOW, calibrations, chosen_key, 
                            measured_here, model_time_only, pricing)
 from pages.run_controls import run_controls
 from pages.widgets import md_text, mirrored_choice, percent_column, run_page, share_shown, show_error, table_in_two
-from throughput import ROWS, Calibration, MachineCalibration, calibrate, load_calibration
+from throughput import (ROWS, Calibration, MachineCalibration, calibrate, devices_note, extrapolation_note,
+                        load_calibration)
 from throughput.estimate import MODEL_TIME_ONLY, wall_time
 from throughput.report import one_off_notes, wall_note
 from throughput.shapes import default_shapes

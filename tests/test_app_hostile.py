@@ -52,7 +52,8 @@ def test_the_run_controls_and_the_link_share_one_set_of_bounds():
 
 def test_a_loaded_configuration_with_weights_past_the_boxes_is_refused_before_anything_changes():
     from packing import PackLimits, PackMethod, SizeHistogram, pack
-    from packing.export import config_json, export_config
+    from packing.export import export_config
+    from packing.io import config_json
 
     hist = SizeHistogram.from_sizes([3, 5, 4], [4, 8, 6])
     plan = pack(hist, PackLimits(12, 20, 4), PackMethod("best_fit", "weighted", weights=(1e7, 1.0)))
@@ -72,7 +73,8 @@ def test_applying_a_loaded_configuration_restores_its_run_and_its_calibration():
     from data_loaders import load_histogram
     from packing import PackLimits, pack
     from packing.batching import batching_section, compare_batching
-    from packing.export import config_json, export_config
+    from packing.export import export_config
+    from packing.io import config_json
     from throughput import estimate, load_calibration, shipped_calibrations, throughput_section
 
     hist, info = load_histogram("ogbg-molhiv", "train")

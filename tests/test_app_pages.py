@@ -233,7 +233,8 @@ def test_first_render_is_fast_when_warm(app):
 
 
 def test_export_loads_a_configuration_back_and_applies_it(app):
-    from packing.export import config_json, export_config
+    from packing.export import export_config
+    from packing.io import config_json
 
     hist, info = data_loaders.load_histogram("ogbg-molhiv", "train")
     plan = pack(hist, PackLimits(260, 560, 32), PackMethod("first_fit", "sum"))
@@ -252,7 +253,8 @@ def test_export_loads_a_configuration_back_and_applies_it(app):
 
 def test_configuration_of_an_uploaded_file_keeps_its_limits(app):
     from packing import SizeHistogram
-    from packing.export import config_json, export_config
+    from packing.export import export_config
+    from packing.io import config_json
 
     hist = SizeHistogram.from_sizes([3, 5, 4], [4, 8, 6])
     plan = pack(hist, PackLimits(12, 20, 4))

@@ -9,11 +9,13 @@ import pytest
 
 from common_helpers import Finished, replaced, run_main
 
-from packing import PackLimits, PackMethod, SizeHistogram, pack, save_histogram
+from packing import PackLimits, PackMethod, SizeHistogram, pack
+from packing.io import save_histogram
 from packing.batching import (STRATEGIES, batching_section, check_batching_section, compare_batching,
                               packs_matching_batch_size)
 from packing.cli import run
-from packing.export import config_json, export_config, load_config
+from packing.export import export_config
+from packing.io import config_json, load_config
 
 SMALL = SizeHistogram.from_counts([3, 8, 12, 20], [4, 14, 30, 60], [50, 30, 15, 5])
 

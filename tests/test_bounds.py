@@ -13,18 +13,9 @@ from scipy.optimize import Bounds as VariableBounds
 from scipy.optimize import LinearConstraint, linprog, milp
 
 from data_loaders import load_histogram
-from packing import (
-    HEURISTICS,
-    TUPLE_ALGORITHMS,
-    Bounds,
-    PackLimits,
-    PackMethod,
-    SizeHistogram,
-    lower_bound,
-    lower_bounds,
-    lp_bound,
-    pack,
-)
+from packing import HEURISTICS, TUPLE_ALGORITHMS, Bounds, PackLimits, PackMethod, SizeHistogram, lower_bounds, pack
+from packing.column_generation import lp_bound
+from packing.simple_bounds import lower_bound
 from packing.simple_bounds import incompatible_bound, large_items_bound, martello_toth_l2
 from packing.column_generation import clear_cache, lp_bound_from_certificate, proven_ceiling, verify_certificate
 from packing.method import published_methods

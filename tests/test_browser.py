@@ -36,7 +36,8 @@ def click_cell(page, index: int) -> tuple[int, int]:
 
 def test_dashboard_end_to_end(server, browser, tmp_path):
     from packing import pack
-    from packing.export import config_histogram, load_config
+    from packing.export import config_histogram
+    from packing.io import load_config
     from packing.recommend import recommend
 
     page = new_page(browser, server)

@@ -12,10 +12,9 @@ import pytest
 
 from common_helpers import Finished, run_main
 from data_loaders.__main__ import main as data_loaders_main
-from packing import PackMethod, compare, pack, save_histogram
+from packing import PackMethod, compare, config_histogram, pack
 from packing.cli import run
-from packing.size_table import load_size_table
-from packing.export import config_histogram, load_config
+from packing.io import load_config, load_size_table, save_histogram
 
 ROOT = Path(__file__).resolve().parents[1]
 

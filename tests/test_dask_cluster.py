@@ -28,8 +28,8 @@ from data_loaders.ogb_layout import read_raw_sizes
 from data_loaders.paths import shared_data_root
 from data_loaders.qm9 import read_qm9
 from data_loaders.smiles import smiles_sizes
-from packing import PackMethod, SizeHistogram, limit_grid, save_histogram, sweep
-from packing.size_table import load_size_table
+from packing import PackMethod, SizeHistogram, limit_grid, sweep
+from packing.io import load_size_table, save_histogram
 
 ROOT = Path(__file__).resolve().parents[1]
 BAD_ROWS = {0: [5, 17], 2: [0], 3: [1499]}  # QM9 shard -> rows replaced by unparsable SMILES

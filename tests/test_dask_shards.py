@@ -16,7 +16,7 @@ from data_loaders.shards import PartialHistogram, ShardFormat, ShardReport, merg
 from data_loaders.smiles import smiles_sizes
 from packing import SizeHistogram, sweep
 from packing.histogram import MAX_TOTAL
-from packing.size_table import load_size_table
+from packing.io import load_size_table
 
 ROOT = Path(__file__).resolve().parents[1]
 

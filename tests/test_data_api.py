@@ -16,7 +16,8 @@ from data_loaders import DatasetSpec, list_datasets, load_histogram
 from data_loaders.__main__ import main
 from data_loaders.cache import cache_key, cache_path
 
-from packing import SizeHistogram, load_size_table
+from packing import SizeHistogram
+from packing.io import load_size_table
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCES = {"bundled profile", "local files", "download", "computed from coordinates", "cache", "user file"}

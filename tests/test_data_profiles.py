@@ -7,7 +7,8 @@ from data_loaders import load_histogram
 from data_loaders.make_profiles import QM9_BUNDLED, aflow_profiles, ogb_profiles, qm9_profiles
 from data_loaders.paths import PROFILES_DIR
 
-from packing import SizeHistogram, load_size_table
+from packing import SizeHistogram
+from packing.io import load_size_table
 
 
 def _assert_shipped(computed: dict[str, SizeHistogram]) -> None:

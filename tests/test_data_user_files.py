@@ -16,7 +16,8 @@ from data_helpers import SHARED, needs_shared
 from data_loaders import load_histogram, load_user_file
 from data_loaders.ogb_layout import read_raw_sizes
 
-from packing import SizeHistogram, save_histogram
+from packing import SizeHistogram
+from packing.io import save_histogram
 
 
 class Upload(io.BytesIO):

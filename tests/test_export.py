@@ -13,14 +13,8 @@ from common_helpers import replaced
 
 import data_loaders
 from packing import TUPLE_ALGORITHMS, PackingPlan, PackLimits, PackMethod, SizeHistogram, lower_bounds, pack
-from packing.export import (
-    SCHEMA_VERSION,
-    config_histogram,
-    config_json,
-    export_config,
-    load_config,
-    save_config,
-)
+from packing.export import config_histogram, export_config
+from packing.io import SCHEMA_VERSION, config_json, load_config, save_config
 
 DATA = Path(__file__).with_name("data")
 

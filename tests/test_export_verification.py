@@ -1,7 +1,7 @@
-"""packing.export.load_config verifies every derived field of a configuration (issue 19):
+"""packing.io.load_config verifies every derived field of a configuration (issue 19):
 a certificate that is out of range or claims more than it proves, edited metrics, dataset
-summaries, throughput sections and dataset objects are each one clear ValueError; a
-derived field changed to any other value never loads."""
+summaries and dataset objects are each one clear ValueError, and so are throughput sections
+(throughput.load_checked_config); a derived field changed to any other value never loads."""
 from __future__ import annotations
 
 import json
@@ -17,8 +17,10 @@ from test_export import proven_toy_plan, toy_config
 
 from packing import PackLimits, PackMethod, SizeHistogram, lower_bounds, pack
 from packing.column_generation import verify_certificate
-from packing.export import config_json, export_config, load_config
-from packing.throughput_section import TABLE_COLUMNS
+from packing.export import export_config
+from packing.io import config_json, load_config
+from throughput import load_checked_config
+from throughput.section import TABLE_COLUMNS
 
 
 def proven_config() -> dict:
@@ -154,7 +156,18 @@ def test_a_throughput_section_as_exported_loads():
     section = throughput_section()
     config = toy_config()
     config["throughput"] = section
-    assert load_config(config)[0]["throughput"] == section
+    assert load_checked_config(config)[0]["throughput"] == section
+
+
+def test_the_engine_keeps_a_throughput_section_as_given():
+    """The engine checks only that a throughput section is an object; its fields are the
+    throughput package's to check."""
+    config = toy_config()
+    config["throughput"] = {"version": 2}
+    assert load_config(config)[0]["throughput"] == {"version": 2}
+    config["throughput"] = 5
+    with pytest.raises(ValueError, match="throughput must be an object, got int"):
+        load_config(config)
 
 
 @pytest.mark.parametrize("path, value, message", [
@@ -183,7 +196,7 @@ def test_a_garbage_throughput_section_is_refused(path, value, message):
     config = toy_config()
     config["throughput"] = replaced(throughput_section(), path, value) if path else value
     with pytest.raises(ValueError, match=message):
-        load_config(config)
+        load_checked_config(config)
 
 
 # ------------------------------------------------------------------ the property

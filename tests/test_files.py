@@ -1,4 +1,4 @@
-"""Output files are written whole (packing.replacing): the earlier file survives a failed
+"""Output files are written whole (packing.io.replacing): the earlier file survives a failed
 write, a link's target is replaced (not the link), permissions are kept, a read-only file
 is refused as writing it in place would be, and devices are written in place."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from packing import replacing, write_replacing
+from packing.io import replacing, write_replacing
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_part(tmp_path):

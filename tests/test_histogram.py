@@ -5,7 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from packing import SizeHistogram, load_size_table, save_histogram
+from packing import SizeHistogram
+from packing.io import load_size_table, save_histogram
 
 
 def test_table1_statistics_molhiv(molhiv):

@@ -14,10 +14,11 @@ import packing.cli
 from packing import MAX_LIMIT, MAX_PACK_LIMIT, BatchShape, PackLimits, PackMethod, SizeHistogram, pack, sweep
 from packing.api import count_tuple_packs
 from packing.batching.simulate import compare_batching
-from packing.export import export_config, load_config
+from packing.export import export_config
+from packing.io import load_config
 from packing.method import candidate_methods
 from packing.search import fewest_packs
-from packing.size_table import save_histogram
+from packing.io import save_histogram
 
 PROPERTY_SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 BILLION = 10**9

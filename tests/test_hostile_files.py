@@ -1,5 +1,5 @@
 """Hostile configuration and sweep files (issue 37, items 6 and 7): whatever
-``load_config`` accepts, the report builds; anything else is one ``error: ...`` line
+``load_checked_config`` accepts, the report builds; anything else is one ``error: ...`` line
 naming the field (exit status 2), never a traceback. Real files, the real command line."""
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ from figures.cli import run as figures_cli
 from figures.report import build_report
 from packing import PackLimits, SizeHistogram, pack, sweep
 from packing.batching import batching_section, compare_batching
-from packing.export import export_config, load_config, save_config
-from throughput import estimate, load_calibration, shipped_calibrations, throughput_section
+from packing.export import export_config
+from packing.io import save_config
+from throughput import estimate, load_calibration, load_checked_config, shipped_calibrations, throughput_section
 
 HIST = SizeHistogram.from_sizes([3, 2, 3, 5, 4], [4, 2, 4, 8, 6])
 BAD_VALUES = ["x", None, [], {}, -1, 0, True, math.nan, 1e300, 10**30, "x" * 10_000]
@@ -107,13 +108,13 @@ def names_the_field(message: str, path: tuple) -> bool:
 
 
 def accepted_corruptions() -> tuple[list[tuple[tuple, Any]], list[str]]:
-    """Every (field, bad value) ``load_config`` accepts, and what is wrong with each refusal
+    """Every (field, bad value) ``load_checked_config`` accepts, and what is wrong with each refusal
     that is not one line naming the field."""
     config, accepted, problems = full_config(), [], []
     for path in field_paths(config):
         for bad in BAD_VALUES:
             try:
-                load_config(json.dumps(replaced(config, path, bad)))
+                load_checked_config(json.dumps(replaced(config, path, bad)))
             except ValueError as error:
                 if "\n" in str(error) or not names_the_field(str(error), path):
                     problems.append(f"{dotted(path)} = {bad!r}: {error}")
@@ -146,9 +147,9 @@ def test_every_field_of_every_section_is_refused_by_name_or_reported():
     assert accepted  # text fields take any text, nullable fields null
     for config, edits in combined(accepted):
         try:
-            together = [load_config(json.dumps(config))]
+            together = [load_checked_config(json.dumps(config))]
         except ValueError:  # edits that each pass but disagree together (a method and its plan): one by one
-            together = [load_config(json.dumps(replaced(full_config(), path, value))) for path, value in edits]
+            together = [load_checked_config(json.dumps(replaced(full_config(), path, value))) for path, value in edits]
         for loaded, plan in together:
             assert build_report(loaded, plan).startswith("<!DOCTYPE html>"), [dotted(path) for path, _ in edits]
 

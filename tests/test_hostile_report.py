@@ -16,7 +16,8 @@ from figures.report import build_report, report_figures
 from figures.snippet import training_snippet
 from packing import PackLimits, SizeHistogram, pack, sweep
 from packing.batching import batching_section, compare_batching
-from packing.export import export_config, save_config
+from packing.export import export_config
+from packing.io import save_config
 from throughput import estimate, load_calibration, shipped_calibrations, throughput_section
 
 HOSTILE = "<img src=x onerror=alert(1)><a href='https://evil.example/'>x</a></script><b>"

@@ -12,14 +12,29 @@ from pathlib import Path
 
 import pytest
 
+import packing
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("packing", "data_loaders", "throughput", "figures", "pages")
 #: Optional heavy dependencies the engine imports only when a feature needs them.
 OPTIONAL_IMPORTS = {"pyarrow", "pyarrow.parquet"}
 #: The only names outside code may import from the engine: its public surfaces (the API, the
-#: batching simulator, and the command line, whose sweep arguments ``python -m data_loaders
-#: sweep`` reuses to run a sweep on a Dask cluster).
-PUBLIC_ENGINE = {"packing", "packing.batching", "packing.cli"}
+#: batching simulator, file reading and writing, the values in words, and the arguments the
+#: command lines share, e.g. the sweep's, which ``python -m data_loaders sweep`` reuses to run
+#: a sweep on a Dask cluster).
+PUBLIC_ENGINE = {"packing", "packing.batching", "packing.io", "packing.words", "packing.cli_args"}
+#: Everything ``packing`` exports: the names a user of the library calls.
+ENGINE_NAMES = {
+    "ALGORITHMS", "DEFAULT_MAX_GRAPHS", "DEFAULT_TIME_BUDGET", "HEURISTICS", "MAX_LIMIT", "MAX_PACK_LIMIT",
+    "TUPLE_ALGORITHMS", "BatchShape", "Bounds", "PackLimits", "PackMethod", "PackingPlan", "Recommendation",
+    "SizeHistogram", "StepCost", "__version__", "best_plan", "compare", "config_histogram", "default_limits",
+    "export_config", "limit_grid", "lower_bounds", "pack", "price_sweep", "published_table", "recommend",
+    "smallest_limits", "sweep", "whole_number",
+}
+#: The modules of ``packing/`` outside the engine proper: the surfaces for files and words,
+#: and the command lines.
+WORDS_AND_IO = {"packing.io", "packing.words"}
+NOT_ENGINE = WORDS_AND_IO | {"packing.cli", "packing.cli_args", "packing.recommend_cli", "packing.__main__"}
 
 
 def module_name(path: Path) -> str:
@@ -154,6 +169,24 @@ def test_the_engine_imports_nothing_above_it():
     upward = sorted((module, target) for module, targets in graph.items() if module.startswith("packing")
                     for target in targets if not target.startswith("packing"))
     assert not upward, upward
+
+
+def test_the_engine_exports_only_its_listed_names():
+    assert set(packing.__all__) == ENGINE_NAMES and len(packing.__all__) == len(ENGINE_NAMES)
+    assert len(ENGINE_NAMES) <= 30
+    bound = {name for name in names_bound_by(ROOT / "packing" / "__init__.py") if not name.startswith("_")}
+    assert bound <= ENGINE_NAMES, f"packing binds names it does not export: {sorted(bound - ENGINE_NAMES)}"
+    public = {name for name in vars(packing) if not name.startswith("_")}
+    submodules = {module.split(".")[1] for module in project_modules() if module.count(".") >= 1}
+    assert public - submodules <= ENGINE_NAMES, sorted(public - submodules - ENGINE_NAMES)
+
+
+def test_the_engine_imports_no_wording_or_file_module():
+    graph = import_graph()
+    engine = {module for module in graph if module.split(".")[0] == "packing" and module not in NOT_ENGINE}
+    assert "packing.plan" in engine and "packing.export" in engine
+    reaching = sorted((module, target) for module in engine for target in graph[module] if target in WORDS_AND_IO)
+    assert not reaching, f"engine modules import wording or file modules: {reaching}"
 
 
 def test_the_reader_finds_a_cycle_and_a_hidden_import(tmp_path):

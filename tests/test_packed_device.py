@@ -20,7 +20,8 @@ from data_loaders.qm9 import parse_coordinates, read_qm9
 from data_helpers import needs_shared
 from packed_helpers import Graphs, mixed_dataset
 from packing import PackLimits, SizeHistogram, pack
-from packing.export import export_config, save_config
+from packing.export import export_config
+from packing.io import save_config
 
 SIZES = ([3, 1, 4, 0, 2, 5, 3, 2, 1, 4, 6, 2], [4, 0, 6, 0, 2, 8, 4, 2, 0, 6, 10, 2])
 

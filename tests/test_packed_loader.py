@@ -20,7 +20,8 @@ from data_loaders.pyg_internals import separation_tables
 from data_loaders.random_graphs import random_mol_dataset
 from packed_helpers import Graphs, mixed_dataset, mixed_graph, plan_for, real_ids
 from packing import PackingPlan, PackLimits, SizeHistogram, pack
-from packing.export import export_config, save_config
+from packing.export import export_config
+from packing.io import save_config
 
 SIZES = ([3, 1, 4, 0, 2, 5, 3, 2, 1, 4, 6, 2], [4, 0, 6, 0, 2, 8, 4, 2, 0, 6, 10, 2])
 SHAPES_TO_CHECK = ("x", "pos", "flag", "node_label", "edge_index", "edge_attr", "y", "gid", "batch", "ptr",

@@ -9,17 +9,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from packing import (
-    HEURISTICS,
-    ONE_DIM_ALGORITHMS,
-    TUPLE_ALGORITHMS,
-    PackingPlan,
-    PackLimits,
-    PackMethod,
-    SizeHistogram,
-    pack,
-    sweep,
-)
+from packing import HEURISTICS, TUPLE_ALGORITHMS, PackLimits, PackMethod, PackingPlan, SizeHistogram, pack, sweep
+from packing.method import ONE_DIM_ALGORITHMS
 from packing.api import plan_from_strategies
 from packing.exact_fill import exact_fill_pack
 from packing.greedy import count_packs

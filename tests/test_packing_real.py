@@ -2,18 +2,9 @@
 import numpy as np
 import pytest
 
-from packing import (
-    HEURISTICS,
-    PackingPlan,
-    PackLimits,
-    PackMethod,
-    SizeHistogram,
-    compare,
-    lower_bound,
-    pack,
-    smallest_limits,
-    sweep,
-)
+from packing import (HEURISTICS, PackLimits, PackMethod, PackingPlan, SizeHistogram, compare, pack, smallest_limits,
+                     sweep)
+from packing.simple_bounds import lower_bound
 from packing.greedy import bin_order
 from packing.heuristics import resolve_heuristic
 

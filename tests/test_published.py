@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from packing import (PUBLISHED_HEURISTICS, PackLimits, PackMethod, SizeHistogram, compare, load_size_table, pack,
-                     published_table)
+from packing import PackLimits, PackMethod, SizeHistogram, compare, pack, published_table
+from packing.io import load_size_table
+from packing.published import PUBLISHED_HEURISTICS
 from packing.api import count_tuple_packs
 from packing.method import published_methods
 

@@ -10,10 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from data_loaders import load_histogram
-from packing import BatchShape, PackLimits, SizeHistogram, pack, save_histogram
+from packing import BatchShape, PackLimits, SizeHistogram, pack
+from packing.io import save_histogram
 from packing.batching import compare_batching, packs_matching_batch_size
 from packing.cli import run as packing_cli
-from packing.export import load_config
+from packing.io import load_config
 from packing.recommend import BATCH_SIZE_TOLERANCE, StepCost, recommend
 from throughput import estimate, load_calibration, shipped_calibrations, step_cost
 from throughput.cli import run as throughput_cli

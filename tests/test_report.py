@@ -32,8 +32,9 @@ from figures.report import build_report, report_figures, three_digits, throughpu
 from figures.titles import subject, sweep_subject
 from packing import PackLimits, PackMethod, SizeHistogram, pack, sweep
 from packing.batching import batching_section, compare_batching
-from packing.export import export_config, load_config, save_config
-from packing.throughput_section import extrapolation_note, one_off_note
+from packing.export import export_config
+from packing.io import load_config, save_config
+from throughput.section import extrapolation_note, one_off_note
 from throughput import estimate, load_calibration, shipped_calibrations, throughput_section
 
 FIGURES = ["size-histogram", "graphs-per-pack", "pack-fill", "pack-strategies", "sweep-heatmap", "batching-padding",

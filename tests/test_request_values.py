@@ -10,19 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from packing import (
-    HEURISTICS,
-    ONE_DIM_ALGORITHMS,
-    TUPLE_ALGORITHMS,
-    PackLimits,
-    PackMethod,
-    SizeHistogram,
-    limit_grid,
-    lower_bound,
-    pack,
-    sweep,
-)
-from packing.cli import _int_list
+from packing import HEURISTICS, TUPLE_ALGORITHMS, PackLimits, PackMethod, SizeHistogram, limit_grid, pack, sweep
+from packing.cli_args import _int_list
+from packing.method import ONE_DIM_ALGORITHMS
+from packing.simple_bounds import lower_bound
 from pages import sweeps
 
 HIST = SizeHistogram.from_sizes([3, 2, 3, 2, 5], [4, 2, 4, 2, 8])

@@ -9,7 +9,8 @@ import pytest
 
 from common_helpers import Finished, run_main
 from packing import PackLimits, SizeHistogram, pack
-from packing.export import export_config, save_config
+from packing.export import export_config
+from packing.io import save_config
 from throughput import load_calibration, shipped_calibrations
 from throughput.cli import run
 

@@ -18,8 +18,9 @@ import figures.throughput as throughput_figures
 from data_loaders.captured import plain_step
 from packing import PackLimits, SizeHistogram, pack
 from packing.batching import RunSpec, default_requests, first_appearances, run_strategies
-from packing.export import config_json, export_config, save_config
-from packing.throughput_section import check_throughput_section
+from packing.export import export_config
+from packing.io import config_json, save_config
+from throughput.section import check_throughput_section
 from throughput import Calibration, calibrate, check_calibration, estimate, load_calibration, step_cost
 from throughput.cli import run
 from throughput.estimate import NOT_CAPTURED
@@ -231,7 +232,7 @@ def test_the_throughput_page_offers_and_shows_a_cudagraph_calibration(tmp_path, 
 
 def test_the_report_of_a_cudagraph_export_speaks_of_captures_not_compilations():
     from figures.report import build_report
-    from packing import load_config
+    from packing.io import load_config
 
     plan = pack(HIST, PackLimits(64, 140, 8))
     table = estimate(HIST, 16, made_up(), plan, epochs=1)

@@ -9,8 +9,9 @@ import pandas as pd
 import pytest
 
 from packing import PackLimits, SizeHistogram, pack
-from packing.export import export_config, load_config
-from packing.throughput_section import extrapolation_note
+from packing.export import export_config
+from packing.io import load_config
+from throughput.section import extrapolation_note
 from throughput import ROWS, Calibration, estimate, load_calibration, shipped_calibrations, throughput_section
 from throughput.estimate import price_batches, pyg_dataloader_batches
 from throughput.records import ShapeTiming
@@ -205,7 +206,7 @@ def test_speedups_over_the_steady_epoch_and_the_whole_run():
 
 
 def test_a_run_of_steps_compares_graphs_trained_and_blames_no_compilation_it_does_not_have():
-    from packing.throughput_section import one_off_note
+    from throughput.section import one_off_note
 
     table = estimate(HIST, 2, synthetic(1e-3, 1e-5), steps=7).set_index("strategy")
     # rows train other numbers of graphs in 7 steps: the run's speed-up is per graph trained

@@ -18,7 +18,7 @@ from data_loaders import load_histogram
 import figures.throughput as throughput_figures
 from figures.report import throughput_frame
 from packing import SizeHistogram
-from packing.throughput_section import WALL_COLUMNS as SECTION_WALL_COLUMNS, check_throughput_section
+from throughput.section import WALL_COLUMNS as SECTION_WALL_COLUMNS, check_throughput_section
 from pages import state
 from packing.recommend import recommend
 from throughput import estimate, load_calibration, shipped_calibrations, step_cost, throughput_section

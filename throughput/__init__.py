@@ -15,8 +15,10 @@ from .check import (CalibrationCheck, MachineCalibration, calibration_for_this_m
 from .estimate import ROWS, estimate
 from .fit import CostFit, fit_cost_model
 from .report import throughput_section
+from .section import check_throughput_section, devices_note, extrapolation_note, load_checked_config
 from .step_cost import step_cost
 
 __all__ = ["Calibration", "CalibrationCheck", "CostFit", "MachineCalibration", "ROWS", "calibrate",
-           "calibration_for_this_machine", "check_calibration", "default_calibration", "estimate", "fit_cost_model",
-           "load_calibration", "shipped_calibrations", "step_cost", "throughput_section"]
+           "calibration_for_this_machine", "check_calibration", "check_throughput_section", "default_calibration",
+           "devices_note", "estimate", "extrapolation_note", "fit_cost_model", "load_calibration",
+           "load_checked_config", "shipped_calibrations", "step_cost", "throughput_section"]

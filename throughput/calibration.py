@@ -60,7 +60,8 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from packing import BatchShape, read_json_object, whole_number, write_replacing
+from packing import BatchShape, whole_number
+from packing.io import read_json_object, write_replacing
 
 from .cold_compile import cold_compile_seconds
 from .device import check_device, device_description, torch_threads

@@ -32,10 +32,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from packing import config_histogram, load_config, load_size_table, whole_number, write_frame, write_replacing
+from packing import config_histogram, whole_number
+from packing.io import load_size_table, write_frame, write_replacing
 from packing.batching import add_packs_per_batch, packs_per_batch
-from packing.cli import (HISTOGRAM_HELP, OPTION_FLAGS, add_recommend_arguments, check_out, flag_named,
-                         run_recommend)
+from packing.cli_args import HISTOGRAM_HELP, OPTION_FLAGS, add_recommend_arguments, check_out, flag_named, run_recommend
 
 from .calibration import (CALIBRATIONS_ENV, MAX_COLD_RUNS, MAX_LOADER_BUDGET, MAX_THREADS, MODES, SHIPPED,
                           Calibration, calibrate, calibration_filename, check_mode, load_calibration)
@@ -44,6 +44,7 @@ from .device import check_device, device_description
 from .estimate import estimate
 from .model_names import MODELS
 from .report import format_table, throughput_section
+from .section import load_checked_config
 from .shapes import DEFAULT_COUNT, GRID_MAX_EDGES, GRID_MAX_GRAPHS, GRID_MAX_NODES, default_shapes
 from .step_cost import step_cost
 
@@ -263,7 +264,7 @@ def _batch_size(args: argparse.Namespace, config: dict[str, Any]) -> int:
 
 def _estimate(args: argparse.Namespace) -> None:
     check_out(args.out, inputs=[args.config, args.calibration])
-    config, plan = load_config(args.config)
+    config, plan = load_checked_config(args.config)
     cal = load_calibration(args.calibration)
     batch_size = _batch_size(args, config)
     check, check_note = None, ""

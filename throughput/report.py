@@ -37,16 +37,12 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from packing import devices_note, estimate_notes, extrapolation_note, one_off_note, three_digits
 from packing.batching import json_rows, run_length_words, short_run_note
+from packing.words import three_digits
 
 from .check import CalibrationCheck
 from .estimate import MODEL_TIME_ONLY
-
-SECTION_VERSION = 1
-#: Run and steady speed-ups further apart than this share are said to differ by one-off cost
-#: (as :func:`packing.one_off_note` says of compilations).
-ONE_OFF_SHARE = 0.1
+from .section import ONE_OFF_SHARE, SECTION_VERSION, devices_note, estimate_notes, extrapolation_note, one_off_note
 
 
 def _captured(table: pd.DataFrame) -> bool:
@@ -110,7 +106,7 @@ def not_captured_note(table: pd.DataFrame, label: Callable[[str], str] = str) ->
 
 def one_off_notes(table: pd.DataFrame, label: Callable[[str], str] = str) -> list[str]:
     """The notes on an estimate's one-off costs in its mode: CUDA graph captures and the
-    strategies not captured (cudagraph), else compilations (:func:`packing.one_off_note`).
+    strategies not captured (cudagraph), else compilations (:func:`throughput.section.one_off_note`).
 
     >>> rows = pd.DataFrame({"strategy": ["packing"], "speedup_run": [1.0], "speedup_steady": [1.0]})
     >>> rows.attrs["calibration"] = {"mode": "eager"}
@@ -157,7 +153,7 @@ def wall_note(table: pd.DataFrame) -> str:
 
 def notes(table: pd.DataFrame, label: Callable[[str], str] = str) -> list[str]:
     """Every note on an estimate table in words: what its wall time is made of
-    (:func:`wall_note`), then :func:`packing.estimate_notes`, with the one-off notes of a
+    (:func:`wall_note`), then :func:`throughput.section.estimate_notes`, with the one-off notes of a
     cudagraph estimate in place of the compilations'.
 
     >>> rows = pd.DataFrame({"strategy": ["packing"], "speedup_run": [1.0], "speedup_steady": [1.0],

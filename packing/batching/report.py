@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from ..json_file import EDITED, check_flag, check_object, check_text, check_whole, kind_of
+from ..fields import EDITED, check_flag, check_object, check_text, check_whole, kind_of
 from ..method import PackMethod
 
 #: The strategies, in the order of the comparison table.

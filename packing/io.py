@@ -1,39 +1,229 @@
-"""The one reader and writer of size-table files (CSV, TSV, Parquet; gzip allowed), shared
-by both command lines, the Python API and the dashboard's uploads, with one set of rules:
+"""Reading and writing the engine's files, for the command lines, the loaders and the pages:
 
-* column names are compared without case or surrounding spaces (``Count`` is ``count``);
-* ``num_nodes,num_edges`` is one row per graph, ``num_nodes,num_edges,count`` a histogram;
-* every row has as many fields as the header (a row ``3,4,2`` under a two-column header is
-  refused, never read with its first field as an index), and no value may be missing;
-* at most :data:`MAX_COLUMNS` columns and :data:`MAX_BYTES` bytes, checked before parsing;
-* values are whole numbers, kept exact (see :class:`SizeHistogram`).
+* files are written whole (:func:`replacing`): under a temporary name next to the file and
+  only then renamed over the old one, so a full disk, a file-size limit or an error leaves
+  the earlier file as it was. A process killed while writing may leave the temporary file
+  (hidden, ``.NAME.<random>.part``) behind, never a half-written ``NAME``;
+* a JSON object a user hands over (a path, JSON text, bytes or an already parsed dict) is
+  read with one set of clear errors: no file, too large, not JSON, nested too deeply, not an
+  object (:func:`read_json_object`; the configuration and throughput calibrations);
+* size tables (CSV, TSV, Parquet; gzip allowed) are read and written by one set of rules,
+  shared by the command lines, the loaders and the dashboard's uploads:
+
+  - column names are compared without case or surrounding spaces (``Count`` is ``count``);
+  - ``num_nodes,num_edges`` is one row per graph, ``num_nodes,num_edges,count`` a histogram;
+  - every row has as many fields as the header (a row ``3,4,2`` under a two-column header
+    is refused, never read with its first field as an index), and no value may be missing;
+  - at most :data:`MAX_COLUMNS` columns and :data:`MAX_BYTES` bytes, checked before parsing;
+  - values are whole numbers, kept exact (see :class:`packing.SizeHistogram`);
+* the configuration file (schema: :mod:`packing.export`) is saved and loaded, verified
+  (:func:`load_config`). A ``throughput`` section is kept as given (an object); the
+  ``throughput`` package checks it.
+
+The ``check_*`` functions and :data:`EDITED` check the fields of a file read here, for the
+readers of further sections above the engine.
+
+>>> from packing import PackLimits, SizeHistogram, export_config, pack
+>>> hist = SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2])
+>>> config, plan = load_config(config_json(export_config(pack(hist, PackLimits(5, 6, 4)), hist, {})))
+>>> plan.num_packs, config["schema_version"] == SCHEMA_VERSION
+(2, True)
 """
 from __future__ import annotations
 
 import csv
+import errno
 import gzip
 import io
+import json
+import os
+import secrets
+import stat
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, Iterator
 
 import pandas as pd
 from pyarrow.lib import ArrowException
 
-from .files import write_frame
+from .export import SCHEMA_VERSION, check_config
+from .fields import EDITED, check_flag, check_number, check_object, check_text, check_whole, kind_of
 from .histogram import SizeHistogram
+from .plan import PackingPlan
+from .words import size_limit_words
 
+__all__ = [
+    "EDITED",
+    "MAX_BYTES",
+    "SCHEMA_VERSION",
+    "TABLE_SUFFIXES",
+    "WHOLE_TABLE",
+    "check_flag",
+    "check_number",
+    "check_object",
+    "check_text",
+    "check_whole",
+    "config_json",
+    "decompress",
+    "histogram_from_table",
+    "kind_of",
+    "load_config",
+    "load_size_table",
+    "lower_columns",
+    "numbered_rows",
+    "read_file_bytes",
+    "read_json_object",
+    "read_table",
+    "replacing",
+    "save_config",
+    "save_histogram",
+    "write_frame",
+    "write_replacing",
+]
+
+#: The split of a configuration made from a size table, which does not say (``python -m packing pack --out``).
+WHOLE_TABLE = "whole table"
+MAX_CONFIG_BYTES = 256 * 2**20
+#: The most bytes and columns of a size table, and its file types.
 MAX_BYTES = 512 * 2**20
 MAX_COLUMNS = 64
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
 
 
-def size_limit_words(max_bytes: int) -> str:
-    """The size limit in words: whole MB where it is, else bytes.
+def _new_part(target: Path) -> Path:
+    """A new, empty temporary file next to ``target``, with the permissions a new file
+    gets here (the kernel applies the umask)."""
+    while True:
+        part = target.with_name(f".{target.name}.{secrets.token_hex(4)}.part")
+        try:
+            os.close(os.open(part, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
+            return part
+        except FileExistsError:
+            continue
 
-    >>> size_limit_words(512 * 2**20), size_limit_words(100_000)
-    ('512 MB', '100,000 bytes')
+
+@contextmanager
+def replacing(path: str | Path) -> Iterator[Path]:
+    """A path to write ``path``'s new content to; when the block ends without an error it
+    replaces ``path`` in one step, otherwise it is removed and ``path`` is left as it was.
+
+    A link is followed (its target is replaced), an existing file keeps its permissions
+    and a read-only one is refused, as writing it in place would; a device or pipe (e.g.
+    ``/dev/stdout``) is written in place.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> (folder / "a.txt").write_text("old")
+    3
+    >>> try:
+    ...     with replacing(folder / "a.txt") as part:
+    ...         _ = part.write_text("ne")
+    ...         raise OSError("disk full")
+    ... except OSError:
+    ...     pass
+    >>> (folder / "a.txt").read_text(), sorted(p.name for p in folder.iterdir())
+    ('old', ['a.txt'])
+    >>> with replacing(folder / "a.txt") as part:
+    ...     _ = part.write_text("new")
+    >>> (folder / "a.txt").read_text()
+    'new'
     """
-    return f"{max_bytes // 2**20} MB" if max_bytes >= 2**20 and max_bytes % 2**20 == 0 else f"{max_bytes:,} bytes"
+    target = Path(os.path.realpath(path))
+    if target.exists() and not target.is_file():
+        yield target
+        return
+    mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else None
+    if mode is not None and not os.access(target, os.W_OK):
+        raise PermissionError(errno.EACCES, "Permission denied", str(path))
+    part = _new_part(target)
+    try:
+        if mode is not None:
+            os.chmod(part, mode)
+        yield part
+        os.replace(part, target)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+
+
+def write_replacing(path: str | Path, data: str | bytes) -> Path:
+    """Write ``data`` (text as UTF-8) to ``path`` whole (:func:`replacing`); returns ``path``.
+
+    >>> import tempfile
+    >>> write_replacing(Path(tempfile.mkdtemp()) / "b.json", "{}").read_text()
+    '{}'
+    """
+    path = Path(path)
+    with replacing(path) as part:
+        if isinstance(data, bytes):
+            part.write_bytes(data)
+        else:
+            part.write_text(data, encoding="utf-8")
+    return path
+
+
+def write_frame(frame: pd.DataFrame, path: str | Path) -> Path:
+    """Write a table whole (:func:`replacing`): Parquet for a ``.parquet`` path, else CSV,
+    without the index; returns ``path``.
+
+    >>> import tempfile
+    >>> path = write_frame(pd.DataFrame({"a": [1, 2]}), Path(tempfile.mkdtemp()) / "t.csv")
+    >>> path.read_text()
+    'a\\n1\\n2\\n'
+    """
+    path = Path(path)
+    with replacing(path) as part:
+        if path.suffix == ".parquet":
+            frame.to_parquet(part, index=False)
+        else:
+            frame.to_csv(part, index=False)
+    return path
+
+
+def _file_text(path: Path, kind: str, max_bytes: int) -> str:
+    try:
+        if not path.is_file():
+            raise ValueError(f"No {kind} file at {path}" + (" (it is a folder)." if path.is_dir() else "."))
+        if path.stat().st_size > max_bytes:
+            raise ValueError(f"{path.name} is larger than {max_bytes // 2**20} MB; not a {kind} file.")
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError as error:
+        raise ValueError(f"The {kind} file {path} could not be read: {error.strerror or error}.") from None
+
+
+def read_json_object(source: Any, kind: str, max_bytes: int) -> tuple[dict[str, Any], str]:
+    """The JSON object in ``source`` and a name for it in messages; ``kind`` names what the
+    file should be (``"configuration"``). A ``ValueError`` says what is wrong otherwise.
+
+    >>> read_json_object('{"a": 1}', "configuration", 2**20)
+    ({'a': 1}, 'the configuration text')
+    >>> read_json_object(b"[1]", "calibration", 2**20)
+    Traceback (most recent call last):
+    ...
+    ValueError: the uploaded calibration is not a calibration file: the JSON is not an object.
+    """
+    if isinstance(source, dict):
+        return source, f"the {kind}"
+    if isinstance(source, bytes):
+        text, name = source.decode("utf-8", errors="replace"), f"the uploaded {kind}"
+    elif isinstance(source, str) and source.lstrip()[:1] in ("{", "["):
+        text, name = source, f"the {kind} text"
+    elif isinstance(source, (str, Path)) and str(source).strip():
+        text, name = _file_text(Path(source), kind, max_bytes), Path(source).name
+    else:
+        raise ValueError(f"Give a {kind} file path, JSON text, bytes or a dict; got {str(source)[:80]!r}.")
+    if len(text) > max_bytes:
+        raise ValueError(f"{name} is larger than {max_bytes // 2**20} MB; not a {kind} file.")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{name} is not a {kind} file: invalid JSON ({error.msg} at line {error.lineno}).") from None
+    except RecursionError:
+        raise ValueError(f"{name} is not a {kind} file: the JSON is nested too deeply.") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{name} is not a {kind} file: the JSON is not an object.")
+    return data, name
 
 
 def read_file_bytes(path: str | Path, max_bytes: int = MAX_BYTES) -> bytes:
@@ -250,3 +440,55 @@ def save_histogram(hist: SizeHistogram, path: str | Path) -> Path:
     if path.suffix not in (".csv", ".parquet"):
         raise ValueError(f"Unknown histogram file type {path.suffix!r}; use .csv or .parquet.")
     return write_frame(hist.to_frame(), path)
+
+
+def config_json(config: dict[str, Any]) -> str:
+    """The configuration as indented JSON text.
+
+    >>> print(config_json({"schema": "graph-packing-config", "limits": {"max_nodes": 5}}))
+    {
+      "schema": "graph-packing-config",
+      "limits": {
+        "max_nodes": 5
+      }
+    }
+    """
+    return json.dumps(config, indent=2)
+
+
+def save_config(config: dict[str, Any], path: str | Path) -> Path:
+    """Write ``config`` (from :func:`packing.export_config`) as JSON to ``path``.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = save_config({"schema": "graph-packing-config"}, Path(folder) / "config.json")
+    ...     print(path.name, json.loads(path.read_text()))
+    config.json {'schema': 'graph-packing-config'}
+    """
+    return write_replacing(path, config_json(config) + "\n")
+
+
+def _read_config(source: str | Path | bytes | dict[str, Any]) -> dict[str, Any]:
+    """The configuration object from a dict, JSON text or bytes, or a file path."""
+    return read_json_object(source, "configuration", MAX_CONFIG_BYTES)[0]
+
+
+def load_config(source: str | Path | bytes | dict[str, Any]) -> tuple[dict[str, Any], PackingPlan]:
+    """Read a configuration (a path, JSON text or bytes, or the dict) and rebuild its plan.
+
+    Verified by :func:`packing.export.check_config`: the schema, every field's type, that
+    the plan packs the stored histogram exactly within the limits, that the stored bounds
+    hold and that the stored metrics are those of the plan; any problem is one
+    ``ValueError`` naming the field. Work grows with the file's size, plus one knapsack for
+    an LP bound. The plan returned carries the stored bounds (``plan.bounds``). A
+    ``throughput`` section is kept as given (checked to be an object): the ``throughput``
+    package checks its fields.
+
+    >>> from packing import PackLimits, export_config, pack
+    >>> hist = SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2])
+    >>> config, plan = load_config(config_json(export_config(pack(hist, PackLimits(5, 6, 4)), hist, {})))
+    >>> plan.num_packs, str(plan.limits), config["dataset"]["graphs"]
+    (2, '5 nodes, 6 edges, 4 graphs', 4)
+    """
+    config = _read_config(source)
+    return config, check_config(config)

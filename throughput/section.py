@@ -1,8 +1,8 @@
 """The ``throughput`` section of the exported configuration JSON, checked when a
-configuration is loaded (:func:`check_throughput_section`), and its notes in words (the
-one-off compilation cost, the shapes beyond the calibration), which the Throughput page,
-the report and ``python -m throughput estimate`` print; without importing the ``throughput``
-package, which writes the section (its format: ``throughput/report.py``).
+configuration is loaded (:func:`check_throughput_section`, :func:`load_checked_config`),
+and the notes of an estimate in words (the one-off compilation cost, the shapes beyond the
+calibration), which the Throughput page, the report and ``python -m throughput estimate``
+print. :mod:`throughput.report` writes the section.
 
 A section holds ``version`` (1: a section of any other version was written by a
 development version before the first release and is refused), ``calibration`` and ``run``
@@ -21,12 +21,15 @@ device, model, fit and held-out error objects, text, whole numbers and errors of
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any, Callable
 
 import pandas as pd
 
-from .batching.report import short_run_note
-from .json_file import EDITED, check_number, check_object, check_text, check_whole, kind_of
+from packing import PackingPlan
+from packing.batching import short_run_note
+from packing.io import EDITED, check_number, check_object, check_text, check_whole, kind_of, load_config
+from packing.words import three_digits
 
 #: The only version read: sections of the development versions before the first release are refused.
 SECTION_VERSION = 1
@@ -44,19 +47,6 @@ WALL_COLUMNS = ("epochs_run", "loader_first_epoch_s", "loader_later_epoch_s", "h
 BOUNDS = ("loader", "model")
 #: The largest number a table holds (a time of 30 million years): beyond it a chart's axis overflows.
 MOST = 1e15
-
-
-def three_digits(value: float) -> str:
-    """A time or speed-up to three significant digits, trailing zeros kept, so a column
-    reads alike (thousands grouped from 1,000).
-
-    >>> [three_digits(value) for value in (1234.5, 117.4, 17, 0.56, 0.0, 9.996)]
-    ['1,230', '117', '17.0', '0.560', '0.00', '10.0']
-    """
-    value = float(f"{value:.3g}")  # rounded first: 9.996 is 10.0, not 10.00
-    if value == 0 or abs(value) >= 100:
-        return f"{value:,.0f}" if value else "0.00"
-    return f"{value:.{max(0, 2 - math.floor(math.log10(abs(value))))}f}"
 
 
 def check_throughput_section(section: Any) -> dict[str, Any]:
@@ -104,6 +94,24 @@ def check_throughput_section(section: Any) -> dict[str, Any]:
     if len(set(names)) < len(names):
         raise ValueError(f"throughput.table names a strategy twice ({', '.join(names)}); {EDITED}.")
     return section
+
+
+def load_checked_config(source: str | Path | bytes | dict[str, Any]) -> tuple[dict[str, Any], PackingPlan]:
+    """A configuration and its plan (:func:`packing.io.load_config`) with its ``throughput``
+    section, when it has one, checked (:func:`check_throughput_section`).
+
+    >>> from packing import PackLimits, SizeHistogram, export_config, pack
+    >>> hist = SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2])
+    >>> config = export_config(pack(hist, PackLimits(5, 6, 4)), hist, {}, {"throughput": {"version": 0}})
+    >>> load_checked_config(config)
+    Traceback (most recent call last):
+    ...
+    ValueError: throughput.version 0 is not supported (this tool reads version 1): the section was written by an earlier development version; export the configuration again.
+    """
+    config, plan = load_config(source)
+    if "throughput" in config:
+        check_throughput_section(config["throughput"])
+    return config, plan
 
 
 def _optional(data: dict[str, Any], where: str, checks: dict[str, Callable[[Any, str], Any]]) -> None:
