@@ -18,12 +18,13 @@ from __future__ import annotations
 import argparse
 import sys
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Iterator, TextIO
+from typing import TYPE_CHECKING, Any, Iterator
 
 import pandas as pd
 
 from packing.io import load_size_table, save_histogram, write_frame
-from packing.cli_args import OPTION_FLAGS, add_sweep_arguments, check_out, flag_named, report_sweep, sweep_request
+from packing.cli_args import (OPTION_FLAGS, ProgressBar, add_sweep_arguments, check_out, flag_named, report_sweep,
+                               sweep_request)
 
 from .aflow import DEFAULT_K
 from .api import load_histogram
@@ -106,30 +107,6 @@ def _check_file_flags(args: argparse.Namespace, info: dict[str, Any]) -> None:
                          "exports, --hydrogens for SMILES; leave it out.")
 
 
-def _progress_printer(stream: TextIO, what: str):
-    """``progress(done, total)`` for the terminal, e.g. "3 of 8 shards read" for ``what``
-    "shards read": one updating line, or in a log a line each time another tenth is done
-    (progress may jump by many at once: a sweep reports its cells in chunks).
-
-    >>> import io
-    >>> log = io.StringIO()
-    >>> report = _progress_printer(log, "pairs packed")
-    >>> for done in (40, 45, 80, 100):
-    ...     report(done, 100)
-    >>> log.getvalue().splitlines()
-    ['40 of 100 pairs packed', '80 of 100 pairs packed', '100 of 100 pairs packed']
-    """
-    tenths = [-1]  # the tenth last reported in a log
-
-    def report(done: int, total: int) -> None:
-        if stream.isatty():
-            print(f"\r{done:,} of {total:,} {what}", end="\n" if done == total else "", file=stream, flush=True)
-        elif done * 10 // total > tenths[0]:
-            tenths[0] = done * 10 // total
-            print(f"{done:,} of {total:,} {what}", file=stream, flush=True)
-    return report
-
-
 @contextmanager
 def _cluster(args: argparse.Namespace) -> Iterator[Client]:
     """The Dask client that ``--scheduler`` / ``--workers`` ask for; its dashboard link on stderr."""
@@ -146,7 +123,7 @@ def _cluster_sweep(args: argparse.Namespace) -> None:
     request = sweep_request(args, hist)
     with _cluster(args) as client:
         frame = cluster_sweep(hist, *request, client=client,
-                              progress=_progress_printer(sys.stderr, "limit pairs packed"))
+                              progress=ProgressBar("sweeping", "limit pairs").count)
     report_sweep(args, frame)
 
 
@@ -157,7 +134,7 @@ def _sharded(args: argparse.Namespace) -> None:
         shard_paths(args.input)
     with _cluster(args) as client:
         hist, info = sharded_histogram(args.input, column=args.column, hydrogens=args.hydrogens, client=client,
-                                       progress=_progress_printer(sys.stderr, "shards read"))
+                                       progress=ProgressBar("reading shards", "shards").count)
     _report(hist, info, args.out)
     with_invalid = [shard for shard in info["shards"] if shard["invalid"]]
     for shard in with_invalid[:_SHARD_LINES]:

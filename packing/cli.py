@@ -8,17 +8,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
 from .api import as_limits, pack
 from .compare import compare
 from .batching import (DEFAULT_BUCKETS, add_packs_per_batch, batching_section, compare_batching, default_requests,
                        packs_per_batch, short_run_note)
 from .bounds import Bounds, lower_bounds
-from .cli_args import (HISTOGRAM_HELP, OPTION_FLAGS, add_recommend_arguments, add_sweep_arguments, check_out,
-                       flag_named, method_of, method_options, report_sweep, run_recommend, sweep_request, write_table)
+from .cli_args import (HISTOGRAM_HELP, OPTION_FLAGS, ProgressBar, add_recommend_arguments, add_sweep_arguments,
+                       check_out, flag_named, method_of, method_options, report_sweep, run_recommend, sweep_request,
+                       write_table)
 from .column_generation import DEFAULT_TIME_BUDGET, MAX_TIME_BUDGET
 from .export import export_config
 from .histogram import SizeHistogram
@@ -58,8 +58,8 @@ def _proved_bounds(args: argparse.Namespace, hist: SizeHistogram, limits: PackLi
     the LP's progress on stderr."""
     if not args.prove:
         return None
-    return lower_bounds(hist, limits, prove=True, time_budget=args.prove_seconds, progress=_progress_on_stderr(),
-                        packs=packs)
+    return lower_bounds(hist, limits, prove=True, time_budget=args.prove_seconds,
+                        progress=ProgressBar("proving").fraction, packs=packs)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -104,32 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: Seconds between progress lines on stderr, and that packing and sweeps run silent first:
-#: a run that ends sooner prints none (a person notices a pause from about 2 s).
-PROGRESS_EVERY_S = 2.0
-
-
-def _progress_on_stderr(what: str = "proving", silent_first: bool = False) -> Callable[[float, str], None]:
-    """Report progress on stderr as ``what: 42% message``, at most every
-    ``PROGRESS_EVERY_S`` seconds and once at the end; with ``silent_first``, nothing
-    before ``PROGRESS_EVERY_S`` seconds (so quick runs print nothing at all)."""
-    start = time.perf_counter()
-    last = [start]
-
-    def report(fraction: float, message: str) -> None:
-        now = time.perf_counter()
-        if silent_first and now - start < PROGRESS_EVERY_S:
-            return
-        if fraction >= 1.0 or now - last[0] >= PROGRESS_EVERY_S:
-            print(f"{what}: {fraction:4.0%} {message}", file=sys.stderr, flush=True)
-            last[0] = now
-    return report
-
-
-def _sweep_progress_on_stderr() -> Callable[[int, int], None]:
-    """:func:`_progress_on_stderr` for :func:`packing.sweep`'s ``progress(done, total)``."""
-    report = _progress_on_stderr("sweeping", silent_first=True)
-    return lambda done, total: report(done / total, f"{done:,} of {total:,} limit pairs packed")
+#: Seconds a packing or a sweep runs before its progress bar shows: a run that ends sooner
+#: prints none (a person notices a pause from about 2 s).
+QUIET_FOR_S = 2.0
 
 
 def _pack(args: argparse.Namespace, hist: SizeHistogram) -> None:
@@ -140,7 +117,7 @@ def _pack(args: argparse.Namespace, hist: SizeHistogram) -> None:
                          "configuration; add --out plan.json, "
                          "or leave them out.")
     limits = as_limits(hist, max_nodes=args.max_nodes, max_edges=args.max_edges, max_graphs=args.max_graphs)
-    plan = pack(hist, limits, method_of(args), progress=_progress_on_stderr("packing", silent_first=True))
+    plan = pack(hist, limits, method_of(args), progress=ProgressBar("packing", delay=QUIET_FOR_S).fraction)
     plan.check(hist)
     if args.prove:
         if not plan.method.keeps_limits:
@@ -263,7 +240,7 @@ def run(argv: list[str] | None = None) -> int:
             run_recommend(args, hist)
         else:
             report_sweep(args, sweep(hist, *sweep_request(args, hist), workers=args.workers,
-                                     progress=_sweep_progress_on_stderr()))
+                                     progress=ProgressBar("sweeping", "limit pairs", delay=QUIET_FOR_S).count))
     except (ValueError, OSError) as error:
         print(f"error: {flag_named(error, OPTION_FLAGS, args)}", file=sys.stderr)
         return 2

@@ -1,17 +1,20 @@
-"""The command-line arguments the command lines of every package share: the output file
-check, the option names in messages, the arguments of a limit sweep (``python -m packing
-sweep`` and ``python -m data_loaders sweep`` on a Dask cluster) and of a recommendation
-(``python -m packing recommend`` and ``python -m throughput recommend``).
+"""What the command lines of every package share: the output file check, the option names
+in messages, the arguments of a limit sweep (``python -m packing sweep`` and ``python -m
+data_loaders sweep`` on a Dask cluster) and of a recommendation (``python -m packing
+recommend`` and ``python -m throughput recommend``), and the progress bar on stderr
+(:class:`ProgressBar`, from ``tqdm``).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 from pathlib import Path
-from typing import NamedTuple, Sequence
+from typing import NamedTuple, Sequence, TextIO
 
 import pandas as pd
+from tqdm import tqdm
 
 from .heuristics import HEURISTICS
 from .histogram import SizeHistogram
@@ -22,7 +25,7 @@ from .published import PAPER_MIN
 from .recommend_cli import add_recommend_arguments, run_recommend
 from .sweep import default_limits, limit_grid, smallest_limits, sweep_cells
 
-__all__ = ["HISTOGRAM_HELP", "OPTION_FLAGS", "SweepRequest", "add_recommend_arguments", "add_sweep_arguments",
+__all__ = ["HISTOGRAM_HELP", "OPTION_FLAGS", "ProgressBar", "SweepRequest", "add_recommend_arguments", "add_sweep_arguments",
            "check_out", "flag_named", "method_of", "method_options", "report_sweep", "run_recommend", "sweep_request",
            "write_table"]
 
@@ -34,6 +37,43 @@ class SweepRequest(NamedTuple):
     edge_limits: list[int]
     max_graphs: int
     method: PackMethod
+
+
+class ProgressBar:
+    """A ``tqdm`` bar on stderr (one line updated in place), fed by the progress callbacks of
+    the engine, the Dask builder and the calibration: :meth:`count` for ``done`` of
+    ``total``, :meth:`fraction` for a share done. Nothing shows before ``delay`` seconds (a
+    quicker run prints nothing); the bar ends when ``done`` reaches ``total``.
+
+    >>> import io
+    >>> log = io.StringIO()
+    >>> bar = ProgressBar("sweeping", "pairs", file=log)
+    >>> for done in (256, 512, 600):
+    ...     bar.count(done, 600, "limit pairs packed")
+    >>> log.getvalue().rstrip().rsplit("\\r", 1)[-1].split("|")[0]
+    'sweeping: 100%'
+    """
+
+    def __init__(self, what: str, unit: str = "it", delay: float = 0.0, file: TextIO | None = None) -> None:
+        self.what, self.unit, self.delay, self.file = what, unit, delay, file
+        self._bar: tqdm | None = None
+        self._format: str | None = None  # tqdm's own: done/total, elapsed and rate
+
+    def count(self, done: int, total: int, note: str = "") -> None:
+        """``done`` of ``total`` done; ``note`` is shown after the bar."""
+        if self._bar is None:
+            self._bar = tqdm(total=total, desc=self.what, unit=self.unit, delay=self.delay,
+                             file=self.file or sys.stderr, dynamic_ncols=True, bar_format=self._format)
+        if note:
+            self._bar.set_postfix_str(note, refresh=False)
+        self._bar.update(done - self._bar.n)
+        if done >= total:
+            self._bar.close()
+
+    def fraction(self, share: float, note: str = "") -> None:
+        """``share`` (0 to 1) done, shown as a percentage and the time so far."""
+        self._format = "{l_bar}{bar}| {elapsed}{postfix}"
+        self.count(round(1000 * min(max(share, 0.0), 1.0)), 1000, note)
 
 
 HISTOGRAM_HELP = (

@@ -468,15 +468,15 @@ def test_a_cluster_whose_workers_are_all_paused_says_so_instead_of_waiting(monke
                 pass
 
 
-def test_progress_in_a_log_has_a_line_per_tenth_even_when_it_jumps():
-    """A sweep reports its cells in chunks of 256: a log (stderr not a terminal) still gets
-    a line each time another tenth is done, not only the last one."""
-    from data_loaders.__main__ import _progress_printer
+def test_progress_that_jumps_in_chunks_ends_at_the_total():
+    """A sweep reports its cells in chunks of 256: the bar (tqdm, in a log as on a terminal,
+    at most ten updates a second) ends at the total, on a line of its own."""
+    from packing.cli_args import ProgressBar
 
     log = io.StringIO()
-    report = _progress_printer(log, "limit pairs packed")
+    bar = ProgressBar("sweeping", "limit pairs", file=log)
     for done in [*range(256, 3721, 256), 3721]:
-        report(done, 3721)
-    lines = log.getvalue().splitlines()
-    assert lines[0] == "256 of 3,721 limit pairs packed" and lines[-1] == "3,721 of 3,721 limit pairs packed"
-    assert 9 <= len(lines) <= 11
+        bar.count(done, 3721)
+    updates = log.getvalue().rstrip("\n").split("\r")[1:]
+    assert updates[-1].startswith("sweeping: 100%") and " 3721/3721 " in updates[-1]
+    assert log.getvalue().endswith("\n") and len(updates) >= 2  # the bar shown at its start, then ended

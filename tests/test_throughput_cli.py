@@ -25,7 +25,7 @@ def test_calibrate_shows_progress_and_writes_a_verified_file(tmp_path):
     done = run_cli("calibrate", "--hidden", "4", "--layers", "1", "--shapes", "6", "--max-nodes", "64",
                    "--max-edges", "128", "--max-graphs", "4", "--threads", "1", "--no-loaders", "--out", str(out))
     assert done.returncode == 0, done.stderr
-    assert "[  1/6]" in done.stderr and "[  6/6]" in done.stderr
+    assert "timing steps: 100%" in done.stderr and " 6/6 " in done.stderr
     assert "held-out error" in done.stdout and str(out) in done.stdout
     cal = load_calibration(out)
     assert cal.device_info["threads"] == 1 and len(cal.timings) == 6 and max(t.shape[0] for t in cal.timings) <= 64

@@ -466,7 +466,7 @@ def calibrate(model: Any = "gin", hidden: int = 64, layers: int = 3, device: str
         loaders: time the loaders too (False: a calibration of model time only).
         loader_budget: seconds of timed batches per loader kind and grid row, 0 to 60.
         loader_progress: ``loader_progress(done, total, kind)``, called as each loader
-            timing starts.
+            timing starts and once at the end (``done == total``).
 
     Returns:
         The calibration: the timings, the fitted cost model, the device and software, and

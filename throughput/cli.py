@@ -30,12 +30,13 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from packing import config_histogram, whole_number
 from packing.io import load_size_table, write_frame, write_replacing
 from packing.batching import add_packs_per_batch, packs_per_batch
-from packing.cli_args import HISTOGRAM_HELP, OPTION_FLAGS, add_recommend_arguments, check_out, flag_named, run_recommend
+from packing.cli_args import (HISTOGRAM_HELP, OPTION_FLAGS, ProgressBar, add_recommend_arguments, check_out, flag_named,
+                               run_recommend)
 
 from .calibration import (CALIBRATIONS_ENV, MAX_COLD_RUNS, MAX_LOADER_BUDGET, MAX_THREADS, MODES, SHIPPED,
                           Calibration, calibrate, calibration_filename, check_mode, load_calibration)
@@ -127,15 +128,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _loader_progress(done: int, total: int, kind: str) -> None:
-    print(f"[{done + 1:>3}/{total}] loader {kind}", file=sys.stderr, flush=True)
-
-
-def _progress(done: int, total: int, shape: tuple[int, int, int]) -> None:
-    if done < total:
-        nodes, edges, graphs = shape
-        print(f"[{done + 1:>3}/{total}] {nodes:>7,} nodes {edges:>9,} edges {graphs:>4} graphs", file=sys.stderr,
-              flush=True)
+def _shape_progress() -> Callable[[int, int, tuple[int, int, int]], None]:
+    """``progress(done, total, shape)`` of a calibration: a bar on stderr naming the shape timed."""
+    bar = ProgressBar("timing steps", "shapes")
+    return lambda done, total, shape: bar.count(done, total, f"{shape[0]:,} nodes, {shape[1]:,} edges, "
+                                                             f"{shape[2]:,} graphs")
 
 
 #: the calibration's settings and the flags that give them
@@ -169,8 +166,8 @@ def _calibrate(args: argparse.Namespace) -> None:
           f"{len(shapes)} shapes", file=sys.stderr)
     start = time.perf_counter()
     cal = calibrate(args.model, args.hidden, args.layers, args.device, shapes, args.mode, threads=args.threads,
-                    cold_runs=cold_runs, progress=_progress, loaders=args.loaders, loader_budget=loader_budget,
-                    loader_progress=_loader_progress)
+                    cold_runs=cold_runs, progress=_shape_progress(), loaders=args.loaders,
+                    loader_budget=loader_budget, loader_progress=ProgressBar("timing loaders", "rows").count)
     path = cal.save(out)  # out's name is cal.filename where a folder was given
     held_out = cal.fit.held_out
     lines = [f"{cal.label}: {len(cal.timings)} shapes in {time.perf_counter() - start:.0f} s", cal.fit.describe(),
@@ -224,7 +221,7 @@ def _check(args: argparse.Namespace) -> int:
     file, a failing shipped calibration is replaced by one measured now: 0)."""
     check_out(args.out, (".json",), inputs=[args.calibration])
     if args.calibration is None:
-        found = calibration_for_this_machine(_progress, args.seconds)
+        found = calibration_for_this_machine(_shape_progress(), args.seconds)
         check, text = found.check, " ".join(filter(None, [found.reason, found.unchecked]))
         print(f"this machine's calibration: {found.calibration.label}\n{found.calibration.fit.describe()}\n{text}")
     else:

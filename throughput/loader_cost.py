@@ -229,7 +229,8 @@ def calibrate_loaders(device: str = "cpu", shapes: list[tuple[int, int, int]] | 
                       progress: Callable[[int, int, str], None] | None = None) -> dict[str, LoaderCost]:
     """Time every loader kind (:data:`LOADERS`; ``packed_device`` on ``device``) at each of
     ``shapes`` ((graphs per batch, nodes per graph, edges per graph); None:
-    :func:`loader_shapes`) for about ``budget`` seconds each, and fit each kind's cost.
+    :func:`loader_shapes`) for about ``budget`` seconds each, and fit each kind's cost;
+    ``progress(done, total, kind)`` as each timing starts and once at the end.
 
     >>> costs = calibrate_loaders(shapes=loader_shapes((2, 6), ((3, 4), (7, 12), (12, 30))), budget=0.005,
     ...                           long_epoch_graphs=1280)
@@ -247,4 +248,6 @@ def calibrate_loaders(device: str = "cpu", shapes: list[tuple[int, int, int]] | 
             timings.append(time_loader(kind, count, nodes, edges, device=device, budget=budget, seed=seed))
         fit = fit_cost_model([t.shape for t in timings], [t.median for t in timings])
         costs[kind] = LoaderCost(kind, tuple(timings), fit, first_read_factor(seed, long_epoch_graphs) if kind == "pyg_first" else 1.0)
+    if progress is not None:
+        progress(total, total, LOADERS[-1])
     return costs
