@@ -193,13 +193,6 @@ def batching_section(table: pd.DataFrame) -> dict[str, Any]:
             "strategies": {row["strategy"]: settings[row["strategy"]] for row in rows}, "table": rows}
 
 
-def _whole(value: Any, where: str, low: int, allow_none: bool = False) -> None:
-    if value is None and allow_none:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{where} must be a whole number of at least {low}, got {value!r}.")
-
-
 def check_batching_section(section: Any) -> dict[str, Any]:
     """Check a ``batching`` section read from a configuration file.
 
@@ -215,7 +208,7 @@ def check_batching_section(section: Any) -> dict[str, Any]:
     >>> check_batching_section({"version": 1, "run": {}})
     Traceback (most recent call last):
     ...
-    ValueError: batching.run.batch_size must be a whole number of at least 2, got None.
+    ValueError: batching.run.batch_size must be a whole number of at least 2, got null; export the configuration again (a file that does not verify was edited or damaged).
     """
     if not isinstance(section, dict):
         raise ValueError(f"batching must be an object, got {type(section).__name__}.")
@@ -224,13 +217,13 @@ def check_batching_section(section: Any) -> dict[str, Any]:
     run = section.get("run")
     if not isinstance(run, dict):
         raise ValueError("batching.run must be an object with batch_size, steps, epochs, seed and devices.")
-    _whole(run.get("batch_size"), "batching.run.batch_size", 2)
-    _whole(run.get("steps"), "batching.run.steps", 1, allow_none=True)
-    _whole(run.get("epochs"), "batching.run.epochs", 1, allow_none=True)
+    check_whole(run.get("batch_size"), "batching.run.batch_size", 2)
+    check_whole(run.get("steps"), "batching.run.steps", 1, allow_none=True)
+    check_whole(run.get("epochs"), "batching.run.epochs", 1, allow_none=True)
     if (run.get("steps") is None) == (run.get("epochs") is None):
         raise ValueError("batching.run must give either steps or epochs (the other null).")
-    _whole(run.get("seed"), "batching.run.seed", 0)
-    _whole(run.get("devices"), "batching.run.devices", 1)
+    check_whole(run.get("seed"), "batching.run.seed", 0)
+    check_whole(run.get("devices"), "batching.run.devices", 1)
     strategies, rows = section.get("strategies"), section.get("table")
     if not isinstance(strategies, dict) or not all(isinstance(s, dict) for s in strategies.values()):
         raise ValueError("batching.strategies must map each strategy to an object of its settings.")
@@ -350,7 +343,7 @@ def _check_row(row: Any, where: str, strategies: dict[str, Any]) -> None:
         raise ValueError(f"{where}.strategy {row['strategy']!r} has no settings in batching.strategies.")
     for column in _COUNTS:
         if column in row:
-            _whole(row[column], f"{where}.{column}", 0)
+            check_whole(row[column], f"{where}.{column}", 0)
     for column in _FRACTIONS:
         value = row.get(column, 0.0)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
