@@ -122,7 +122,7 @@ def table(tmp_path):
 def test_the_command_line_prints_packing_progress_on_stderr(table, capsys, monkeypatch):
     monkeypatch.setattr(packing.cli, "QUIET_FOR_S", 0.0)
     assert packing.cli.run(["pack", str(table), "--algorithm", "best"]) == 0
-    err = capsys.readouterr().err.splitlines()  # tqdm's updates, each after a carriage return
+    err = [line for line in capsys.readouterr().err.splitlines() if line]  # tqdm's updates, each after a carriage return
     assert err[0].startswith("packing:   0%|") and err[-1].startswith("packing: 100%|")
     assert err[-1].endswith("packs (best of all: best fit, product heuristic)")  # the engine's last message
 

@@ -186,8 +186,8 @@ def test_the_export_snippet_trains_for_each_task_of_the_registry(tmp_path):
     for task, label in LABELS.items():
         dataset = f'''from data_loaders import graph_sizes, load_histogram, random_mol_dataset
 from data_loaders.random_graphs import RandomGraphs
-from packing import SizeHistogram, pack
-from packing.export import export_config, save_config
+from packing import SizeHistogram, export_config, pack
+from packing.io import save_config
 
 hist, info = load_histogram("ogbg-molhiv", split="train")
 graphs = list(random_mol_dataset(hist)[:300])
