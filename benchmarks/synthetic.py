@@ -15,7 +15,7 @@ def ppa_like(seed: int = 0, graphs: int = 78_200) -> SizeHistogram:
     """A synthetic histogram shaped like ogbg-ppa (labelled synthetic wherever shown).
 
     >>> hist = ppa_like(graphs=2_000)
-    >>> hist.max_nodes, hist.max_edges
+    >>> hist.largest_nodes, hist.largest_edges
     (300, 36138)
     """
     rng = np.random.default_rng(seed)

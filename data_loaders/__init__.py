@@ -9,7 +9,7 @@ Nothing here imports Streamlit.
 >>> "qm9" in [spec.name for spec in list_datasets()]
 True
 >>> hist, info = load_histogram("qm9", graph="bonds")
->>> hist.num_graphs, hist.max_nodes, info["source"]
+>>> hist.num_graphs, hist.largest_nodes, info["source"]
 (130831, 29, 'bundled profile')
 """
 from importlib import import_module

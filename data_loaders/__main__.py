@@ -65,7 +65,7 @@ def _report(hist: Any, info: dict[str, Any], out: str) -> None:
     save_histogram(hist, out)
     stats = hist.stats()
     print(f"{info['dataset']} [{info['split']}] ({info['source']}): {hist.num_graphs} graphs, "
-          f"{hist.num_tuples} tuples, max {stats['max_nodes']} nodes / {stats['max_edges']} edges "
+          f"{hist.num_tuples} tuples, at most {stats['largest_nodes']} nodes / {stats['largest_edges']} edges "
           f"({info['seconds']:.2f} s) -> {out}")
     print(info["provenance"])
     if info.get("warning"):

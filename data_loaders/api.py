@@ -97,7 +97,7 @@ def load_histogram(
         DatasetUnavailableError: the data is not on disk and cannot (or may not) be downloaded.
 
     >>> hist, info = load_histogram("ogbg-molhiv", split="train")
-    >>> hist.num_graphs, hist.max_nodes, info["source"]
+    >>> hist.num_graphs, hist.largest_nodes, info["source"]
     (32901, 222, 'bundled profile')
     >>> load_histogram("qm9", graph="knn", k=4)[1]["split"]
     'all'

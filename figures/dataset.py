@@ -301,8 +301,8 @@ def marginal_comparison_figure(hists: dict[str, SizeHistogram], component: str) 
 
 TABLE1_ROWS = {
     "graphs": "Number of graphs",
-    "max_nodes": "Max number of nodes",
-    "max_edges": "Max number of edges",
+    "largest_nodes": "Max number of nodes",
+    "largest_edges": "Max number of edges",
     "distinct_tuples": "Distinct (nodes, edges) size tuples",
     "node_efficiency": "Node efficiency (%) padding every graph to the largest",
     "edge_efficiency": "Edge efficiency (%) padding every graph to the largest",
@@ -324,7 +324,7 @@ def stats_table(hists: dict[str, SizeHistogram]) -> pd.DataFrame:
     for name, hist in hists.items():
         stats = hist.stats()
         columns[name] = [
-            f"{stats['graphs']:,}", f"{stats['max_nodes']:,}", f"{stats['max_edges']:,}",
+            f"{stats['graphs']:,}", f"{stats['largest_nodes']:,}", f"{stats['largest_edges']:,}",
             f"{stats['distinct_tuples']:,}", f"{stats['node_efficiency'] * 100:.2f}",
             f"{stats['edge_efficiency'] * 100:.2f}", f"{stats['node_speedup']:.2f}",
             f"{stats['edge_speedup']:.2f}", f"{stats['mean_nodes']:.2f}", f"{stats['mean_edges']:.2f}",

@@ -275,11 +275,11 @@ raise --nodes to at least 3.
                            args.max_graphs, method_of(args))
     sweep_cells(*request)
     short = [f"raise --{flag} to at least {largest:,}" for flag, limits, largest in
-             (("nodes", request.node_limits, hist.max_nodes), ("edges", request.edge_limits, hist.max_edges))
+             (("nodes", request.node_limits, hist.largest_nodes), ("edges", request.edge_limits, hist.largest_edges))
              if max(limits) < largest]
     if short:
-        raise ValueError(f"No limit pair of the grid holds the largest graph ({hist.max_nodes:,} nodes, "
-                         f"{hist.max_edges:,} edges), so no cell could be packed: {' and '.join(short)}.")
+        raise ValueError(f"No limit pair of the grid holds the largest graph ({hist.largest_nodes:,} nodes, "
+                         f"{hist.largest_edges:,} edges), so no cell could be packed: {' and '.join(short)}.")
     return request
 
 

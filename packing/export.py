@@ -13,7 +13,7 @@ The JSON file (``SCHEMA_VERSION`` 1) is one object::
         "options": {},                               # graph construction, e.g. {"graph": "radius", "cutoff": 5.0}
         "source": "bundled profile",                 # where the sizes came from
         "provenance": "...",                         # sentence naming the original files
-        "graphs": 32901, "max_nodes": 222, "max_edges": 502, "distinct_tuples": 795
+        "graphs": 32901, "largest_nodes": 222, "largest_edges": 502, "distinct_tuples": 795
       },
       "histogram": {"num_nodes": [...], "num_edges": [...], "count": [...]},   # the sizes packed
       "limits": {"max_nodes": 222, "max_edges": 502, "max_graphs": 256},       # PackLimits
@@ -51,7 +51,7 @@ What :func:`check_config` verifies; anything else is one ``ValueError`` naming t
 * the plan packs the stored histogram exactly, within the limits, and ``limits`` and
   ``method`` are the plan's;
 * ``dataset``: ``name``, ``split``, ``source`` and ``provenance`` are text, ``options`` an
-  object, and ``graphs``, ``max_nodes``, ``max_edges`` and ``distinct_tuples`` are the
+  object, and ``graphs``, ``largest_nodes``, ``largest_edges`` and ``distinct_tuples`` are the
   stored histogram's;
 * every field of ``metrics`` is recomputed from the plan and compared (floats within a
   relative 1e-9, everything else exactly, with its JSON type: ``1.0`` is not ``1``);
@@ -175,7 +175,7 @@ def _check_dataset(data: Any, hist: SizeHistogram) -> None:
             raise ValueError(f"dataset.{name} must be text, got {data.get(name)!r}; {EDITED}.")
     if not isinstance(data.get("options"), dict):
         raise ValueError(f"dataset.options must be an object, got {data.get('options')!r}; {EDITED}.")
-    summary = {"graphs": hist.num_graphs, "max_nodes": hist.max_nodes, "max_edges": hist.max_edges,
+    summary = {"graphs": hist.num_graphs, "largest_nodes": hist.largest_nodes, "largest_edges": hist.largest_edges,
                "distinct_tuples": hist.num_tuples}
     for name, true in summary.items():
         _check_same(data, "dataset", name, int(true))
@@ -245,8 +245,8 @@ def export_config(
             "source": str(info.get("source", "unknown")),
             "provenance": str(info.get("provenance", "")),
             "graphs": hist.num_graphs,
-            "max_nodes": hist.max_nodes,
-            "max_edges": hist.max_edges,
+            "largest_nodes": hist.largest_nodes,
+            "largest_edges": hist.largest_edges,
             "distinct_tuples": hist.num_tuples,
         },
         "histogram": {

@@ -188,7 +188,7 @@ class SizeHistogram:
     Rows are unique and sorted by (num_nodes, num_edges); counts are positive.
 
     >>> hist = SizeHistogram.from_sizes([3, 3, 5], [4, 4, 8])
-    >>> hist.num_graphs, hist.num_tuples, hist.max_nodes
+    >>> hist.num_graphs, hist.num_tuples, hist.largest_nodes
     (3, 2, 5)
     """
 
@@ -296,11 +296,13 @@ class SizeHistogram:
         return int(self.counts.size)
 
     @property
-    def max_nodes(self) -> int:
+    def largest_nodes(self) -> int:
+        """Nodes of the largest graph (not a pack limit: see ``PackLimits.max_nodes``)."""
         return int(self.num_nodes.max())
 
     @property
-    def max_edges(self) -> int:
+    def largest_edges(self) -> int:
+        """Edges of the graph with the most edges (not a pack limit: see ``PackLimits.max_edges``)."""
         return int(self.num_edges.max())
 
     @cached_property
@@ -316,12 +318,12 @@ class SizeHistogram:
     @property
     def node_efficiency(self) -> float:
         """Share of real nodes when every graph is padded to the largest graph (mean / max)."""
-        return self.total_nodes / (self.num_graphs * self.max_nodes) if self.max_nodes else 1.0
+        return self.total_nodes / (self.num_graphs * self.largest_nodes) if self.largest_nodes else 1.0
 
     @property
     def edge_efficiency(self) -> float:
         """Share of real edges when every graph is padded to the largest graph (mean / max)."""
-        return self.total_edges / (self.num_graphs * self.max_edges) if self.max_edges else 1.0
+        return self.total_edges / (self.num_graphs * self.largest_edges) if self.largest_edges else 1.0
 
     def stats(self) -> dict[str, float | int]:
         """The statistics of Table 1 of Krell et al. (tuple packing paper), as a dict.
@@ -332,8 +334,8 @@ class SizeHistogram:
         node_eff, edge_eff = self.node_efficiency, self.edge_efficiency
         return {
             "graphs": self.num_graphs,
-            "max_nodes": self.max_nodes,
-            "max_edges": self.max_edges,
+            "largest_nodes": self.largest_nodes,
+            "largest_edges": self.largest_edges,
             "distinct_tuples": self.num_tuples,
             "node_efficiency": node_eff,
             "edge_efficiency": edge_eff,
@@ -428,5 +430,5 @@ class SizeHistogram:
     def __repr__(self) -> str:
         return (
             f"SizeHistogram(graphs={self.num_graphs}, tuples={self.num_tuples}, "
-            f"max_nodes={self.max_nodes}, max_edges={self.max_edges})"
+            f"largest_nodes={self.largest_nodes}, largest_edges={self.largest_edges})"
         )

@@ -99,13 +99,13 @@ class PackLimits:
         ...
         ValueError: The largest graph has 2,199,023,255,552 nodes, more than the 1,099,511,627,775 a pack can hold, so no limits hold it; leave it out of the size table.
         """
-        for given, largest, word in ((max_nodes, hist.max_nodes, "nodes"), (max_edges, hist.max_edges, "edges")):
+        for given, largest, word in ((max_nodes, hist.largest_nodes, "nodes"), (max_edges, hist.largest_edges, "edges")):
             if given is None and largest > MAX_PACK_LIMIT:
                 raise ValueError(f"The largest graph has {largest:,} {word}, more than the {MAX_PACK_LIMIT:,} a pack "
                                  "can hold, so no limits hold it; leave it out of the size table.")
         return cls(
-            max(hist.max_nodes, 1) if max_nodes is None else max_nodes,
-            max(hist.max_edges, 1) if max_edges is None else max_edges,
+            max(hist.largest_nodes, 1) if max_nodes is None else max_nodes,
+            max(hist.largest_edges, 1) if max_edges is None else max_edges,
             min(hist.num_graphs, MAX_PACK_LIMIT) if max_graphs is None else max_graphs,
         )
 
@@ -115,7 +115,7 @@ class PackLimits:
         >>> PackLimits(4, 8).fits(SizeHistogram.from_sizes([5], [2]))
         False
         """
-        return hist.max_nodes <= self.max_nodes and hist.max_edges <= self.max_edges
+        return hist.largest_nodes <= self.max_nodes and hist.largest_edges <= self.max_edges
 
     def check_fits(self, hist: SizeHistogram) -> "PackLimits":
         """Return ``self`` if every graph fits into one pack, else raise a ``ValueError``
@@ -132,9 +132,9 @@ class PackLimits:
         graphs = int(hist.counts[too_big].sum())
         raise ValueError(
             f"{graphs:,} graph(s) do not fit into one pack of at most {self.max_nodes:,} nodes and "
-            f"{self.max_edges:,} edges: the largest graph has {hist.max_nodes:,} nodes, the graph with the "
-            f"most edges has {hist.max_edges:,}. Raise the limits to at least {hist.max_nodes:,} nodes and "
-            f"{hist.max_edges:,} edges."
+            f"{self.max_edges:,} edges: the largest graph has {hist.largest_nodes:,} nodes, the graph with the "
+            f"most edges has {hist.largest_edges:,}. Raise the limits to at least {hist.largest_nodes:,} nodes and "
+            f"{hist.largest_edges:,} edges."
         )
 
     def to_dict(self) -> dict[str, int]:

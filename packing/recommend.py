@@ -183,8 +183,8 @@ def _screen_cells(hist: SizeHistogram, batch_size: int) -> list[tuple[int, int]]
     mean_nodes, mean_edges = hist.total_nodes / hist.num_graphs, hist.total_edges / hist.num_graphs
     for packs in _ladder(batch_size):
         graphs = batch_size / packs
-        node_side = {max(hist.max_nodes, 1, math.ceil(graphs * mean_nodes * scale)) for scale in SCALES}
-        edge_side = {max(hist.max_edges, 1, math.ceil(graphs * mean_edges * scale)) for scale in SCALES}
+        node_side = {max(hist.largest_nodes, 1, math.ceil(graphs * mean_nodes * scale)) for scale in SCALES}
+        edge_side = {max(hist.largest_edges, 1, math.ceil(graphs * mean_edges * scale)) for scale in SCALES}
         pairs |= {(n, e) for n in node_side for e in edge_side}
     return sorted(pairs)
 
@@ -272,8 +272,8 @@ def _balanced_limits(hist: SizeHistogram, batch_size: int, max_graphs: int) -> l
     mean_nodes, mean_edges = hist.total_nodes / hist.num_graphs, hist.total_edges / hist.num_graphs
     if batch_size < MANY_GRAPHS:
         return []
-    chosen = [PackLimits(max(hist.max_nodes, 1, math.ceil(batch_size * mean_nodes * scale)),
-                         max(hist.max_edges, 1, math.ceil(batch_size * mean_edges * scale)), max_graphs)
+    chosen = [PackLimits(max(hist.largest_nodes, 1, math.ceil(batch_size * mean_nodes * scale)),
+                         max(hist.largest_edges, 1, math.ceil(batch_size * mean_edges * scale)), max_graphs)
               for scale in BALANCED_SCALES]
     return [limits for limits in chosen if balanced_applies(hist, limits)]
 

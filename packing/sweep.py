@@ -63,7 +63,7 @@ def default_limits(hist: SizeHistogram, steps: int = 12, multiple: float = 4.0) 
     >>> default_limits(SizeHistogram.from_sizes([10], [20]), steps=3, multiple=2.0)
     ([10, 15, 20], [20, 30, 40])
     """
-    largest_nodes, largest_edges = max(hist.max_nodes, 1), max(hist.max_edges, 1)
+    largest_nodes, largest_edges = max(hist.largest_nodes, 1), max(hist.largest_edges, 1)
     nodes = np.linspace(largest_nodes, min(largest_nodes * multiple, MAX_PACK_LIMIT), steps)
     edges = np.linspace(largest_edges, min(largest_edges * multiple, MAX_PACK_LIMIT), steps)
     return sorted(set(np.round(nodes).astype(int).tolist())), sorted(set(np.round(edges).astype(int).tolist()))

@@ -110,8 +110,8 @@ def controls(hist) -> None:
             st.button("Reset to data defaults", on_click=state.reset_limits, args=(hist,),
                       help=f"{defaults.max_nodes:,} nodes and {defaults.max_edges:,} edges (the largest graph, at "
                            f"least 1 each); {defaults.max_graphs:,} graphs per pack.")
-    st.caption(f"{md_text(chosen.origin)}. The largest graph has {hist.max_nodes:,} nodes and the graph with the "
-               f"most edges has {hist.max_edges:,}, so limits must be at least that.")
+    st.caption(f"{md_text(chosen.origin)}. The largest graph has {hist.largest_nodes:,} nodes and the graph with the "
+               f"most edges has {hist.largest_edges:,}, so limits must be at least that.")
     problem = st.session_state.pop(LIMIT_ERROR, None)
     if problem:
         st.error(f"**Those limits do not work; the last ones are kept.** {md_text(problem)}", icon=":material/error:")

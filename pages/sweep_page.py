@@ -195,7 +195,7 @@ def results(frame, params: dict, hist, selection: state.Selection) -> None:
     st.plotly_chart(fig, key=CHART_KEY, on_select=_on_cell_click, selection_mode="points")
     best = feasible.loc[feasible["harmonic_mean"].idxmax()]
     infeasible = len(frame) - len(feasible)
-    edgeless = hist.max_edges == 0  # judged by the nodes alone (packing.metrics.harmonic_mean)
+    edgeless = hist.largest_edges == 0  # judged by the nodes alone (packing.metrics.harmonic_mean)
     edge_words = "no edges to judge" if edgeless else f"edge {best['edge_efficiency']:.2%}"
     st.caption(
         f"Best cell (star): {int(best['max_nodes']):,} nodes, {int(best['max_edges']):,} edges, harmonic mean "
@@ -270,7 +270,7 @@ def results(frame, params: dict, hist, selection: state.Selection) -> None:
 
 def main() -> None:
     loaded = page_header("Limit sweep",
-                         lambda hist: f"Largest graph: {hist.max_nodes:,} nodes, {hist.max_edges:,} edges.")
+                         lambda hist: f"Largest graph: {hist.largest_nodes:,} nodes, {hist.largest_edges:,} edges.")
     if loaded is None:
         return
     selection, hist, _ = loaded

@@ -21,8 +21,8 @@ def graph_bound_case(draw):
     max_graphs = draw(st.integers(2, 40))
     # Node and edge limits loose enough that the graph slots give the largest volume bound.
     slack = draw(st.floats(1.0, 1.6))
-    max_nodes = max(hist.max_nodes, int(np.ceil(slack * hist.total_nodes * max_graphs / hist.num_graphs)))
-    max_edges = max(hist.max_edges, 1, int(np.ceil(slack * hist.total_edges * max_graphs / hist.num_graphs)))
+    max_nodes = max(hist.largest_nodes, int(np.ceil(slack * hist.total_nodes * max_graphs / hist.num_graphs)))
+    max_edges = max(hist.largest_edges, 1, int(np.ceil(slack * hist.total_edges * max_graphs / hist.num_graphs)))
     return hist, PackLimits(max_nodes, max_edges, max_graphs)
 
 

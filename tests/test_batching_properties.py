@@ -35,16 +35,16 @@ def graph_sizes(draw):
 def options_for(strategy, hist, batch_size, draw):
     if strategy == "dynamic":
         low = estimate_target(hist, batch_size, sample_size=10**9)
-        nodes = max(low[0], hist.max_nodes + 1) + draw(st.integers(0, 40))
-        edges = max(low[1], hist.max_edges) + draw(st.integers(0, 80))
+        nodes = max(low[0], hist.largest_nodes + 1) + draw(st.integers(0, 40))
+        edges = max(low[1], hist.largest_edges) + draw(st.integers(0, 80))
         return {"target": (nodes, edges)}
     if strategy == "pyg_dynamic":
         return {"max_num": draw(st.integers(1, 120)), "mode": draw(st.sampled_from(["node", "edge"]))}
     if strategy == "buckets":
         return {"num_shapes": draw(st.integers(1, 16))}
     if strategy == "packing":
-        limits = PackLimits(max(1, hist.max_nodes) + draw(st.integers(0, 60)),
-                            max(1, hist.max_edges) + draw(st.integers(0, 120)), draw(st.integers(1, 12)))
+        limits = PackLimits(max(1, hist.largest_nodes) + draw(st.integers(0, 60)),
+                            max(1, hist.largest_edges) + draw(st.integers(0, 120)), draw(st.integers(1, 12)))
         return {"plan": pack(hist, limits), "packs_per_batch": draw(st.integers(1, 3))}
     return {}
 
@@ -118,8 +118,8 @@ def test_padded_shapes_hold_their_batches(run):
 def test_greedy_batches_keep_their_caps_and_are_maximal(run):
     sizes, hist, _, batch_size, _, epochs, cross, _ = run
     target = estimate_target(hist, batch_size, sample_size=10**9)
-    target = (max(target[0], hist.max_nodes + 1), max(target[1], hist.max_edges))
-    budget = max(1, hist.max_nodes // 2)
+    target = (max(target[0], hist.largest_nodes + 1), max(target[1], hist.largest_edges))
+    budget = max(1, hist.largest_nodes // 2)
     for strategy, options in (("dynamic", {"target": target}), ("pyg_dynamic", {"max_num": budget})):
         result = simulate(sizes, strategy, batch_size, epochs=epochs, cross_epochs=cross, **options)
         frame = result.batches
@@ -163,7 +163,7 @@ def test_buckets_pad_less_with_more_shapes_and_steps_give_exact_counts(sized, ba
 @given(graph_sizes(), st.integers(1, 12), st.integers(0, 3))
 def test_an_epoch_of_packing_batches_is_the_plan(sized, max_graphs, seed):
     sizes, hist = sized
-    plan = pack(hist, PackLimits(max(1, hist.max_nodes) * 2, max(1, hist.max_edges) * 2, max_graphs))
+    plan = pack(hist, PackLimits(max(1, hist.largest_nodes) * 2, max(1, hist.largest_edges) * 2, max_graphs))
     frame = simulate(sizes, "packing", 2, seed=seed, plan=plan).batches
     batches = Counter(zip(frame.nodes, frame.edges, frame.graphs))
     packs = Counter()

@@ -20,7 +20,7 @@ PAPER_STEPS = 2_000_000
 @pytest.fixture(scope="module")
 def qm9_full():
     hist, _ = data_loaders.load_histogram("qm9", graph="full")
-    assert hist.num_graphs == 130_831 and hist.max_edges == 29 * 28
+    assert hist.num_graphs == 130_831 and hist.largest_edges == 29 * 28
     return hist
 
 

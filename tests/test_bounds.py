@@ -50,8 +50,8 @@ def optimum_and_lp(hist: SizeHistogram, limits: PackLimits) -> tuple[int, float]
 def tiny_cases(draw):
     rows = draw(st.lists(st.tuples(st.integers(1, 8), st.integers(0, 12), st.integers(1, 4)), min_size=1, max_size=4))
     hist = SizeHistogram.from_counts(*zip(*rows))
-    return hist, PackLimits(draw(st.integers(hist.max_nodes, 2 * hist.max_nodes + 3)),
-                            draw(st.integers(max(1, hist.max_edges), 2 * hist.max_edges + 3)),
+    return hist, PackLimits(draw(st.integers(hist.largest_nodes, 2 * hist.largest_nodes + 3)),
+                            draw(st.integers(max(1, hist.largest_edges), 2 * hist.largest_edges + 3)),
                             draw(st.integers(1, 6)))
 
 

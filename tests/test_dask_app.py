@@ -76,7 +76,7 @@ def test_a_local_cluster_by_default(smiles_shards):
     compute(at, cl_input=pattern, cl_column="smiles", cl_hydrogens=True, cl_workers=1)
     assert not at.exception and not at.error
     hist, info = at.session_state["uploads"][f"upload:{pattern} [smiles, with hydrogens]"]
-    assert info["workers"] == 1 and hist.num_graphs == 6 and hist.max_nodes == 12  # benzene with hydrogens
+    assert info["workers"] == 1 and hist.num_graphs == 6 and hist.largest_nodes == 12  # benzene with hydrogens
     assert "local cluster was closed" in at.caption[-1].value
 
 

@@ -15,7 +15,7 @@ SUBSET = 3000
 def test_bonds_profile_has_all_molecules_and_29_atoms_at_most() -> None:
     hist, info = load_histogram("qm9", graph="bonds")
     assert info["source"] == "bundled profile" and info["split"] == "all"
-    assert hist.num_graphs == NUM_MOLECULES and hist.max_nodes == 29
+    assert hist.num_graphs == NUM_MOLECULES and hist.largest_nodes == 29
     assert np.all(hist.num_edges % 2 == 0)
 
 
@@ -53,4 +53,4 @@ def test_radius_profile_is_consistent_with_full_graphs() -> None:
     radius = load_histogram("qm9", graph="radius")[0]
     full = load_histogram("qm9", graph="full")[0]
     assert radius.num_graphs == full.num_graphs
-    assert radius.total_edges < full.total_edges and radius.max_nodes == full.max_nodes
+    assert radius.total_edges < full.total_edges and radius.largest_nodes == full.largest_nodes

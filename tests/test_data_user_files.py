@@ -99,7 +99,7 @@ def test_aflow_json_with_positions() -> None:
     hist, _ = load_user_file(Upload(json.dumps(entries).encode(), "aflow.json"))
     assert hist == SizeHistogram.from_sizes([2, 3], [48, 72])
     as_dict = {str(i): entry for i, entry in enumerate(entries)}
-    assert load_user_file(Upload(json.dumps(as_dict).encode(), "aflow.json"), k=6)[0].max_edges == 18
+    assert load_user_file(Upload(json.dumps(as_dict).encode(), "aflow.json"), k=6)[0].largest_edges == 18
     entries[1]["positions_fractional"] = [[0, 0, 0]]
     with pytest.raises(ValueError, match="row 2: 'O2Ti1' has 3 atoms, 1 positions"):
         load_user_file(Upload(json.dumps(entries).encode(), "aflow.json"))

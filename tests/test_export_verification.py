@@ -108,8 +108,8 @@ def test_duals_too_small_for_the_pricing_table_still_count():
     (("metrics", "broken_limits"), {"max_edges": 9}, "metrics.broken_limits"),
     (("metrics", "packs"), 3.0, r"metrics.packs \(3.0\)"),
     (("dataset", "graphs"), 4, r"dataset.graphs \(4\) does not match its plan and histogram \(5\)"),
-    (("dataset", "max_nodes"), 7, r"dataset.max_nodes \(7\)"),
-    (("dataset", "max_edges"), "6", r"dataset.max_edges \('6'\)"),
+    (("dataset", "largest_nodes"), 7, r"dataset.largest_nodes \(7\)"),
+    (("dataset", "largest_edges"), "6", r"dataset.largest_edges \('6'\)"),
     (("dataset", "distinct_tuples"), True, r"dataset.distinct_tuples \(True\)"),
     (("bounds", "volume"), True, "bounds.volume is True"),
 ])
@@ -244,7 +244,7 @@ def exported(draw) -> dict:
     rows = draw(st.lists(st.tuples(st.integers(1, 12), st.integers(0, 20), st.integers(1, 6)), min_size=1,
                          max_size=5, unique_by=lambda row: row[:2]))
     hist = SizeHistogram.from_counts(*map(list, zip(*rows)))
-    limits = PackLimits(hist.max_nodes + draw(st.integers(0, 10)), max(hist.max_edges, 1) + draw(st.integers(0, 20)),
+    limits = PackLimits(hist.largest_nodes + draw(st.integers(0, 10)), max(hist.largest_edges, 1) + draw(st.integers(0, 20)),
                         draw(st.integers(2, 6)))
     plan = pack(hist, limits, PackMethod("best"))
     if draw(st.booleans()):

@@ -70,7 +70,7 @@ def crowded_histograms(draw):
     edges = draw(st.lists(st.integers(0, 80), min_size=tuples, max_size=tuples))
     counts = draw(st.lists(st.integers(1, 10**12), min_size=tuples, max_size=tuples))
     hist = SizeHistogram.from_counts(nodes, edges, counts)
-    limits = PackLimits(draw(st.integers(hist.max_nodes, 10**8)), draw(st.integers(max(hist.max_edges, 1), 10**8)),
+    limits = PackLimits(draw(st.integers(hist.largest_nodes, 10**8)), draw(st.integers(max(hist.largest_edges, 1), 10**8)),
                         draw(st.integers(1, MAX_PACK_LIMIT)))
     return hist, limits
 

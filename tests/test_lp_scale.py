@@ -25,8 +25,8 @@ def small_cases(draw):
     rows = draw(st.lists(st.tuples(st.integers(1, 7), st.integers(0, 12), st.integers(1, 9)), min_size=1, max_size=5,
                          unique_by=lambda row: row[:2]))
     hist = SizeHistogram.from_counts(*(np.array(column) for column in zip(*rows)))
-    limits = PackLimits(draw(st.integers(hist.max_nodes, 3 * hist.max_nodes)),
-                        draw(st.integers(max(1, hist.max_edges), 3 * max(1, hist.max_edges))), draw(st.integers(1, 6)))
+    limits = PackLimits(draw(st.integers(hist.largest_nodes, 3 * hist.largest_nodes)),
+                        draw(st.integers(max(1, hist.largest_edges), 3 * max(1, hist.largest_edges))), draw(st.integers(1, 6)))
     return hist, limits
 
 
@@ -103,8 +103,8 @@ def larger_cases(draw):
     rows = draw(st.lists(st.tuples(st.integers(1, 20), st.integers(0, 60), st.integers(1, 40)), min_size=1,
                          max_size=40))
     hist = SizeHistogram.from_counts(*(np.array(column) for column in zip(*rows)))
-    limits = PackLimits(draw(st.integers(hist.max_nodes, 4 * hist.max_nodes)),
-                        draw(st.integers(max(1, hist.max_edges), 4 * max(1, hist.max_edges))),
+    limits = PackLimits(draw(st.integers(hist.largest_nodes, 4 * hist.largest_nodes)),
+                        draw(st.integers(max(1, hist.largest_edges), 4 * max(1, hist.largest_edges))),
                         draw(st.integers(1, 12)))
     return hist, limits
 

@@ -25,8 +25,8 @@ def histogram_and_limits(draw):
     rows = [(n, e if n else 0, c) for n, e, c in rows]  # an edge needs a node
     nodes, edges, counts = (np.array(v) for v in zip(*rows))
     hist = SizeHistogram.from_counts(nodes, edges, counts)
-    max_nodes = draw(st.integers(max(1, hist.max_nodes), max(1, hist.max_nodes) * 4))
-    max_edges = draw(st.integers(max(1, hist.max_edges), max(1, hist.max_edges) * 4))
+    max_nodes = draw(st.integers(max(1, hist.largest_nodes), max(1, hist.largest_nodes) * 4))
+    max_edges = draw(st.integers(max(1, hist.largest_edges), max(1, hist.largest_edges) * 4))
     max_graphs = draw(st.integers(1, 40))
     return hist, PackLimits(max_nodes, max_edges, max_graphs)
 
@@ -101,11 +101,11 @@ def test_none_baseline_and_best_plan(case):
 def test_sweep_cells_equal_single_packs(case):
     hist, limits = case
     node_limits = [limits.max_nodes, limits.max_nodes + 7]
-    edge_limits = [max(1, hist.max_edges - 1), limits.max_edges]
+    edge_limits = [max(1, hist.largest_edges - 1), limits.max_edges]
     frame = sweep(hist, node_limits, edge_limits, max_graphs=limits.max_graphs, workers=1)
     assert len(frame) == len(set(node_limits)) * len(set(edge_limits))
     for row in frame.itertuples():
-        if row.max_edges < hist.max_edges:
+        if row.max_edges < hist.largest_edges:
             assert not row.feasible
             continue
         plan = pack(hist, PackLimits(row.max_nodes, row.max_edges, limits.max_graphs))

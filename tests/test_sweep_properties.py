@@ -41,7 +41,7 @@ def histograms(draw, max_rows: int = 20) -> SizeHistogram:
 def histogram_and_grid(draw):
     """A histogram and a small grid of limits, some of them below its largest graph."""
     hist = draw(histograms())
-    low_n, low_e = max(hist.max_nodes, 1), max(hist.max_edges, 1)
+    low_n, low_e = max(hist.largest_nodes, 1), max(hist.largest_edges, 1)
     node_limits = draw(st.lists(st.integers(max(1, low_n - 3), 4 * low_n), min_size=1, max_size=3, unique=True))
     edge_limits = draw(st.lists(st.integers(max(1, low_e - 3), 4 * low_e), min_size=1, max_size=3, unique=True))
     return hist, sorted(node_limits), sorted(edge_limits), draw(st.integers(1, 30))
@@ -87,7 +87,7 @@ def test_every_algorithm_sweep_cells_equal_independent_plans(case, method):
 @SETTINGS
 @given(histograms(max_rows=30), st.sampled_from(sorted(HEURISTICS)), st.data())
 def test_lockstep_best_fit_counts_what_best_fit_counts(hist, heuristic, data):
-    low_n, low_e = max(hist.max_nodes, 1), max(hist.max_edges, 1)
+    low_n, low_e = max(hist.largest_nodes, 1), max(hist.largest_edges, 1)
     limits = [PackLimits(data.draw(st.integers(low_n, 5 * low_n)), data.draw(st.integers(low_e, 5 * low_e)),
                          data.draw(st.integers(1, 50))) for _ in range(data.draw(st.integers(1, 12)))]
     counts = count_best_fit_grid(hist.num_nodes, hist.num_edges, hist.counts, limits, HEURISTICS[heuristic])
@@ -99,8 +99,8 @@ def test_lockstep_best_fit_counts_what_best_fit_counts(hist, heuristic, data):
 @SETTINGS
 @given(histograms(), st.data())
 def test_graph_limit_test_agrees_with_greedy(hist, data):
-    limits = [PackLimits(data.draw(st.integers(max(hist.max_nodes, 1), 200)),
-                         data.draw(st.integers(max(hist.max_edges, 1), 400)), data.draw(st.integers(1, 300)))
+    limits = [PackLimits(data.draw(st.integers(max(hist.largest_nodes, 1), 200)),
+                         data.draw(st.integers(max(hist.largest_edges, 1), 400)), data.draw(st.integers(1, 300)))
               for _ in range(5)]
     binds = graphs_can_bind(hist.num_nodes, hist.num_edges, hist.counts, limits)
     expected = [most_graphs_per_pack(hist.num_nodes, hist.num_edges, hist.counts, limit.max_nodes, limit.max_edges)

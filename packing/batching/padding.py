@@ -86,16 +86,16 @@ def static_pow2_shape(nodes: np.ndarray, edges: np.ndarray) -> tuple[np.ndarray,
     return power_of_two_at_least(np.asarray(nodes, dtype=np.int64) + 1), power_of_two_at_least(edges)
 
 
-def constant_shape(max_nodes: int, max_edges: int, batch_size: int) -> BatchShape:
+def constant_shape(largest_nodes: int, largest_edges: int, batch_size: int) -> BatchShape:
     """Static-constant target of Speckhard et al. (section 4, appendix H; TF-GNN's tutorial): the
     largest graph's nodes and edges times the batch size, ``batch_size`` graphs. With
-    ``batch_size - 1`` real graphs, ``(B - 1) * max_nodes + 1 <= B * max_nodes`` leaves a node
-    for the padding graph (``max_nodes`` counts as at least 1).
+    ``batch_size - 1`` real graphs, ``(B - 1) * largest_nodes + 1 <= B * largest_nodes`` leaves a
+    node for the padding graph (``largest_nodes`` counts as at least 1).
 
     >>> constant_shape(29, 812, 32)
     BatchShape(num_nodes=928, num_edges=25984, num_graphs=32)
     """
-    return BatchShape(batch_size * max(int(max_nodes), 1), batch_size * int(max_edges), batch_size)
+    return BatchShape(batch_size * max(int(largest_nodes), 1), batch_size * int(largest_edges), batch_size)
 
 
 def target_from_sample(sample_nodes: np.ndarray, sample_edges: np.ndarray, batch_size: int) -> BatchShape:
