@@ -7,7 +7,6 @@ on ogbg-molhiv's real sizes and on real QM9 molecules (qm9pack coordinates, radi
 the batches there equal the CPU's and that building them never waits on the GPU."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
