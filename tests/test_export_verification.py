@@ -203,7 +203,7 @@ def test_a_garbage_throughput_section_is_refused(path, value, message):
 DERIVED = [("metrics", name) for name in ("packs", "lower_bound", "gap", "node_efficiency", "edge_efficiency",
                                           "harmonic_mean", "packing_factor", "bound", "strategies", "tight_limits",
                                           "graph_capacity", "broken_limits")] + \
-          [("dataset", name) for name in ("graphs", "max_nodes", "max_edges", "distinct_tuples")] + \
+          [("dataset", name) for name in ("graphs", "largest_nodes", "largest_edges", "distinct_tuples")] + \
           [("bounds", name) for name in ("volume", "large_items", "large_items_by", "lp", "best", "name_of_best",
                                          "lp_certificate")] + \
           [("bounds", "lp_certificate", name) for name in ("pricing_bound", "bound")]
