@@ -20,9 +20,6 @@
   (:func:`load_config`). A ``throughput`` section is kept as given (an object); the
   ``throughput`` package checks it.
 
-The ``check_*`` functions and :data:`EDITED` check the fields of a file read here, for the
-readers of further sections above the engine.
-
 >>> from packing import PackLimits, SizeHistogram, export_config, pack
 >>> hist = SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2])
 >>> config, plan = load_config(config_json(export_config(pack(hist, PackLimits(5, 6, 4)), hist, {})))
@@ -48,26 +45,18 @@ import pandas as pd
 from pyarrow.lib import ArrowException
 
 from .export import SCHEMA_VERSION, check_config
-from .fields import EDITED, check_flag, check_number, check_object, check_text, check_whole, kind_of
 from .histogram import SizeHistogram
 from .plan import PackingPlan
 from .words import size_limit_words
 
 __all__ = [
-    "EDITED",
     "MAX_BYTES",
     "SCHEMA_VERSION",
     "TABLE_SUFFIXES",
     "WHOLE_TABLE",
-    "check_flag",
-    "check_number",
-    "check_object",
-    "check_text",
-    "check_whole",
     "config_json",
     "decompress",
     "histogram_from_table",
-    "kind_of",
     "load_config",
     "load_size_table",
     "lower_columns",

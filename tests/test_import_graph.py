@@ -19,10 +19,11 @@ PACKAGES = ("packing", "data_loaders", "throughput", "figures", "pages")
 #: Optional heavy dependencies the engine imports only when a feature needs them.
 OPTIONAL_IMPORTS = {"pyarrow", "pyarrow.parquet"}
 #: The only names outside code may import from the engine: its public surfaces (the API, the
-#: batching simulator, file reading and writing, the values in words, and the arguments the
-#: command lines share, e.g. the sweep's, which ``python -m data_loaders sweep`` reuses to run
-#: a sweep on a Dask cluster).
-PUBLIC_ENGINE = {"packing", "packing.batching", "packing.io", "packing.words", "packing.cli_args"}
+#: batching simulator, file reading and writing, the checks of a file's fields for the
+#: sections above the engine, the values in words, and the arguments the command lines share,
+#: e.g. the sweep's, which ``python -m data_loaders sweep`` reuses to run a sweep on a Dask
+#: cluster).
+PUBLIC_ENGINE = {"packing", "packing.batching", "packing.io", "packing.fields", "packing.words", "packing.cli_args"}
 #: Everything ``packing`` exports: the names a user of the library calls.
 ENGINE_NAMES = {
     "ALGORITHMS", "DEFAULT_MAX_GRAPHS", "DEFAULT_TIME_BUDGET", "HEURISTICS", "MAX_LIMIT", "MAX_PACK_LIMIT",

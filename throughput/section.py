@@ -28,7 +28,8 @@ import pandas as pd
 
 from packing import PackingPlan
 from packing.batching import short_run_note
-from packing.io import EDITED, check_number, check_object, check_text, check_whole, kind_of, load_config
+from packing.fields import EDITED, check_number, check_object, check_text, check_whole, kind_of
+from packing.io import load_config
 from packing.words import three_digits
 
 #: The only version read: sections of the development versions before the first release are refused.
