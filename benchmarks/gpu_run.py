@@ -93,9 +93,14 @@ def calibration_settings(mode: str, dry: bool) -> dict[str, Any]:
             "repeats": 15, "budget": 1.0, "cold_runs": 1, "loaders": mode == "eager", "loader_budget": 0.2}
 
 
+def eager_calibrations(out: Path) -> list[Path]:
+    """The eager calibration the ``calibrate-eager`` part wrote into ``out`` (none if it failed)."""
+    return sorted(out.glob(f"*__{CALIBRATION_MODEL[0]}-h{CALIBRATION_MODEL[1]}-l{CALIBRATION_MODEL[2]}__eager.json"))
+
+
 def eager_calibration(out: Path) -> Path:
     """The eager calibration the ``calibrate-eager`` part wrote into ``out``."""
-    found = sorted(out.glob(f"*__{CALIBRATION_MODEL[0]}-h{CALIBRATION_MODEL[1]}-l{CALIBRATION_MODEL[2]}__eager.json"))
+    found = eager_calibrations(out)
     if not found:
         raise SystemExit(f"no eager calibration in {out}: the calibrate-eager part did not write one")
     return found[0]
@@ -105,7 +110,7 @@ def calibrate_part(mode: str) -> Callable[[Path, bool], None]:
     """``run(out, dry)`` of the calibration in ``mode``: ``throughput.calibrate``, saved
     into ``out`` under the calibration's own file name. The eager one times the loaders;
     the others carry its loader timings (the same machine's host work, whatever the step's
-    mode), when it wrote them."""
+    mode) where its part wrote them, else price model time only."""
 
     def run(out: Path, dry: bool) -> None:
         from throughput import calibrate, load_calibration
@@ -114,9 +119,10 @@ def calibrate_part(mode: str) -> Callable[[Path, bool], None]:
         print(f"calibrating {CALIBRATION_MODEL} in {mode} mode on {settings['device']} at "
               f"{len(settings['shapes'])} shapes", flush=True)
         cal = calibrate(*CALIBRATION_MODEL, mode=mode, **settings)
-        if mode != "eager":
-            eager = load_calibration(eager_calibration(out))
-            cal = dataclasses.replace(cal, loaders=eager.loaders, loader_info=eager.loader_info)
+        eager = eager_calibrations(out)
+        if mode != "eager" and eager:  # without it (its part failed) this calibration prices model time only
+            timed = load_calibration(eager[0])
+            cal = dataclasses.replace(cal, loaders=timed.loaders, loader_info=timed.loader_info)
         print(f"{cal.label}\n{cal.fit.describe()}\nwrote {cal.save(out)}", flush=True)
 
     return run
