@@ -23,8 +23,8 @@ from plotly.offline import get_plotlyjs
 from data_loaders.registry import task_of
 from packing import PackingPlan, config_histogram
 from packing.io import config_json
-from packing.words import metric_notes, three_digits, unused_graph_slots
-from packing.batching import describe_settings, run_length_words, short_run_note
+from packing.words import (bound_words, describe_settings, metric_notes, run_length_words, short_run_note,
+                           three_digits, unused_graph_slots)
 from throughput.report import notes as estimate_notes
 
 from . import batching, throughput
@@ -180,7 +180,7 @@ def _proof(plan: PackingPlan) -> str:
     """The LP proof in words, whether it would help, or that none was run."""
     result = plan.bounds.lp_result
     if result is not None:
-        same = "" if plan.bounds.name_of_best == "lp" else f", no more than the {plan.bounds.label} already gave"
+        same = "" if plan.bounds.name_of_best == "lp" else f", no more than the {bound_words(plan.bounds)} already gave"
         return (f"LP bound proven: at least {result.bound:,} packs{same} (column generation; "
                 f"{html.escape(result.stop_reason)}; the duals in the configuration are its certificate, "
                 "checked again whenever the file is loaded).")
@@ -208,7 +208,7 @@ def _choice_section(config: dict[str, Any], plan: PackingPlan) -> str:
         ("max nodes per pack", f"{limits.max_nodes:,}"), ("max edges per pack", f"{limits.max_edges:,}"),
         ("max graphs per pack", f"{limits.max_graphs:,}"), ("method", plan.label),
         ("packs", f"{metrics['packs']:,}"),
-        ("lower bound", f"{plan.lower_bound:,} ({plan.bounds.label})"), ("gap to the bound", f"{plan.gap:.2%}"),
+        ("lower bound", f"{plan.lower_bound:,} ({bound_words(plan.bounds)})"), ("gap to the bound", f"{plan.gap:.2%}"),
         ("node efficiency", shown("node_efficiency")), ("edge efficiency", shown("edge_efficiency")),
         ("harmonic mean", shown("harmonic_mean")),
         ("graphs per pack (packing factor)", f"{metrics['packing_factor']:.2f}"),

@@ -10,8 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from packing.words import three_digits
-from packing.batching import run_length_words
+from packing.words import run_length_words, three_digits
 
 from .batching import COLORS, label as batching_label
 from .style import LAYOUT, needs_log_axis, plain

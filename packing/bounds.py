@@ -7,7 +7,8 @@ Three bounds, each a number of packs that no plan within the limits can undercut
   generation (:mod:`packing.column_generation`); only on request, because it takes seconds.
 
 :func:`lower_bounds` returns them with their names; ``best`` is the largest and
-``name_of_best`` names it (the cheapest bound that reaches the value).
+``name_of_best`` names it (the cheapest bound that reaches the value);
+``packing.words.bound_words`` says it in words.
 """
 from __future__ import annotations
 
@@ -23,17 +24,6 @@ from .simple_bounds import check_side, large_items_bound, lower_bound
 
 #: Bound names, cheapest first (ties between bounds are named by the first).
 BOUND_NAMES: tuple[str, ...] = ("volume", "large_items", "lp")
-BOUND_LABELS: dict[str, str] = {
-    "volume": "volume bound",
-    "large_items": "large-items bound",
-    "lp": "LP bound (column generation)",
-}
-
-_LARGE_ITEMS_WORDS = {
-    NODES: "Martello-Toth L2 on nodes: graphs too large to share a pack",
-    EDGES: "Martello-Toth L2 on edges: graphs too large to share a pack",
-    "incompatible": "graphs with over half the node or edge limit, at most one of each kind per pack",
-}
 
 
 @dataclass(frozen=True)
@@ -68,20 +58,6 @@ class Bounds:
     def name_of_best(self) -> str:
         """``"volume"``, ``"large_items"`` or ``"lp"``: the cheapest bound that reaches ``best``."""
         return next(name for name in BOUND_NAMES if getattr(self, name) == self.best)
-
-    @property
-    def label(self) -> str:
-        """The best bound in words, e.g. ``large-items bound (Martello-Toth L2 on nodes: ...)``.
-
-        >>> lower_bounds(SizeHistogram.from_sizes([2, 2], [1, 1]), PackLimits(4, 4, 4)).label
-        'volume bound'
-        """
-        name = self.name_of_best
-        if name == "large_items":
-            return f"{BOUND_LABELS[name]} ({_LARGE_ITEMS_WORDS[self.large_items_by]})"
-        if name == "lp" and self.lp_result is not None and self.lp_result.stopped == "time budget":
-            return f"{BOUND_LABELS[name]}, stopped at its time budget (Farley bound)"
-        return BOUND_LABELS[name]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe: the three bounds, the best and its name (``lp`` null unless proved)."""

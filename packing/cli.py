@@ -14,7 +14,7 @@ from typing import Sequence
 from .api import as_limits, pack
 from .compare import compare
 from .batching import (DEFAULT_BUCKETS, add_packs_per_batch, batching_section, compare_batching, default_requests,
-                       packs_per_batch, short_run_note)
+                       packs_per_batch)
 from .bounds import Bounds, lower_bounds
 from .cli_args import (HISTOGRAM_HELP, OPTION_FLAGS, ProgressBar, add_recommend_arguments, add_sweep_arguments,
                        check_out, flag_named, method_of, method_options, report_sweep, run_recommend, sweep_request,
@@ -28,6 +28,7 @@ from .method import ALL_ALGORITHMS, PackMethod
 from .packs import Items
 from .plan import PackingPlan
 from .sweep import MAX_WORKERS, sweep
+from .words import bound_words, describe_settings, short_run_note
 
 
 def _limit_options(parser: argparse.ArgumentParser) -> None:
@@ -124,7 +125,7 @@ def _pack(args: argparse.Namespace, hist: SizeHistogram) -> None:
             raise ValueError(f"--prove bounds plans that keep every limit; {plan.method.label} breaks one.")
         plan = plan.with_bounds(_proved_bounds(args, hist, limits, plan.packs))
     if args.out is None:
-        print(json.dumps(plan.summary(), indent=1))
+        print(json.dumps({**plan.summary(), "bound_label": bound_words(plan.bounds)}, indent=1))
     elif args.out.suffix == ".json":
         info = {"dataset": args.dataset or args.histogram.stem, "split": args.split or WHOLE_TABLE,
                 "source": "user file", "provenance": f"Size table {args.histogram}."}
@@ -146,7 +147,7 @@ def plan_words(plan: PackingPlan) -> str:
     return (f"{plan.num_packs:,} packs ({plan.label}; {limits.max_nodes:,} nodes, {limits.max_edges:,} edges, "
             f"{limits.max_graphs:,} graphs): node efficiency {plan.node_efficiency:.2%}, edge efficiency "
             f"{plan.edge_efficiency:.2%}, harmonic mean {plan.harmonic_mean:.2%}; lower bound {plan.lower_bound:,} "
-            f"({plan.bounds.label}), gap {plan.gap:.2%}")
+            f"({bound_words(plan.bounds)}), gap {plan.gap:.2%}")
 
 
 def _compare(args: argparse.Namespace, hist: SizeHistogram) -> None:
@@ -201,7 +202,7 @@ def _batching(args: argparse.Namespace, hist: SizeHistogram) -> None:
     table = compare_batching(hist, args.batch_size, plan, args.steps, args.seed, epochs=args.epochs,
                              devices=args.devices, num_shapes=args.buckets,
                              packs_per_batch=packs_per_batch(args, plan, args.batch_size))
-    print(table.drop(columns="settings").to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     if short_run_note(table):
         print(f"\nnote: {short_run_note(table)}")
     if args.out is None:
@@ -209,7 +210,9 @@ def _batching(args: argparse.Namespace, hist: SizeHistogram) -> None:
     if args.out.suffix == ".json":
         write_replacing(args.out, json.dumps(batching_section(table), indent=1) + "\n")
     else:
-        write_table(table, args.out)
+        settings = table.attrs["settings"]
+        write_table(table.assign(settings=[describe_settings(name, settings[name]) for name in table["strategy"]]),
+                    args.out)
 
 
 def run(argv: list[str] | None = None) -> int:

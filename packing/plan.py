@@ -337,7 +337,6 @@ class PackingPlan:
             "lower_bound": self.lower_bound,
             "gap": self.gap,
             "bound": self.bound_name,
-            "bound_label": self._proven().label,
             "bounds": self._proven().to_dict(),
             "tight_limits": list(self.tight_limits),
             "broken_limits": self.broken_limits(),

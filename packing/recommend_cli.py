@@ -11,6 +11,7 @@ from .export import export_config
 from .histogram import SizeHistogram
 from .io import WHOLE_TABLE, save_config, write_frame
 from .recommend import Recommendation, StepCost, recommend
+from .words import bound_words
 
 SHOWN_CANDIDATES = 8
 
@@ -60,7 +61,7 @@ def describe(chosen: Recommendation) -> list[str]:
         f"{chosen.steps_per_epoch:,.1f} steps an epoch",
         f"real share of the padded steps: nodes {100 * chosen.node_share:.2f} %, edges {100 * chosen.edge_share:.2f} %"
         f" (harmonic mean {100 * chosen.harmonic_mean:.2f} %), graph slots {100 * chosen.graph_share:.1f} %",
-        f"packs: {plan.num_packs:,} (lower bound {plan.lower_bound:,}, {plan.bounds.label})",
+        f"packs: {plan.num_packs:,} (lower bound {plan.lower_bound:,}, {bound_words(plan.bounds)})",
     ]
     if chosen.cost is not None:
         once = f"; once per run: {chosen.cost.one_off_s:.3g} s to compile the shape" if chosen.cost.one_off_s else ""

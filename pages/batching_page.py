@@ -7,7 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from packing import BatchShape, PackLimits
-from packing.batching import DEFAULT_BUCKETS, short_run_note
+from packing.batching import DEFAULT_BUCKETS
+from packing.words import describe_settings, short_run_note
 import figures.batching as batching_figures
 from pages import cache, state
 from pages.header import page_header
@@ -129,7 +130,9 @@ def main() -> None:
 
 def show_table(table: pd.DataFrame) -> None:
     """The comparison, one row per strategy, and the multi-device sentence."""
-    shown = table.assign(strategy=[batching_figures.label(s) for s in table["strategy"]])
+    settings = table.attrs["settings"]
+    shown = table.assign(strategy=[batching_figures.label(s) for s in table["strategy"]],
+                         settings=[describe_settings(s, settings[s]) for s in table["strategy"]])
     same = (table["steps"] == table["batches"]).all()  # one device: a step is a batch, one column says it
     table_in_two(shown, MAIN_COLUMNS, "More columns: per epoch, per step, settings", column_config=COLUMNS,
                  column_order=[name for name in shown.columns if not (same and name == "steps")])

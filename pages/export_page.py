@@ -11,7 +11,7 @@ from data_loaders.registry import check_split, resolve_options, task_of
 from packing import PackingPlan, SizeHistogram, config_histogram, export_config
 from packing.batching import batching_section
 from packing.io import SCHEMA_VERSION, WHOLE_TABLE, config_json
-from packing.words import metric_notes
+from packing.words import bound_words, metric_notes
 from throughput import load_checked_config, throughput_section
 from throughput.estimate import wall_time
 from figures.pdf import report_pdf
@@ -206,7 +206,7 @@ def main() -> None:
         f"**Max nodes {limits.max_nodes:,}, max edges {limits.max_edges:,}, max graphs "
         f"{limits.max_graphs:,}**; {plan.label}. {metric_words(plan, plan.summary()).capitalize()}, "
         f"{plan.num_packs:,} packs "
-        f"({plan.bounds.label}: {plan.lower_bound:,}, "
+        f"({bound_words(plan.bounds)}: {plan.lower_bound:,}, "
         f"gap {plan.gap:.2%})."
     )
     steps = (f" The file carries the recommendation: {config['recommendation']['packs_per_step']:,} pack(s) a step, "

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from packing import ALGORITHMS, MAX_PACK_LIMIT, PackLimits, PackMethod, PackingPlan, lower_bounds
-from packing.words import BOUND_LABELS, unused_graph_slots
+from packing.words import BOUND_LABELS, bound_words, unused_graph_slots
 import figures
 from pages import cache, recommended, state
 from pages.header import page_header
@@ -178,7 +178,7 @@ def result_cards(plan) -> None:
     row[0].metric("Packs", f"{plan.num_packs:,}")
     row[1].metric("Lower bound", f"{plan.lower_bound:,}", delta=BOUND_LABELS[plan.bound_name].split(" (")[0],
                   delta_color="off", delta_arrow="off",  # the bound's name under it: short labels fit 1,024 px
-                  help=f"No plan within the limits can use fewer packs. Proved by the {plan.bounds.label}."
+                  help=f"No plan within the limits can use fewer packs. Proved by the {bound_words(plan.bounds)}."
                        + (" The limit this baseline breaks is left out." if broken else ""))
     row[2].metric("Gap to bound", f"{plan.gap:.2%}", delta="optimal" if plan.gap == 0 else None,
                   delta_arrow="off",

@@ -14,7 +14,8 @@ from typing import Any
 import streamlit as st
 
 from packing import DEFAULT_MAX_GRAPHS, PackLimits, PackMethod, SizeHistogram
-from packing.batching import MAX_SHAPES, run_length_words
+from packing.batching import MAX_SHAPES
+from packing.words import run_length_words
 
 # Sidebar widgets (drawn on every page). Widgets only mirror the plain keys below (see
 # ``pages.widgets.mirrored``): the chosen value is the widget's default and is written to its

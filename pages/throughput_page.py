@@ -14,8 +14,7 @@ import streamlit as st
 
 import figures.throughput as throughput_figures
 from packing import BatchShape
-from packing.words import three_digits
-from packing.batching import run_length_words, short_run_note
+from packing.words import run_length_words, short_run_note, three_digits
 from pages import cache, state
 from pages.header import page_header
 from pages.packing_row import packing_row

@@ -18,6 +18,7 @@ from packing.batching import (
     simulate,
 )
 from packing.batching.padding import power_of_two_at_least, target_from_sample
+from packing.words import describe_settings
 
 # Five graphs in loader order: (nodes, edges).
 NODES = [10, 20, 40, 5, 7]
@@ -229,7 +230,8 @@ def test_the_packing_row_names_its_plan_as_the_plan_does():
     plan = pack(hist, PackLimits(24, 60, 8), algorithm="best")
     assert plan.label.startswith("best of all: ")
     table = compare_batching(hist, batch_size=8, plan=plan, steps=20)
-    assert table.set_index("strategy").loc["packing", "settings"].endswith(plan.label)
+    assert table.attrs["settings"]["packing"]["plan_label"] == plan.label
+    assert describe_settings("packing", table.attrs["settings"]["packing"]).endswith(plan.label)
 
 
 def test_bad_input_gets_a_clear_message():

@@ -16,6 +16,7 @@ from packing.batching import (STRATEGIES, batching_section, check_batching_secti
 from packing.cli import run
 from packing.export import export_config
 from packing.io import config_json, load_config
+from packing.words import describe_settings
 
 SMALL = SizeHistogram.from_counts([3, 8, 12, 20], [4, 14, 30, 60], [50, 30, 15, 5])
 
@@ -39,8 +40,10 @@ def test_cli_writes_the_comparison_table(tmp_path, molhiv_file, molhiv):
     assert {"node_efficiency", "edge_efficiency", "graph_efficiency", "distinct_shapes", "max_padded_nodes",
             "max_padded_edges", "settings"} <= set(table.columns)
     assert "static_pow2" in result.stdout and "dynamic" in result.stdout
-    expected = compare_batching(molhiv, 32, steps=3000).drop(columns="settings")
+    expected = compare_batching(molhiv, 32, steps=3000)
     pd.testing.assert_frame_equal(table.drop(columns=["settings"]), expected, check_dtype=False)
+    assert table["settings"].tolist() == [describe_settings(name, expected.attrs["settings"][name])
+                                          for name in STRATEGIES]
 
 
 def test_cli_packing_limits_and_json_section(tmp_path, molhiv_file, molhiv):
@@ -58,6 +61,7 @@ def test_cli_packing_limits_and_json_section(tmp_path, molhiv_file, molhiv):
     assert packing["batches"] == 2 * plan.num_packs
     assert packing["node_efficiency"] == pytest.approx(plan.total_nodes / (plan.num_packs * 223))
     assert "mixed_shape_steps" in packing
+    assert all("settings" not in row for row in section["table"])  # values in strategies, not sentences
 
 
 def test_cli_packs_per_batch_match_the_batch_size_by_default(tmp_path, molhiv_file, molhiv):

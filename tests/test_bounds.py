@@ -19,6 +19,7 @@ from packing.simple_bounds import lower_bound
 from packing.simple_bounds import incompatible_bound, large_items_bound, martello_toth_l2
 from packing.column_generation import clear_cache, lp_bound_from_certificate, proven_ceiling, verify_certificate
 from packing.method import published_methods
+from packing.words import bound_words
 
 from test_packing_properties import histogram_and_limits
 
@@ -119,9 +120,9 @@ def test_bounds_name_the_best_and_refuse_bad_input():
     bounds = lower_bounds(SizeHistogram.from_counts([15, 3], [20, 2], [7, 20]), PackLimits(29, 100, 256))
     assert (bounds.volume, bounds.large_items, bounds.lp, bounds.best, bounds.name_of_best) == (6, 7, None, 7,
                                                                                                "large_items")
-    assert "Martello-Toth L2 on nodes" in bounds.label
+    assert "Martello-Toth L2 on nodes" in bound_words(bounds)
     ties = Bounds(5, 5, 5)
-    assert ties.name_of_best == "volume" and ties.label == "volume bound"
+    assert ties.name_of_best == "volume" and bound_words(ties) == "volume bound"
     with pytest.raises(ValueError, match="limits must be a PackLimits"):
         lower_bounds(SizeHistogram.from_sizes([1], [1]), (5, 5, 5))
     with pytest.raises(ValueError, match="1D baselines have none"):
@@ -206,7 +207,7 @@ def test_qm9_radius_at_data_default_limits_is_proven_optimal():
     plan = pack(hist, limits, PackMethod("best"))
     assert plan.num_packs == 116_041 and plan.bounds.volume == 81_353
     assert plan.gap == 0 and plan.lower_bound == 116_041 and plan.bound_name == "large_items"
-    assert plan.bounds.label == "large-items bound (Martello-Toth L2 on nodes: graphs too large to share a pack)"
+    assert bound_words(plan.bounds) == "large-items bound (Martello-Toth L2 on nodes: graphs too large to share a pack)"
     assert int(hist.counts[2 * hist.num_nodes > 29].sum()) == 116_041
 
 

@@ -34,6 +34,7 @@ from packing import PackLimits, PackMethod, SizeHistogram, pack, sweep
 from packing.batching import batching_section, compare_batching
 from packing.export import export_config
 from packing.io import load_config, save_config
+from packing.words import bound_words, describe_settings
 from throughput.section import extrapolation_note, one_off_note
 from throughput import estimate, load_calibration, shipped_calibrations, throughput_section
 
@@ -130,6 +131,9 @@ def check_report(page: str, config: dict, plan, sweep_line: str | None) -> dict[
     for row in config["batching"]["table"]:
         assert f"<td>{row['node_efficiency']:.2%}</td>" in found["batching"]
         assert f"<td>{row['batches']:,}</td>" in found["batching"]
+        # the file keeps each strategy's settings as values, and the report says them in words
+        words = describe_settings(row["strategy"], config["batching"]["strategies"][row["strategy"]])
+        assert f"<td>{words}</td>" in html.unescape(found["batching"])
     throughput = config["throughput"]
     assert html.escape(throughput["calibration"]["label"]) in found["throughput"]
     assert html.escape(throughput["check_note"]) in found["throughput"]
@@ -255,7 +259,7 @@ def test_the_report_gives_the_bound_and_the_gap_of_its_plan(hist, algorithm, pro
     plan = pack(hist, PackLimits(16, 32, 4), PackMethod(algorithm))
     config, plan = load_config(export_config(plan, hist, {"dataset": "toy"}))
     choice = html.unescape(sections(build_report(config, plan))["choice"])
-    assert f"{plan.lower_bound:,} ({plan.bounds.label})" in choice and f"{plan.gap:.2%}" in choice
+    assert f"{plan.lower_bound:,} ({bound_words(plan.bounds)})" in choice and f"{plan.gap:.2%}" in choice
     assert proof in choice and "LP bound proven" not in choice
     for limit, largest in plan.broken_limits().items():
         assert f"breaks the {limit} limit" in choice and f"largest sum {largest:,}" in choice

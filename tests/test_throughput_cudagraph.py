@@ -23,11 +23,10 @@ from packing.io import config_json, save_config
 from throughput.section import check_throughput_section
 from throughput import Calibration, calibrate, check_calibration, estimate, load_calibration, step_cost
 from throughput.cli import run
-from throughput.estimate import NOT_CAPTURED
 from throughput.measure import ShapeTimer, TimingPlan
 from throughput.models import model_spec
 from throughput.records import ShapeTiming
-from throughput.report import format_table, throughput_section
+from throughput.report import NOT_CAPTURED, format_table, settings_words, throughput_section
 from throughput.shapes import default_shapes
 
 GRID = default_shapes(12, max_nodes=4096, max_edges=16384, max_graphs=256)
@@ -125,11 +124,15 @@ def test_packed_batches_pay_one_capture_and_many_shapes_pay_one_each():
 
 
 def test_pyg_dataloader_is_not_captured_priced_eager_and_says_so():
-    cudagraph = estimate(HIST, 16, made_up(), epochs=2).set_index("strategy")
+    table = estimate(HIST, 16, made_up(), epochs=2)
+    cudagraph = table.set_index("strategy")
     eager = estimate(HIST, 16, made_up("eager"), epochs=2).set_index("strategy")  # its eager steps alone
     loader = cudagraph.loc["pyg_dataloader"]
     assert loader["captures"] == 0 and loader["capture_seconds"] == 0 and loader["eager_step_share"] == 1
-    assert loader["settings"].endswith(NOT_CAPTURED) and "priced eager" in loader["settings"]
+    words = dict(zip(table["strategy"], settings_words(table)))["pyg_dataloader"]
+    assert words.endswith(NOT_CAPTURED) and "priced eager" in words
+    exported = {row["strategy"]: row["settings"] for row in throughput_section(table)["table"]}
+    assert exported["pyg_dataloader"] == words  # the export keeps each row's settings in words
     assert loader["steady_epoch_s"] == pytest.approx(eager.loc["pyg_dataloader", "steady_epoch_s"], rel=1e-3)
     assert loader["run_s"] == pytest.approx(2 * loader["steady_epoch_s"])
     captured = cudagraph.drop(index="pyg_dataloader")

@@ -44,7 +44,7 @@ from .check import ShapeCheck, calibration_for_this_machine, check_calibration, 
 from .device import check_device, device_description
 from .estimate import estimate
 from .model_names import MODELS
-from .report import format_table, throughput_section
+from .report import format_table, settings_words, throughput_section
 from .section import load_checked_config
 from .shapes import DEFAULT_COUNT, GRID_MAX_EDGES, GRID_MAX_GRAPHS, GRID_MAX_NODES, default_shapes
 from .step_cost import step_cost
@@ -283,7 +283,7 @@ def _estimate(args: argparse.Namespace) -> None:
         if args.out.suffix == ".json":
             write_replacing(args.out, json.dumps(throughput_section(table, check, check_note), indent=1) + "\n")
         else:
-            write_frame(table, args.out)
+            write_frame(table.assign(settings=settings_words(table)), args.out)
         print(f"wrote {args.out}")
 
 

@@ -28,7 +28,7 @@ calibration's measured capture cost (``capture_seconds``, ``captures``), with no
 strategy with many shapes pays a capture for each, in the first epoch and the run as
 compilations are. PyG's DataLoader cannot be captured: it pads nothing, so its batches'
 shapes change from batch to batch and a captured step replays one shape. Its row is priced
-eager (the eager fit), ``eager_step_share`` is 1 and its settings say so.
+eager (the eager fit) and its ``eager_step_share`` is 1.
 
 ``speedup_steady`` compares the steady epoch with the baseline's and ``speedup_run`` the
 run's mean epoch (``epoch_seconds``: every compilation counted once, spread over the
@@ -88,8 +88,8 @@ import numpy as np
 import pandas as pd
 
 from packing import PackingPlan, SizeHistogram, whole_number
-from packing.batching import (STRATEGIES, GraphSizes, RunSpec, ShareDone, default_requests, describe_settings,
-                              first_appearances, run_strategies)
+from packing.batching import (STRATEGIES, GraphSizes, RunSpec, ShareDone, default_requests, first_appearances,
+                              run_strategies)
 
 from .calibration import Calibration, require_calibration
 from .loader_kinds import LoaderCost
@@ -102,7 +102,7 @@ MODEL_COLUMNS = ("strategy", "steps_per_epoch", "step_ms", "first_epoch_s", "ste
            "run_s", "run_low", "run_high", "epoch_seconds", "epoch_low", "epoch_high", "compile_seconds",
            "compile_seconds_per_epoch", "compilations", "capture_seconds", "captures", "eager_step_share", "graphs_per_second", "speedup",
            "speedup_steady", "speedup_run", "one_off_share", "wait_share", "max_padded_nodes", "max_padded_edges",
-           "max_padded_graphs", "extrapolated", "settings")
+           "max_padded_graphs", "extrapolated")
 #: Per row, what its wall time is made of (:func:`price_loading`): the epochs of graphs the
 #: run trains, seconds of loading per epoch in the run's first epoch and in later ones, of
 #: handing batches from a worker over per epoch, and the loaders' relative error band.
@@ -115,9 +115,6 @@ COLUMNS = MODEL_COLUMNS + LOADER_PARTS + WALL_COLUMNS
 #: What a table priced by a calibration without loader timings says of itself.
 MODEL_TIME_ONLY = ("This calibration has no loader timings (an older file): times are model time only (forward, "
                    "backward, optimizer step); loading and collating batches is not included.")
-#: What the PyG DataLoader row says of itself in cudagraph mode.
-NOT_CAPTURED = ("not captured: PyG's DataLoader pads nothing, so its batches' shapes change from batch to batch and a "
-                "captured step replays one shape; priced eager")
 #: A shape more than this factor past the largest timed one is marked extrapolated.
 EXTRAPOLATION_SLACK = 1.1
 
@@ -334,26 +331,26 @@ def price_loading(batches: pd.DataFrame, calibration: Calibration, epochs_run: f
 
 def _priced_rows(hist: SizeHistogram, run: RunSpec, requests: dict[str, dict[str, Any]],
                  calibration: Calibration, progress: ShareDone | None = None,
-                 device_batches: bool = False) -> list[dict[str, Any]]:
+                 device_batches: bool = False) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
     """One priced row per strategy of ``requests`` and PyG's DataLoader over ``run``, with
-    the epochs of graphs each ran (``epochs_run``) and its loading (:func:`price_loading`);
+    the epochs of graphs each ran (``epochs_run``) and its loading (:func:`price_loading`),
+    and each row's settings (the simulator's; PyG's DataLoader's graphs per batch);
     ``progress`` is told the share of the strategies' stream simulated."""
-    rows = []
+    rows, settings = [], {}
     for name, result in run_strategies(hist, run, requests, progress=progress).items():
         epochs_run = int(result.batches["graphs"].sum()) / hist.num_graphs
         rows.append({"strategy": name, **price_batches(result.batches, calibration, epochs_run),
                      **price_loading(result.batches, calibration, epochs_run, loader_kinds(name, device_batches)),
-                     "settings": describe_settings(name, result.settings), "epochs_run": epochs_run})
+                     "epochs_run": epochs_run})
+        settings[name] = result.settings
     loader = pyg_dataloader_batches(hist, run.batch_size, run)
-    captured = calibration.mode == "cudagraph"
     epochs_run = loader.attrs["epochs_run"]
     rows.append({"strategy": PYG_DATALOADER,
-                 **price_batches(loader, calibration, epochs_run, capturable=not captured),
+                 **price_batches(loader, calibration, epochs_run, capturable=calibration.mode != "cudagraph"),
                  **price_loading(loader, calibration, epochs_run, loader_kinds(PYG_DATALOADER)),
-                 "settings": f"PyG DataLoader, {run.batch_size:,} graphs per batch, no padding"
-                             + (f"; {NOT_CAPTURED}" if captured else ""),
                  "epochs_run": epochs_run})
-    return rows
+    settings[PYG_DATALOADER] = {"graphs_per_batch": run.batch_size}
+    return rows, settings
 
 
 def _wall(model: pd.Series, one_off: pd.Series, parts: pd.DataFrame, factor: Any, workers: int,
@@ -463,8 +460,9 @@ def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, pla
     step's largest batch, the largest padded shape and whether it extrapolates the
     calibration; then the loading and the wall time with ``workers`` loader workers
     (:func:`wall_time`; NaN where the calibration has no loader timings). ``table.attrs``
-    keeps the calibration's summary, the run, the baseline and how the wall time was priced
-    (``wall``: workers, device-built batches, whether it was priced).
+    keeps the calibration's summary, the run, the baseline, each row's settings (values:
+    the simulator's, and PyG's DataLoader's ``graphs_per_batch``) and how the wall time
+    was priced (``wall``: workers, device-built batches, whether it was priced).
 
     Args:
         hist: the dataset's size histogram.
@@ -513,11 +511,11 @@ def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, pla
                          "fill the devices) and for the simulated strategies (which draw the next epoch). Lower the "
                          "batch size or the devices.")
     requests = default_requests(hist, run.batch_size, plan, run.seed, num_shapes, packs_per_batch)
-    rows = _priced_rows(hist, run, requests, calibration, progress, device_batches)
+    rows, settings = _priced_rows(hist, run, requests, calibration, progress, device_batches)
     if run.steps is not None and any(row["epochs_run"] < 1 for row in rows):
         # a run shorter than an epoch met only some of its first epoch's shapes: price that epoch whole
         whole = {row["strategy"]: row["first_epoch_s"] for row in
-                 _priced_rows(hist, RunSpec(run.batch_size, None, 1, run.seed, run.devices), requests, calibration)}
+                 _priced_rows(hist, RunSpec(run.batch_size, None, 1, run.seed, run.devices), requests, calibration)[0]}
         for row in rows:
             if row["epochs_run"] < 1:
                 row["first_epoch_s"] = whole[row["strategy"]]
@@ -529,7 +527,7 @@ def estimate(hist: SizeHistogram, batch_size: int, calibration: Calibration, pla
     table["speedup_run"] = table["speedup"]  # per graph trained: a run of N steps trains other graph counts per row
     table["one_off_share"] = (table["compile_seconds"] + table["capture_seconds"]) / table["run_s"]
     table = table[list(MODEL_COLUMNS + LOADER_PARTS)]
-    table.attrs.update(calibration=calibration.summary(), baseline=baseline,
+    table.attrs.update(calibration=calibration.summary(), baseline=baseline, settings=settings,
                        run={**run.to_dict(), "num_shapes": whole_number(num_shapes, "num_shapes", 1, 16)},
                        wall={"device_batches": bool(device_batches), "priced": calibration.loaders is not None})
     return wall_time(table, workers)

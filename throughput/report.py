@@ -37,16 +37,44 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from packing.batching import json_rows, run_length_words, short_run_note
-from packing.words import three_digits
+from packing.batching import json_rows
+from packing.words import describe_settings, run_length_words, short_run_note, three_digits
 
 from .check import CalibrationCheck
-from .estimate import MODEL_TIME_ONLY
+from .estimate import MODEL_TIME_ONLY, PYG_DATALOADER
 from .section import ONE_OFF_SHARE, SECTION_VERSION, devices_note, estimate_notes, extrapolation_note, one_off_note
+
+
+#: What the PyG DataLoader row's settings say of it in cudagraph mode.
+NOT_CAPTURED = ("not captured: PyG's DataLoader pads nothing, so its batches' shapes change from batch to batch and a "
+                "captured step replays one shape; priced eager")
 
 
 def _captured(table: pd.DataFrame) -> bool:
     return table.attrs.get("calibration", {}).get("mode") == "cudagraph"
+
+
+def settings_words(table: pd.DataFrame) -> list[str]:
+    """Each row's settings in words, in the table's order, from ``attrs["settings"]`` of a
+    :func:`throughput.estimate` table: a simulated strategy's as the batching comparison
+    says them (:func:`packing.words.describe_settings`), PyG's DataLoader's with what it does
+    not do (pad, and in cudagraph mode be captured).
+
+    >>> rows = pd.DataFrame({"strategy": ["pyg_dynamic", "pyg_dataloader"]})
+    >>> rows.attrs.update(settings={"pyg_dynamic": {"max_num": 640, "mode": "node"},
+    ...                             "pyg_dataloader": {"graphs_per_batch": 32}}, calibration={"mode": "eager"})
+    >>> settings_words(rows)
+    ['budget 640 nodes, no graph cap, other sizes unpadded', 'PyG DataLoader, 32 graphs per batch, no padding']
+    """
+    settings = table.attrs["settings"]
+
+    def words(name: str) -> str:
+        if name != PYG_DATALOADER:
+            return describe_settings(name, settings[name])
+        return (f"PyG DataLoader, {settings[name]['graphs_per_batch']:,} graphs per batch, no padding"
+                + (f"; {NOT_CAPTURED}" if _captured(table) else ""))
+
+    return [words(name) for name in table["strategy"]]
 
 
 def capture_note(table: pd.DataFrame, label: Callable[[str], str] = str) -> str:
@@ -182,10 +210,11 @@ def throughput_section(table: pd.DataFrame, check: CalibrationCheck | None = Non
         check_note: what to say instead of the check (e.g. why none was made).
 
     Returns:
-        The JSON-safe section: version, calibration, run, baseline, check, wall and table.
+        The JSON-safe section: version, calibration, run, baseline, check, wall and table
+        (each row with its ``settings`` in words, :func:`settings_words`).
 
     Raises:
-        ValueError: the table's ``attrs`` lack the calibration or the run.
+        ValueError: the table's ``attrs`` lack the calibration, the run or the settings.
 
     >>> from packing import SizeHistogram
     >>> from throughput import estimate, load_calibration, shipped_calibrations
@@ -196,10 +225,10 @@ def throughput_section(table: pd.DataFrame, check: CalibrationCheck | None = Non
     (32, 'cpu', 8)
     """
     calibration, run = table.attrs.get("calibration"), table.attrs.get("run")
-    if calibration is None or run is None:
+    if calibration is None or run is None or "settings" not in table.attrs:
         raise ValueError("throughput_section needs the table returned by throughput.estimate (its attrs hold the "
-                         "calibration and the run).")
-    rows = json_rows(table)
+                         "calibration, the run and each row's settings).")
+    rows = [{**row, "settings": words} for row, words in zip(json_rows(table), settings_words(table))]
     return {"version": SECTION_VERSION, "calibration": calibration, "run": dict(run),
             "baseline": table.attrs.get("baseline"), "check": None if check is None else check.to_dict(),
             "check_note": check_note or (check.describe() if check is not None else "not checked on this machine"),

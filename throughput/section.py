@@ -27,10 +27,9 @@ from typing import Any, Callable
 import pandas as pd
 
 from packing import PackingPlan
-from packing.batching import short_run_note
 from packing.fields import EDITED, check_number, check_object, check_text, check_whole, kind_of
 from packing.io import load_config
-from packing.words import three_digits
+from packing.words import short_run_note, three_digits
 
 #: The only version read: sections of the development versions before the first release are refused.
 SECTION_VERSION = 1

@@ -29,10 +29,7 @@ from .report import (
     batching_section,
     check_batching_section,
     comparison_table,
-    describe_settings,
     json_rows,
-    run_length_words,
-    short_run_note,
 )
 from .simulate import (
     DEFAULT_BUCKETS,
@@ -69,7 +66,6 @@ __all__ = [
     "comparison_table",
     "constant_shape",
     "default_requests",
-    "describe_settings",
     "dynamic_target",
     "estimate_target",
     "first_appearances",
@@ -77,8 +73,6 @@ __all__ = [
     "json_rows",
     "packs_matching_batch_size",
     "packs_per_batch",
-    "run_length_words",
-    "short_run_note",
     "run_strategies",
     "sample_graphs",
     "simulate",

@@ -11,13 +11,16 @@ The section (version 1)::
     }
 
 ``run`` says what was simulated (``steps`` or whole ``epochs``), ``strategies`` each
-strategy's resolved settings (targets, budgets, shapes, pack limits and method), ``table``
-one row per strategy with the columns of :func:`packing.batching.compare_batching`.
+strategy's resolved settings (targets, budgets, shapes, pack limits and method; a report
+puts them in words with ``packing.words.describe_settings``), ``table`` one row per
+strategy with the columns of :func:`packing.batching.compare_batching`. Rows of files
+exported before the settings left the table may also hold a ``settings`` text, which is
+not read.
 """
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 
@@ -37,84 +40,6 @@ _COUNTS = ("batches", "steps", "distinct_shapes", "max_padded_nodes", "max_padde
            "step_distinct_shapes")
 
 
-def run_length_words(run: dict[str, Any]) -> str:
-    """How long a run is (a ``RunSpec.to_dict()``), in words.
-
-    >>> run_length_words({"epochs": 10, "steps": None}), run_length_words({"epochs": None, "steps": 5000})
-    ('10 epochs', '5,000 steps')
-    """
-    if run.get("steps"):
-        return f"{run['steps']:,} step{'s' if run['steps'] != 1 else ''}"
-    epochs = run.get("epochs") or 1
-    return f"{epochs:,} epoch{'s' if epochs != 1 else ''}"
-
-
-def short_run_note(table: pd.DataFrame, label: Callable[[str], str] = str) -> str:
-    """For a run of fewer steps than an epoch of some strategies (a ``compare_batching``
-    or ``throughput.estimate`` table, its run in ``attrs``): that their batches per epoch,
-    and what is priced per epoch, come from the batches run, not from a whole epoch; ""
-    when every strategy ran at least one epoch (``label`` names a strategy).
-
-    >>> table = pd.DataFrame({"strategy": ["packing", "dynamic"], "steps_per_epoch": [941.0, 3.0]})
-    >>> table.attrs["run"] = {"steps": 10, "epochs": None, "devices": 1}
-    >>> short_run_note(table)
-    'This run of 10 steps is shorter than one epoch of packing: its per-epoch numbers are extrapolated from the batches it ran, not counted over an epoch; run at least one epoch for exact ones.'
-    """
-    run = table.attrs.get("run", {})
-    if not run.get("steps"):
-        return ""  # runs given in epochs cover whole epochs
-    per_epoch = table["steps_per_epoch"] if "steps_per_epoch" in table else \
-        table["batches_per_epoch"] / run.get("devices", 1)
-    short = table.loc[per_epoch > run["steps"], "strategy"].map(label).tolist()
-    if not short:
-        return ""
-    which = "every strategy" if len(short) == len(table) > 1 else f"{len(short)} strategies" if len(short) > 3 \
-        else " and ".join(short)
-    return (f"This run of {run_length_words(run)} is shorter than one epoch of {which}: "
-            f"{'its' if len(short) == 1 else 'their'} per-epoch numbers are extrapolated from the batches it ran, not "
-            "counted over an epoch; run at least one epoch for exact ones.")
-
-
-def describe_settings(strategy: str, settings: dict[str, Any]) -> str:
-    """A strategy's settings in words (the table's ``settings`` column).
-
-    >>> describe_settings("dynamic", {"target": [640, 10112, 32], "sample_size": 1000, "sample_seed": 0})
-    'target 640 nodes, 10,112 edges, 32 graphs (Algorithm 1: 1,000-graph sample, seed 0)'
-    >>> describe_settings("packing", {"limits": {"max_nodes": 260, "max_edges": 560, "max_graphs": 64},
-    ...                               "method": {"algorithm": "published", "heuristic": "node"}, "packs_per_batch": 3})
-    '3 packs per batch, limits 260 nodes, 560 edges, 64 graphs, published algorithm (Krell et al. 2022), node heuristic'
-
-    The packing row names its plan as the plan does (``plan_label``: "best of all: ..."
-    for a plan best of all chose), else by its method.
-    """
-    if strategy == "static_constant":
-        nodes, edges, graphs = settings["shape"]
-        return (f"{settings['graphs_per_batch']:,} graphs per batch, padded to {nodes:,} nodes, {edges:,} edges, "
-                f"{graphs:,} graphs")
-    if strategy in ("static_64", "static_pow2"):
-        return f"{settings['graphs_per_batch']:,} graphs per batch, totals rounded up to a {settings['rounding']}"
-    if strategy == "dynamic":
-        nodes, edges, graphs = settings["target"]
-        where = ("given" if settings.get("given") else
-                 f"Algorithm 1: {settings['sample_size']:,}-graph sample, seed {settings['sample_seed']}")
-        if "estimated" in settings:
-            where += (f"; the estimate {settings['estimated'][0]:,} nodes, {settings['estimated'][1]:,} edges was "
-                      "raised to hold the largest graph")
-        return f"target {nodes:,} nodes, {edges:,} edges, {graphs:,} graphs ({where})"
-    if strategy == "pyg_dynamic":
-        return f"budget {settings['max_num']:,} {settings['mode']}s, no graph cap, other sizes unpadded"
-    if strategy == "buckets":
-        if "shapes" in settings:
-            return f"{len(settings['shapes'])} given shapes, {settings['graphs_per_batch']:,} graphs per batch"
-        return (f"{settings['num_shapes']} shapes fitted to this run's batches, {settings['graphs_per_batch']:,} "
-                "graphs per batch")
-    limits, packs = settings["limits"], settings["packs_per_batch"]
-    broken = f" (breaks {', '.join(settings['broken_limits'])})" if settings.get("broken_limits") else ""
-    return (f"{packs:,} pack{'s' if packs > 1 else ''} per batch, limits {limits['max_nodes']:,} nodes, "
-            f"{limits['max_edges']:,} edges, {limits['max_graphs']:,} graphs, "
-            f"{settings.get('plan_label') or PackMethod.from_dict(settings['method']).label}{broken}")
-
-
 def comparison_table(summaries: dict[str, dict[str, Any]], run: dict[str, Any]) -> pd.DataFrame:
     """The comparison table from run summaries.
 
@@ -123,9 +48,9 @@ def comparison_table(summaries: dict[str, dict[str, Any]], run: dict[str, Any]) 
         run: the run (``RunSpec.to_dict()``); ``devices > 1`` adds the multi-device columns.
 
     Returns:
-        One row per strategy: ``TABLE_COLUMNS`` (and ``DEVICE_COLUMNS``) and ``settings``
-        in words; ``attrs`` keep ``run``, each strategy's ``settings`` and the full
-        ``summaries``.
+        One row per strategy: ``TABLE_COLUMNS`` (and ``DEVICE_COLUMNS``); ``attrs`` keep
+        ``run``, each strategy's ``settings`` (values: :func:`packing.words.describe_settings`
+        puts them in words) and the full ``summaries``.
 
     Raises:
         KeyError: a summary lacks a column (it did not come from a simulated run).
@@ -133,13 +58,14 @@ def comparison_table(summaries: dict[str, dict[str, Any]], run: dict[str, Any]) 
     >>> from packing import SizeHistogram
     >>> from packing.batching import compare_batching
     >>> attrs = compare_batching(SizeHistogram.from_counts([3, 8], [4, 14], [20, 4]), 4).attrs
-    >>> comparison_table({"dynamic": attrs["summaries"]["dynamic"]}, attrs["run"]).loc[0, "settings"]
-    'target 64 nodes, 64 edges, 4 graphs (Algorithm 1: 24-graph sample, seed 0)'
+    >>> table = comparison_table({"dynamic": attrs["summaries"]["dynamic"]}, attrs["run"])
+    >>> table["strategy"].tolist(), table.attrs["settings"]["dynamic"]["target"]
+    (['dynamic'], [64, 64, 4])
     """
     columns = TABLE_COLUMNS + (DEVICE_COLUMNS if run["devices"] > 1 else ())
-    rows = [{**{column: summary[column] for column in columns[1:]}, "strategy": name,
-             "settings": describe_settings(name, summary["settings"])} for name, summary in summaries.items()]
-    table = pd.DataFrame(rows, columns=[*columns, "settings"])
+    rows = [{**{column: summary[column] for column in columns[1:]}, "strategy": name}
+            for name, summary in summaries.items()]
+    table = pd.DataFrame(rows, columns=list(columns))
     table.attrs.update(run=dict(run), settings={name: s["settings"] for name, s in summaries.items()},
                        summaries=summaries)
     return table
@@ -315,7 +241,7 @@ _SETTINGS_CHECKS = {"static_constant": _constant_settings, "static_64": _rounded
 
 def check_settings(strategy: str, settings: Any) -> dict[str, Any]:
     """Check one strategy's settings in a ``batching`` section: the fields
-    :func:`describe_settings` reads, of their form; returns them.
+    ``packing.words.describe_settings`` reads, of their form; returns them.
 
     >>> check_settings("pyg_dynamic", {"max_num": 64, "mode": "node"})
     {'max_num': 64, 'mode': 'node'}

@@ -694,10 +694,10 @@ def compare_batching(hist: SizeHistogram, batch_size: int, plan: PackingPlan | N
     options of :func:`default_requests` (``packs_per_batch`` packs of ``plan`` per batch;
     by default as many as carry about ``batch_size`` graphs): batches, steps, node / edge / graph efficiency,
     distinct padded shapes, the largest padded shape, batches per epoch, graphs per batch,
-    a ``settings`` column in words, and for ``devices > 1`` the multi-device columns.
-    ``table.attrs`` holds the run (``"run"``), each strategy's settings (``"settings"``) and
-    full summary (``"summaries"``); :func:`batching_section` turns the table into the
-    export's ``batching`` section.
+    and for ``devices > 1`` the multi-device columns. ``table.attrs`` holds the run
+    (``"run"``), each strategy's settings (``"settings"``, values) and full summary
+    (``"summaries"``); :func:`batching_section` turns the table into the export's
+    ``batching`` section.
 
     Args:
         hist: the dataset's size histogram.
