@@ -120,7 +120,7 @@ def one_off_notes(table: pd.DataFrame, label: Callable[[str], str] = str) -> lis
 
 def wall_note(table: pd.DataFrame) -> str:
     """What the wall time of an estimate is made of, in words, or that it is model time only
-    (a calibration without loader timings); "" for a table from before wall times.
+    (a calibration without loader timings).
 
     >>> rows = pd.DataFrame({"strategy": ["packing"]})
     >>> rows.attrs["wall"] = {"workers": 0, "device_batches": False, "priced": False}
@@ -130,9 +130,7 @@ def wall_note(table: pd.DataFrame) -> str:
     >>> wall_note(rows)[:60]
     "Wall time with 2 loader workers: PyG's workers are started a"
     """
-    wall = table.attrs.get("wall")
-    if wall is None:
-        return ""
+    wall = table.attrs["wall"]
     if not wall.get("priced"):
         return MODEL_TIME_ONLY
     workers = int(wall.get("workers", 0))
@@ -158,11 +156,11 @@ def notes(table: pd.DataFrame, label: Callable[[str], str] = str) -> list[str]:
 
     >>> rows = pd.DataFrame({"strategy": ["packing"], "speedup_run": [1.0], "speedup_steady": [1.0],
     ...                      "extrapolated": [False], "steps_per_epoch": [900.0]})
-    >>> rows.attrs["run"] = {"steps": 10}
-    >>> notes(rows) == estimate_notes(rows)
+    >>> rows.attrs.update(run={"steps": 10}, wall={"workers": 0, "device_batches": False, "priced": False})
+    >>> notes(rows) == [MODEL_TIME_ONLY, *estimate_notes(rows)]
     True
     """
-    wall = [wall_note(table)] if wall_note(table) else []
+    wall = [wall_note(table)]
     if not _captured(table):
         return wall + estimate_notes(table, label)
     found = [*one_off_notes(table, label), extrapolation_note(table, label), devices_note(table),
@@ -185,7 +183,8 @@ def throughput_section(table: pd.DataFrame, check: CalibrationCheck | None = Non
         The JSON-safe section: version, calibration, run, baseline, check, wall and table.
 
     Raises:
-        ValueError: the table's ``attrs`` lack the calibration or the run.
+        ValueError: the table's ``attrs`` lack the calibration, the run or how its wall time
+            was priced.
 
     >>> from packing import SizeHistogram
     >>> from throughput import estimate, load_calibration, shipped_calibrations
@@ -195,15 +194,15 @@ def throughput_section(table: pd.DataFrame, check: CalibrationCheck | None = Non
     >>> section["run"]["batch_size"], section["calibration"]["device"]["type"], len(section["table"])
     (32, 'cpu', 8)
     """
-    calibration, run = table.attrs.get("calibration"), table.attrs.get("run")
-    if calibration is None or run is None:
+    calibration, run, wall = (table.attrs.get(name) for name in ("calibration", "run", "wall"))
+    if calibration is None or run is None or wall is None:
         raise ValueError("throughput_section needs the table returned by throughput.estimate (its attrs hold the "
-                         "calibration and the run).")
+                         "calibration, the run and how its wall time was priced).")
     rows = json_rows(table)
     return {"version": SECTION_VERSION, "calibration": calibration, "run": dict(run),
             "baseline": table.attrs.get("baseline"), "check": None if check is None else check.to_dict(),
             "check_note": check_note or (check.describe() if check is not None else "not checked on this machine"),
-            "wall": dict(table.attrs.get("wall", {})), "table": rows}
+            "wall": dict(wall), "table": rows}
 
 
 def _run_words(run: dict[str, Any]) -> str:
