@@ -13,7 +13,6 @@ numbers are the file's.
 from __future__ import annotations
 
 import html
-import re
 from typing import Any, Callable
 
 import pandas as pd
@@ -68,17 +67,16 @@ def batching_frame(section: dict[str, Any]) -> pd.DataFrame:
 
 def throughput_frame(section: dict[str, Any]) -> pd.DataFrame:
     """The ``throughput`` section's table as :func:`throughput.estimate` gave it (its run,
-    calibration, baseline and how its wall time was priced in ``attrs``; a section from
-    before wall times has no ``wall``), for :func:`figures.throughput.epoch_figure`.
+    calibration, baseline and how its wall time was priced in ``attrs``), for
+    :func:`figures.throughput.epoch_figure`.
 
-    >>> throughput_frame({"run": {}, "calibration": {"label": "x"}, "baseline": "static_64",
+    >>> throughput_frame({"run": {}, "calibration": {"label": "x"}, "baseline": "static_64", "wall": {"priced": False},
     ...                   "table": [{"strategy": "packing"}]}).attrs["baseline"]
     'static_64'
     """
     frame = pd.DataFrame(section["table"])
-    frame.attrs.update(run=section["run"], calibration=section["calibration"], baseline=section["baseline"])
-    if "wall" in section:
-        frame.attrs["wall"] = section["wall"]
+    frame.attrs.update(run=section["run"], calibration=section["calibration"], baseline=section["baseline"],
+                       wall=section["wall"])
     return frame
 
 
@@ -129,7 +127,7 @@ def report_figures(config: dict[str, Any], plan: PackingPlan, sweep: pd.DataFram
     if "batching" in config:
         builders["batching-padding"] = (lambda: batching.padding_figure(batching_frame(config["batching"])), line)
     if "throughput" in config:
-        frame = throughput_frame(config["throughput"])  # wall time where the file has it, as the page shows
+        frame = throughput_frame(config["throughput"])  # wall time where the calibration priced it, as the page shows
         builders["throughput-epoch"] = (lambda: throughput.epoch_figure(frame, throughput.shows_wall(frame)), line)
     return {name: (lambda build=build, words=words: titled(build(), words)) for name, (build, words) in builders.items()}
 
@@ -140,24 +138,28 @@ def _table(frame: pd.DataFrame, header: bool = True, classes: str = "") -> str:
     return f"<div class='wide'>{table}</div>"
 
 
-_OPTION = r" --[a-z][\w-]*(?: [\w:/=,]+(?:\.\w+)*)?"  # --max-nodes 26386, --out my_gpu.json
-_COMMAND = re.compile(rf"python -m \w+ \w+(?:{_OPTION})*")
+def _code(span: str) -> str:
+    """A command as code, each option (``--max-nodes 26386``) on one line: a line may break
+    only before an option."""
+    command, *options = html.escape(span).split(" --")
+    flags = "".join(f" <span class='flag'>--{option}</span>" for option in options)  # the space outside the span
+    return f"<code>{command}{flags}</code>"
 
 
 def _note(text: str) -> str:
-    """A note paragraph; a command in it is code, and its options (``--max-nodes 26386``)
-    never break inside.
+    """A note paragraph; a span in backticks is code, as Markdown shows it on the pages, and
+    its options (``--max-nodes 26386``) never break inside.
 
-    >>> _note("Add --check to time; calibrate with python -m throughput calibrate --max-nodes 17109 --mode eager.")
+    >>> _note("Add --check to time; calibrate with `python -m throughput calibrate --max-nodes 17109 --mode eager`.")
     "<p class='note'>Add --check to time; calibrate with <code>python -m throughput calibrate <span class='flag'>--max-nodes 17109</span> <span class='flag'>--mode eager</span></code>.</p>"
+    >>> _note("a `lone backtick")
+    "<p class='note'>a `lone backtick</p>"
     """
-    parts, start = [], 0
-    for command in _COMMAND.finditer(text):
-        options = re.sub(_OPTION, lambda option: f" <span class='flag'>{option.group(0)[1:]}</span>",
-                         html.escape(command.group(0)))  # the space outside: a line may break before an option
-        parts += [html.escape(text[start:command.start()]), f"<code>{options}</code>"]
-        start = command.end()
-    return f"<p class='note'>{''.join(parts)}{html.escape(text[start:])}</p>"
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # a backtick without its pair is shown as typed, as Markdown does
+        parts[-2:] = ["`".join(parts[-2:])]
+    shown = [_code(part) if index % 2 else html.escape(part) for index, part in enumerate(parts)]
+    return f"<p class='note'>{''.join(shown)}</p>"
 
 
 def _pairs(rows: list[tuple[str, Any]]) -> str:

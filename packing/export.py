@@ -16,7 +16,6 @@ The JSON file (``SCHEMA_VERSION`` 1) is one object::
         "graphs": 32901, "largest_nodes": 222, "largest_edges": 502, "distinct_tuples": 795
       },
       "histogram": {"num_nodes": [...], "num_edges": [...], "count": [...]},   # the sizes packed
-      "limits": {"max_nodes": 222, "max_edges": 502, "max_graphs": 256},       # PackLimits
       "method": {"used": {...}, "requested": {...}},  # PackMethod.to_dict(): what produced the plan
                                                       # and what the user asked for (e.g. best)
       "metrics": {"packs": 3744, "lower_bound": 3744, "gap": 0.0, "bound": "lp",   # bound: which bound
@@ -31,7 +30,8 @@ The JSON file (``SCHEMA_VERSION`` 1) is one object::
                            "converged": true, "stopped": "converged"}
       },
       "plan": {                                       # PackingPlan.to_dict()
-        "limits": {...}, "method": {...}, "requested": {...}, "unlimited": null, "improved": true,
+        "limits": {"max_nodes": 222, "max_edges": 502, "max_graphs": 256},   # PackLimits, the plan's only copy
+        "method": {...}, "requested": {...}, "unlimited": null, "improved": true,
         "packs": [{"items": [[nodes, edges, copies], ...], "count": repeats}, ...]
       }
     }
@@ -48,8 +48,8 @@ What :func:`check_config` verifies; anything else is one ``ValueError`` naming t
 
 * the schema, its version (1: a file of any other version was written by a development
   version before the first release and is refused) and every field's type;
-* the plan packs the stored histogram exactly, within the limits, and ``limits`` and
-  ``method`` are the plan's;
+* the plan packs the stored histogram exactly, within its limits (``plan.limits``), and
+  ``method`` is the plan's;
 * ``dataset``: ``name``, ``split``, ``source`` and ``provenance`` are text, ``options`` an
   object, and ``graphs``, ``largest_nodes``, ``largest_edges`` and ``distinct_tuples`` are the
   stored histogram's;
@@ -95,7 +95,6 @@ from .batching import check_batching_section
 from .bounds import Bounds, lower_bounds
 from .histogram import SizeHistogram
 from .fields import EDITED, check_object
-from .limits import PackLimits
 from .column_generation import lp_bound_from_certificate
 from .method import PackMethod
 from .metrics import BOUND_COLUMN, METRIC_NAMES
@@ -106,8 +105,7 @@ SCHEMA = "graph-packing-config"
 #: The only version read: files of the development versions before the first release are refused.
 SCHEMA_VERSION = 1
 TOOL_NAME = "graph-packing"
-_CORE = ("schema", "schema_version", "tool", "created", "dataset", "histogram", "limits", "method", "metrics",
-         "bounds", "plan")
+_CORE = ("schema", "schema_version", "tool", "created", "dataset", "histogram", "method", "metrics", "bounds", "plan")
 
 
 def _check_throughput_object(section: Any) -> None:
@@ -223,10 +221,10 @@ def export_config(
     further top-level sections (their names must not clash with the schema's). Raises
     ``ValueError`` if the plan does not pack ``hist`` exactly.
 
-    >>> from packing import pack
+    >>> from packing import PackLimits, pack
     >>> hist = SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2])
     >>> config = export_config(pack(hist, PackLimits(5, 6, 4)), hist, {"dataset": "toy"})
-    >>> config["dataset"]["name"], config["dataset"]["graphs"], config["limits"], config["metrics"]["packs"]
+    >>> config["dataset"]["name"], config["dataset"]["graphs"], config["plan"]["limits"], config["metrics"]["packs"]
     ('toy', 4, {'max_nodes': 5, 'max_edges': 6, 'max_graphs': 4}, 2)
     """
     plan.check(hist)
@@ -254,7 +252,6 @@ def export_config(
             "num_edges": hist.num_edges.tolist(),
             "count": hist.counts.tolist(),
         },
-        "limits": plan.limits.to_dict(),
         "method": {"used": plan.method.to_dict(), "requested": plan.requested_method.to_dict()},
         "metrics": _metrics(plan),
         "bounds": _bounds_section(plan.bounds),
@@ -314,7 +311,7 @@ def check_config(config: dict[str, Any]) -> PackingPlan:
     that the stored metrics are those of the plan; any problem is one ``ValueError`` naming
     the field. A ``throughput`` section is only checked to be an object.
 
-    >>> from packing import pack
+    >>> from packing import PackLimits, pack
     >>> hist = SizeHistogram.from_sizes([3, 2, 3, 2], [4, 2, 4, 2])
     >>> plan = check_config(export_config(pack(hist, PackLimits(5, 6, 4)), hist, {}))
     >>> plan.num_packs, str(plan.limits)
@@ -328,12 +325,10 @@ def check_config(config: dict[str, Any]) -> PackingPlan:
         raise ValueError(f"Configuration schema version {version!r} is not supported (this tool reads version "
                          f"{SCHEMA_VERSION}): the file was written by an earlier development version; "
                          "export it again.")
-    missing = [key for key in ("histogram", "limits", "method", "metrics", "bounds", "plan") if key not in config]
+    missing = [key for key in ("histogram", "method", "metrics", "bounds", "plan") if key not in config]
     if missing:
         raise ValueError(f"The configuration lacks {', '.join(missing)}; {EDITED}.")
     plan = _plan(config["plan"])
-    if PackLimits.from_dict(config["limits"]) != plan.limits:
-        raise ValueError("The configuration's limits differ from its plan's limits.")
     method = config["method"]
     if not isinstance(method, dict):
         raise ValueError("method must be an object with the used and requested methods.")

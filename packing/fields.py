@@ -29,8 +29,8 @@ def kind_of(value: Any) -> str:
     return f"a string ({shown})" if isinstance(value, str) else f"a number ({shown})"
 
 
-def _refuse(where: str, wanted: str, value: Any) -> ValueError:
-    return ValueError(f"{where} must be {wanted}, got {kind_of(value)}; {EDITED}.")
+def _refuse(where: str, wanted: str, value: Any, fix: str = EDITED) -> ValueError:
+    return ValueError(f"{where} must be {wanted}, got {kind_of(value)}; {fix}.")
 
 
 def check_object(value: Any, where: str) -> dict[str, Any]:
@@ -70,18 +70,25 @@ def check_flag(value: Any, where: str) -> None:
         raise _refuse(where, "true or false", value)
 
 
-def check_whole(value: Any, where: str, low: int = 0, allow_none: bool = False) -> None:
-    """Refuse ``value`` unless it is a whole number of at least ``low`` (or null where allowed).
+def check_whole(value: Any, where: str, low: int = 0, allow_none: bool = False, high: float = math.inf,
+                fix: str = EDITED) -> None:
+    """Refuse ``value`` unless it is a whole number from ``low`` to ``high`` (or null where
+    allowed); the message ends with ``fix``, what to do about the file.
 
     >>> check_whole("two", "throughput.run.devices", 1)
     Traceback (most recent call last):
     ...
     ValueError: throughput.run.devices must be a whole number of at least 1, got a string ('two'); export the configuration again (a file that does not verify was edited or damaged).
+    >>> check_whole(2**41, "timings[0].nodes", 1, high=2**40, fix="calibrate again instead of editing the file")
+    Traceback (most recent call last):
+    ...
+    ValueError: timings[0].nodes must be a whole number of at least 1 and at most 1,099,511,627,776, got a number (2199023255552); calibrate again instead of editing the file.
     """
     if value is None and allow_none:
         return
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise _refuse(where, f"a whole number of at least {low}" + " or null" * allow_none, value)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        most = f" and at most {high:,}" if math.isfinite(high) else ""
+        raise _refuse(where, f"a whole number of at least {low}{most}" + " or null" * allow_none, value, fix)
 
 
 def check_number(value: Any, where: str, low: float = -math.inf, high: float = math.inf,

@@ -206,7 +206,7 @@ def test_export_page_offers_json_csv_and_figures(app):
     config = json.loads(shown)
     assert config["schema_version"] == 1 and config["dataset"]["name"] == "qm9"
     recommended = recommend(data_loaders.load_histogram("qm9")[0], 32)  # the dashboard starts on it
-    assert config["limits"] == recommended.limits.to_dict()
+    assert config["plan"]["limits"] == recommended.limits.to_dict()
     assert config["recommendation"]["packs_per_step"] == recommended.packs_per_step
     assert config["recommendation"]["label"] == "recommended for batch size 32 (no calibration chosen: the least padding)"
     assert any("The file carries the recommendation: 1 pack(s) a step" in c.value for c in app.caption)

@@ -36,7 +36,7 @@ def test_round_trip_through_a_file_gives_the_same_plan(molhiv, tmp_path):
     assert loaded_config["dataset"]["name"] == "ogbg-molhiv" and loaded_config["dataset"]["split"] == "train"
     assert config_histogram(loaded_config) == hist
     # Packing the stored histogram again with the stored values gives the same plan.
-    again = pack(config_histogram(loaded_config), PackLimits.from_dict(loaded_config["limits"]),
+    again = pack(config_histogram(loaded_config), PackLimits.from_dict(loaded_config["plan"]["limits"]),
                  PackMethod.from_dict(loaded_config["method"]["used"]))
     assert again == plan
 
@@ -62,7 +62,8 @@ def test_schema_fields(molhiv):
     config = json.loads(config_json(export_config(plan, hist, info)))
     assert config["tool"]["version"]
     assert config["dataset"]["graphs"] == hist.num_graphs == 32901
-    assert config["limits"] == {"max_nodes": 250, "max_edges": 520, "max_graphs": 128}
+    assert config["plan"]["limits"] == {"max_nodes": 250, "max_edges": 520, "max_graphs": 128}
+    assert "limits" not in config  # written once, in the plan
     metrics = config["metrics"]
     assert metrics["packs"] == plan.num_packs and metrics["lower_bound"] == plan.lower_bound
     assert metrics["gap"] == pytest.approx(plan.gap)
@@ -126,7 +127,7 @@ def edit(path: tuple, value) -> dict:
     (("histogram", "count"), ["1"], "histogram.count must be a list of integers"),
     (("method",), "best_fit", "method must be an object"),
     (("plan", "method", "heuristic"), "nope", "Unknown heuristic 'nope'"),
-    (("limits", "max_nodes"), 2**64, "limits.max_nodes must lie between"),
+    (("plan", "limits", "max_nodes"), 2**64, "plan: limits.max_nodes must lie between"),
     (("metrics", "packs"), True, "metrics.packs"),
     (("plan", "packs", 0, "items", 0), [3, 4, 0], "copies must lie between 1 and 4"),
 ])
@@ -159,7 +160,7 @@ def test_claims_are_checked_without_expanding_packs():
     # 100 packs claiming a million copies each (the old reader expanded them: minutes, GBs).
     config = toy_config()
     big = {"max_nodes": 10**6, "max_edges": 10**6, "max_graphs": 10**6}
-    config["plan"]["limits"], config["limits"] = dict(big), dict(big)
+    config["plan"]["limits"] = dict(big)
     config["plan"]["packs"] = [{"items": [[1, 1, 10**6]], "count": 10**6} for _ in range(100)]
     with pytest.raises(ValueError, match="does not pack the histogram exactly"):
         load_config(config)

@@ -144,9 +144,11 @@ def test_the_dataset_object_is_checked(edit, message):
 def throughput_section() -> dict:
     """A section as throughput.throughput_section writes it (a short table)."""
     return {
-        "version": 1, "calibration": {"label": "gin on a CPU", "device": {"type": "cpu"}},
+        "version": 1, "calibration": {"label": "gin on a CPU", "device": {"type": "cpu"},
+                                      "shape_range": [900, 1800, 40]},
         "run": {"batch_size": 4, "steps": None, "epochs": 1, "seed": 0, "devices": 1, "num_shapes": 8},
         "baseline": "pyg_dataloader", "check": None, "check_note": "not checked on this machine",
+        "wall": {"workers": 0, "parallel_workers": 0, "device_batches": False, "priced": False},
         "table": [{"strategy": "packing", **dict.fromkeys(TABLE_COLUMNS, 0.5), "step_ms": 1.5, "run_s": 0.2,
                    "compilations": 0, "extrapolated": False, "settings": "1 pack(s) per batch"}],
     }
@@ -180,6 +182,10 @@ def test_the_engine_keeps_a_throughput_section_as_given():
     (("baseline",), 7, "throughput.baseline must be text"),
     (("check",), [], "throughput.check must be an object or null"),
     (("check_note",), None, "throughput.check_note must be text"),
+    (("wall",), None, "throughput.wall must be an object, got null"),
+    (("wall", "priced"), None, "throughput.wall.priced must be true or false"),
+    (("calibration", "shape_range"), None, "throughput.calibration.shape_range must be a list of three whole numbers"),
+    (("table", 0, "max_padded_graphs"), None, r"throughput.table\[0\].max_padded_graphs must be a finite number"),
     (("table",), [], "throughput.table must be a non-empty list"),
     (("table", 0), "packing", r"throughput.table\[0\] must be an object"),
     (("table", 0, "strategy"), 3, r"throughput.table\[0\].strategy must be text"),

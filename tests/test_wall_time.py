@@ -162,7 +162,7 @@ def test_a_calibration_without_loader_timings_is_model_time_only_and_says_so(shi
     assert "Model time" in fig.layout.title.subtitle.text
 
 
-def test_the_export_section_carries_the_wall_columns_and_old_sections_still_load(shipped):
+def test_the_export_section_carries_the_wall_columns_and_needs_its_wall(shipped):
     table = estimate(HIST, 32, with_loaders(shipped), workers=2)
     section = check_throughput_section(throughput_section(table))
     assert section["wall"] == {"device_batches": False, "priced": True, "workers": 2, "parallel_workers": 2}
@@ -175,14 +175,15 @@ def test_the_export_section_carries_the_wall_columns_and_old_sections_still_load
     assert list(throughput_figures.epoch_figure(frame, wall=False).data[0].x) == pytest.approx(
         table["steady_epoch_s"].tolist())
     assert "wall run s" in format_table(table) and "loader workers" in notes(table)[0]
-    old = {key: value for key, value in section.items() if key != "wall"}
-    old["table"] = [{k: v for k, v in row.items() if k not in SECTION_WALL_COLUMNS + ("bound_by",)}
-                    for row in section["table"]]
-    assert check_throughput_section(old) is old
+    with pytest.raises(ValueError, match="throughput.wall must be an object, got null"):
+        check_throughput_section({key: value for key, value in section.items() if key != "wall"})
+    with pytest.raises(ValueError, match="throughput.wall.parallel_workers must be a whole number of at least 0, got "
+                                         "null"):
+        check_throughput_section({**section, "wall": {**section["wall"], "parallel_workers": None}})
     with pytest.raises(ValueError, match=r"bound_by must be 'loader' or 'model' or null, got 'disk'"):
         check_throughput_section({**section, "table": [{**section["table"][0], "bound_by": "disk"}]})
     with pytest.raises(ValueError, match="throughput.wall.priced must be true or false"):
-        check_throughput_section({**section, "wall": {"priced": "yes"}})
+        check_throughput_section({**section, "wall": {**section["wall"], "priced": "yes"}})
     assert set(SECTION_WALL_COLUMNS) == (set(LOADER_PARTS) | set(WALL_COLUMNS)) - {"bound_by"}
 
 

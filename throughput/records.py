@@ -11,24 +11,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from packing import MAX_LIMIT, BatchShape
+from packing.fields import check_whole
 
 
 #: A timed step or compilation lies between a nanosecond and about eleven days.
 SHORTEST, LONGEST = 1e-9, 1e6
+#: What to do about a calibration file with a field of the wrong form.
+RECALIBRATE = "calibrate again instead of editing the file"
 
 
 def _seconds(value: Any, where: str, allow_zero: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or \
             not (SHORTEST <= value <= LONGEST or (value == 0 and allow_zero)):
         raise ValueError(f"{where} must be {'0 or ' if allow_zero else ''}between {SHORTEST:g} and {LONGEST:g} "
-                         f"seconds, got {value!r}; calibrate again instead of editing the file.")
+                         f"seconds, got {value!r}; {RECALIBRATE}.")
     return float(value)
-
-
-def _count(value: Any, where: str, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MAX_LIMIT:
-        raise ValueError(f"{where} must be a whole number between {low} and {MAX_LIMIT:,} (2^40), got {value!r}.")
-    return value
 
 
 @dataclass(frozen=True)
@@ -74,15 +71,16 @@ calibrate again instead of editing the file.
         """
         if not isinstance(row, dict):
             raise ValueError(f"{where} must be an object.")
-        shape = BatchShape(_count(row.get("nodes"), f"{where}.nodes", 1), _count(row.get("edges"), f"{where}.edges", 0),
-                           _count(row.get("graphs"), f"{where}.graphs", 1))
+        for name, low in (("nodes", 1), ("edges", 0), ("graphs", 1), ("repeats", 1)):
+            check_whole(row.get(name), f"{where}.{name}", low, high=MAX_LIMIT, fix=RECALIBRATE)
+        shape = BatchShape(row["nodes"], row["edges"], row["graphs"])
         values = [_seconds(row.get(name), f"{where}.{name}") for name in ("median", "p25", "p75", "min")]
         if not values[3] <= values[1] <= values[0] <= values[2]:
             raise ValueError(f"{where}: the times must satisfy min <= p25 <= median <= p75.")
         if "compile_seconds" in row and "capture_seconds" in row:
             raise ValueError(f"{where} holds both compile_seconds and capture_seconds: a calibration times one "
-                             "mode; calibrate again instead of editing the file.")
+                             f"mode; {RECALIBRATE}.")
         one_off = {name: _seconds(row[name], f"{where}.{name}", allow_zero=True)
                    for name in ("compile_seconds", "capture_seconds") if name in row}
         eager = _seconds(row.get("eager_median"), f"{where}.eager_median") if one_off else None
-        return cls(shape, *values, _count(row.get("repeats"), f"{where}.repeats", 1), eager_median=eager, **one_off)
+        return cls(shape, *values, row["repeats"], eager_median=eager, **one_off)

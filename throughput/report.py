@@ -148,7 +148,7 @@ def one_off_notes(table: pd.DataFrame, label: Callable[[str], str] = str) -> lis
 
 def wall_note(table: pd.DataFrame) -> str:
     """What the wall time of an estimate is made of, in words, or that it is model time only
-    (a calibration without loader timings); "" for a table from before wall times.
+    (a calibration without loader timings).
 
     >>> rows = pd.DataFrame({"strategy": ["packing"]})
     >>> rows.attrs["wall"] = {"workers": 0, "device_batches": False, "priced": False}
@@ -158,9 +158,7 @@ def wall_note(table: pd.DataFrame) -> str:
     >>> wall_note(rows)[:60]
     "Wall time with 2 loader workers: PyG's workers are started a"
     """
-    wall = table.attrs.get("wall")
-    if wall is None:
-        return ""
+    wall = table.attrs["wall"]
     if not wall.get("priced"):
         return MODEL_TIME_ONLY
     workers = int(wall.get("workers", 0))
@@ -186,11 +184,11 @@ def notes(table: pd.DataFrame, label: Callable[[str], str] = str) -> list[str]:
 
     >>> rows = pd.DataFrame({"strategy": ["packing"], "speedup_run": [1.0], "speedup_steady": [1.0],
     ...                      "extrapolated": [False], "steps_per_epoch": [900.0]})
-    >>> rows.attrs["run"] = {"steps": 10}
-    >>> notes(rows) == estimate_notes(rows)
+    >>> rows.attrs.update(run={"steps": 10}, wall={"workers": 0, "device_batches": False, "priced": False})
+    >>> notes(rows) == [MODEL_TIME_ONLY, *estimate_notes(rows)]
     True
     """
-    wall = [wall_note(table)] if wall_note(table) else []
+    wall = [wall_note(table)]
     if not _captured(table):
         return wall + estimate_notes(table, label)
     found = [*one_off_notes(table, label), extrapolation_note(table, label), devices_note(table),
@@ -214,7 +212,8 @@ def throughput_section(table: pd.DataFrame, check: CalibrationCheck | None = Non
         (each row with its ``settings`` in words, :func:`settings_words`).
 
     Raises:
-        ValueError: the table's ``attrs`` lack the calibration, the run or the settings.
+        ValueError: the table's ``attrs`` lack the calibration, the run, the settings or how
+            its wall time was priced.
 
     >>> from packing import SizeHistogram
     >>> from throughput import estimate, load_calibration, shipped_calibrations
@@ -224,15 +223,15 @@ def throughput_section(table: pd.DataFrame, check: CalibrationCheck | None = Non
     >>> section["run"]["batch_size"], section["calibration"]["device"]["type"], len(section["table"])
     (32, 'cpu', 8)
     """
-    calibration, run = table.attrs.get("calibration"), table.attrs.get("run")
-    if calibration is None or run is None or "settings" not in table.attrs:
+    calibration, run, wall = (table.attrs.get(name) for name in ("calibration", "run", "wall"))
+    if calibration is None or run is None or wall is None or "settings" not in table.attrs:
         raise ValueError("throughput_section needs the table returned by throughput.estimate (its attrs hold the "
-                         "calibration, the run and each row's settings).")
+                         "calibration, the run, each row's settings and how its wall time was priced).")
     rows = [{**row, "settings": words} for row, words in zip(json_rows(table), settings_words(table))]
     return {"version": SECTION_VERSION, "calibration": calibration, "run": dict(run),
             "baseline": table.attrs.get("baseline"), "check": None if check is None else check.to_dict(),
             "check_note": check_note or (check.describe() if check is not None else "not checked on this machine"),
-            "wall": dict(table.attrs.get("wall", {})), "table": rows}
+            "wall": dict(wall), "table": rows}
 
 
 def _run_words(run: dict[str, Any]) -> str:

@@ -11,12 +11,15 @@ development version before the first release and is refused), ``calibration`` an
 ``settings`` in words, whether the estimate was ``extrapolated`` and finite numbers of at
 least 0 (speed-ups above 0) in every other column, but the loading and wall-time columns
 (``WALL_COLUMNS``), which are null where the calibration had no loader timings and
-``bound_by`` text ("loader" or "model"); every row has at least ``TABLE_COLUMNS``. A
-section may hold ``wall`` (an object: ``workers`` and ``parallel_workers``, the workers
-building batches at once on the calibrated machine, whole numbers, ``device_batches`` and
-``priced``, true or false). The fields of ``calibration`` and ``run`` that the report reads
-may be left out, but where given have their form (:func:`check_calibration_summary`): the
-device, model, fit and held-out error objects, text, whole numbers and errors of at least 0.
+``bound_by`` text ("loader" or "model"); every row has at least ``TABLE_COLUMNS``, its
+largest padded shape (``max_padded_*``) among them. ``wall`` is an object: ``workers`` and
+``parallel_workers``, the workers building batches at once on the calibrated machine,
+whole numbers, ``device_batches`` and ``priced``, true or false. ``calibration`` holds the
+largest shape it timed, ``shape_range`` (three whole numbers: what the extrapolation note
+compares the padded shapes with); its other fields and those of ``run`` that the report
+reads may be left out, but where given have their form (:func:`check_calibration_summary`):
+the device, model, fit and held-out error objects, text, whole numbers and errors of at
+least 0.
 """
 from __future__ import annotations
 
@@ -37,7 +40,8 @@ SECTION_VERSION = 1
 ONE_OFF_SHARE = 0.1
 #: Columns every row of a table has (the report and its chart read them).
 TABLE_COLUMNS = ("steps_per_epoch", "step_ms", "steady_epoch_s", "steady_low", "steady_high", "run_s", "run_low",
-                 "run_high", "compile_seconds", "speedup_steady", "speedup_run")
+                 "run_high", "compile_seconds", "speedup_steady", "speedup_run", "max_padded_nodes", "max_padded_edges",
+                 "max_padded_graphs")
 #: Columns of the loading and the wall time: null where the calibration had no loader timings.
 WALL_COLUMNS = ("epochs_run", "loader_first_epoch_s", "loader_later_epoch_s", "handoff_epoch_s", "loader_band",
                 "loader_epoch_s", "wall_steady_epoch_s", "wall_steady_low", "wall_steady_high", "wall_run_s",
@@ -54,9 +58,10 @@ def check_throughput_section(section: Any) -> dict[str, Any]:
     ``ValueError`` naming the first malformed field.
 
     >>> row = {"strategy": "packing", **dict.fromkeys(TABLE_COLUMNS, 1.5), "extrapolated": False}
-    >>> section = {"version": 1, "calibration": {"label": "gin on a CPU"}, "run": {"batch_size": 32},
-    ...            "baseline": "pyg_dataloader", "check": None, "check_note": "not checked on this machine",
-    ...            "table": [row]}
+    >>> section = {"version": 1, "calibration": {"label": "gin on a CPU", "shape_range": [900, 1800, 40]},
+    ...            "run": {"batch_size": 32}, "baseline": "pyg_dataloader", "check": None,
+    ...            "check_note": "not checked on this machine", "table": [row],
+    ...            "wall": {"workers": 0, "parallel_workers": 0, "device_batches": False, "priced": False}}
     >>> check_throughput_section(section) is section
     True
     >>> check_throughput_section({**section, "table": [{**row, "run_s": "fast"}]})
@@ -77,8 +82,7 @@ def check_throughput_section(section: Any) -> dict[str, Any]:
         check_text(section.get(name), f"throughput.{name}")
     if not isinstance(section.get("check"), (dict, type(None))):
         raise ValueError("throughput.check must be an object or null.")
-    if "wall" in section:
-        _check_wall(section["wall"])
+    wall = _check_wall(section.get("wall"))
     rows = section.get("table")
     if not isinstance(rows, list) or not rows:
         raise ValueError("throughput.table must be a non-empty list of rows, one per strategy.")
@@ -88,7 +92,7 @@ def check_throughput_section(section: Any) -> dict[str, Any]:
         if lacking:
             raise ValueError(f"throughput.table[{index}] lacks {', '.join(lacking)} (every row has "
                              f"{', '.join(TABLE_COLUMNS)}).")
-    if isinstance(section.get("wall"), dict) and section["wall"].get("priced"):
+    if wall["priced"]:
         _check_priced(rows)
     names = [row["strategy"] for row in rows]
     if len(set(names)) < len(names):
@@ -162,11 +166,15 @@ def _compile(value: Any, where: str) -> None:
 
 
 def check_calibration_summary(calibration: dict[str, Any]) -> dict[str, Any]:
-    """Check the calibration a ``throughput`` section names: each field it has is of the
-    form the report and the pages read; returns it.
+    """Check the calibration a ``throughput`` section names: it has ``shape_range``, and
+    each other field it has is of the form the report and the pages read; returns it.
 
-    >>> check_calibration_summary({"label": "gin", "device": {"name": "AMD EPYC", "threads": 1}})["label"]
+    >>> check_calibration_summary({"label": "gin", "shape_range": [900, 1800, 40]})["label"]
     'gin'
+    >>> check_calibration_summary({"label": "gin"})
+    Traceback (most recent call last):
+    ...
+    ValueError: throughput.calibration.shape_range must be a list of three whole numbers (nodes, edges, graphs), got null; export the configuration again (a file that does not verify was edited or damaged).
     >>> check_calibration_summary({"fit": {"held_out": {"median": None}}})
     Traceback (most recent call last):
     ...
@@ -174,8 +182,9 @@ def check_calibration_summary(calibration: dict[str, Any]) -> dict[str, Any]:
     """
     _optional(calibration, "throughput.calibration", {
         "label": check_text, "device": _device, "versions": check_object, "model": _model, "mode": check_text,
-        "created": check_text, "shapes_timed": _whole_from(0), "shape_range": _shape, "fit": _fit,
+        "created": check_text, "shapes_timed": _whole_from(0), "fit": _fit,
         "compile": _compile, "source": check_text})
+    _shape(calibration.get("shape_range"), "throughput.calibration.shape_range")
     return calibration
 
 
@@ -191,10 +200,13 @@ def _check_flag(value: Any, where: str) -> None:
         raise ValueError(f"{where} must be true or false, got {value!r}.")
 
 
-def _check_wall(wall: Any) -> None:
-    _optional(check_object(wall, "throughput.wall"), "throughput.wall",
-              {"workers": _whole_from(0), "parallel_workers": _whole_from(0), "device_batches": _check_flag,
-               "priced": _check_flag})
+def _check_wall(wall: Any) -> dict[str, Any]:
+    """The section's ``wall``, every one of its fields given and of its form."""
+    checked = check_object(wall, "throughput.wall")
+    for name, check in {"workers": _whole_from(0), "parallel_workers": _whole_from(0), "device_batches": _check_flag,
+                        "priced": _check_flag}.items():
+        check(checked.get(name), f"throughput.wall.{name}")
+    return checked
 
 
 def _check_priced(rows: list[dict[str, Any]]) -> None:
@@ -230,8 +242,8 @@ def _check_row(row: Any, where: str) -> None:
 
 def extrapolation_note(table: pd.DataFrame, label: Callable[[str], str] = str) -> str:
     """For the strategies whose largest padded shape is beyond what the calibration timed:
-    which sizes, and the command that times far enough (``label`` names a strategy); ""
-    when none is.
+    which sizes, and the command that times far enough, in backticks as Markdown marks code
+    (``label`` names a strategy); "" when none is.
 
     >>> rows = pd.DataFrame({"strategy": ["packing", "dynamic"], "max_padded_nodes": [900, 300],
     ...                      "max_padded_edges": [1800, 600], "max_padded_graphs": [833, 32],
@@ -240,17 +252,14 @@ def extrapolation_note(table: pd.DataFrame, label: Callable[[str], str] = str) -
     ...                              "device": {"device": "cpu", "type": "cpu", "threads": 1},
     ...                              "model": {"name": "gin", "hidden": 64, "layers": 3}}
     >>> extrapolation_note(rows)
-    'Extrapolated: the padded shapes of packing (833 graphs) are larger than any the calibration timed (17,109 nodes, 262,144 edges, 399 graphs; up to 2.09x the largest timed). Their times have no error band: the band measures the fit on the shapes it timed, not beyond them. To measure them, calibrate with python -m throughput calibrate --model gin --hidden 64 --layers 3 --mode eager --device cpu --threads 1 --max-nodes 17109 --max-edges 262144 --max-graphs 833.'
+    'Extrapolated: the padded shapes of packing (833 graphs) are larger than any the calibration timed (17,109 nodes, 262,144 edges, 399 graphs; up to 2.09x the largest timed). Their times have no error band: the band measures the fit on the shapes it timed, not beyond them. To measure them, calibrate with `python -m throughput calibrate --model gin --hidden 64 --layers 3 --mode eager --device cpu --threads 1 --max-nodes 17109 --max-edges 262144 --max-graphs 833`.'
     """
     beyond = table[table["extrapolated"]]
     if beyond.empty:
         return ""
-    calibration = table.attrs.get("calibration", {})
-    timed = calibration.get("shape_range")
+    calibration = table.attrs["calibration"]
+    timed = calibration["shape_range"]
     sides = ("nodes", "edges", "graphs")
-    if timed is None or any(f"max_padded_{side}" not in table for side in sides):  # a file from before they were kept
-        return (f"Extrapolated: the padded shapes of {', '.join(map(label, beyond['strategy']))} are larger than "
-                "any the calibration timed.")
     largest = [int(beyond[f"max_padded_{side}"].max()) for side in sides]
     parts = [f"{label(row['strategy'])} (" + ", ".join(
         f"{int(row[f'max_padded_{side}']):,} {side}" for side, most in zip(sides, timed)
@@ -268,7 +277,7 @@ def extrapolation_note(table: pd.DataFrame, label: Callable[[str], str] = str) -
     return (f"Extrapolated: the padded shapes of {' and '.join(parts)} are larger than any the calibration timed "
             f"({timed[0]:,} nodes, {timed[1]:,} edges, {timed[2]:,} graphs; up to {reach:.3g}x the largest timed). Their "
             "times have no error band: the band measures the fit on the shapes it timed, not beyond them. "
-            f"To measure them, calibrate with python -m throughput calibrate {flags}.")
+            f"To measure them, calibrate with `python -m throughput calibrate {flags}`.")
 
 
 def one_off_note(table: pd.DataFrame, label: Callable[[str], str] = str) -> str:
