@@ -16,8 +16,6 @@ The JSON file (``SCHEMA_VERSION`` 1) is one object::
         "graphs": 32901, "largest_nodes": 222, "largest_edges": 502, "distinct_tuples": 795
       },
       "histogram": {"num_nodes": [...], "num_edges": [...], "count": [...]},   # the sizes packed
-      "method": {"used": {...}, "requested": {...}},  # PackMethod.to_dict(): what produced the plan
-                                                      # and what the user asked for (e.g. best)
       "metrics": {"packs": 3744, "lower_bound": 3744, "gap": 0.0, "bound": "lp",   # bound: which bound
                   "node_efficiency": 0.99, "edge_efficiency": 0.94, "harmonic_mean": 0.97,
                   "packing_factor": 8.8, "strategies": 700, "tight_limits": [222, 502],
@@ -31,7 +29,9 @@ The JSON file (``SCHEMA_VERSION`` 1) is one object::
       },
       "plan": {                                       # PackingPlan.to_dict()
         "limits": {"max_nodes": 222, "max_edges": 502, "max_graphs": 256},   # PackLimits, the plan's only copy
-        "method": {...}, "requested": {...}, "unlimited": null, "improved": true,
+        "method": {...}, "requested": {...},         # PackMethod.to_dict(): what produced the plan
+                                                      # and what the user asked for (e.g. best)
+        "unlimited": null, "improved": true,
         "packs": [{"items": [[nodes, edges, copies], ...], "count": repeats}, ...]
       }
     }
@@ -48,8 +48,7 @@ What :func:`check_config` verifies; anything else is one ``ValueError`` naming t
 
 * the schema, its version (1: a file of any other version was written by a development
   version before the first release and is refused) and every field's type;
-* the plan packs the stored histogram exactly, within its limits (``plan.limits``), and
-  ``method`` is the plan's;
+* the plan packs the stored histogram exactly, within its limits (``plan.limits``);
 * ``dataset``: ``name``, ``split``, ``source`` and ``provenance`` are text, ``options`` an
   object, and ``graphs``, ``largest_nodes``, ``largest_edges`` and ``distinct_tuples`` are the
   stored histogram's;
@@ -105,7 +104,7 @@ SCHEMA = "graph-packing-config"
 #: The only version read: files of the development versions before the first release are refused.
 SCHEMA_VERSION = 1
 TOOL_NAME = "graph-packing"
-_CORE = ("schema", "schema_version", "tool", "created", "dataset", "histogram", "method", "metrics", "bounds", "plan")
+_CORE = ("schema", "schema_version", "tool", "created", "dataset", "histogram", "metrics", "bounds", "plan")
 
 
 def _check_throughput_object(section: Any) -> None:
@@ -252,7 +251,6 @@ def export_config(
             "num_edges": hist.num_edges.tolist(),
             "count": hist.counts.tolist(),
         },
-        "method": {"used": plan.method.to_dict(), "requested": plan.requested_method.to_dict()},
         "metrics": _metrics(plan),
         "bounds": _bounds_section(plan.bounds),
         "plan": plan.to_dict(),
@@ -294,14 +292,6 @@ def _plan(data: Any) -> PackingPlan:
         raise ValueError(f"plan: {error}") from None
 
 
-def _method(section: dict[str, Any], name: str) -> PackMethod:
-    """``method.used`` or ``method.requested`` (``name``); its errors name that field."""
-    try:
-        return PackMethod.from_dict(section.get(name))
-    except ValueError as error:
-        raise ValueError(f"method.{name}: {error}") from None
-
-
 def check_config(config: dict[str, Any]) -> PackingPlan:
     """Verify a configuration read from a file (:func:`packing.io.load_config` reads it)
     and rebuild its plan, carrying the stored bounds.
@@ -325,17 +315,10 @@ def check_config(config: dict[str, Any]) -> PackingPlan:
         raise ValueError(f"Configuration schema version {version!r} is not supported (this tool reads version "
                          f"{SCHEMA_VERSION}): the file was written by an earlier development version; "
                          "export it again.")
-    missing = [key for key in ("histogram", "method", "metrics", "bounds", "plan") if key not in config]
+    missing = [key for key in ("histogram", "metrics", "bounds", "plan") if key not in config]
     if missing:
         raise ValueError(f"The configuration lacks {', '.join(missing)}; {EDITED}.")
     plan = _plan(config["plan"])
-    method = config["method"]
-    if not isinstance(method, dict):
-        raise ValueError("method must be an object with the used and requested methods.")
-    if _method(method, "used") != plan.method:
-        raise ValueError("method.used differs from the plan's method.")
-    if _method(method, "requested") != plan.requested_method:
-        raise ValueError("method.requested differs from the plan's requested method.")
     hist = config_histogram(config)
     plan.check(hist)
     _check_dataset(config.get("dataset"), hist)

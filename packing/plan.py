@@ -400,8 +400,10 @@ class PackingPlan:
             raise ValueError(f"plan must be an object, got {type(data).__name__}.")
         limits = PackLimits.from_dict(data.get("limits"))
         method = PackMethod.from_dict(data.get("method"))
-        requested = data.get("requested")
-        requested = None if requested is None else PackMethod.from_dict(requested)
+        try:
+            requested = None if data.get("requested") is None else PackMethod.from_dict(data["requested"])
+        except ValueError as error:
+            raise ValueError(f"requested: {error}") from None
         if data.get("unlimited", method.unlimited) != method.unlimited:
             raise ValueError(f"plan.unlimited is {data.get('unlimited')!r}, but the algorithm "
                              f"{method.algorithm!r} leaves {method.unlimited!r} unlimited.")

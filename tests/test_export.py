@@ -37,7 +37,7 @@ def test_round_trip_through_a_file_gives_the_same_plan(molhiv, tmp_path):
     assert config_histogram(loaded_config) == hist
     # Packing the stored histogram again with the stored values gives the same plan.
     again = pack(config_histogram(loaded_config), PackLimits.from_dict(loaded_config["plan"]["limits"]),
-                 PackMethod.from_dict(loaded_config["method"]["used"]))
+                 PackMethod.from_dict(loaded_config["plan"]["method"]))
     assert again == plan
 
 
@@ -46,12 +46,11 @@ def test_best_and_baselines_round_trip(molhiv, algorithm):
     hist, info = molhiv
     plan = pack(hist, algorithm=algorithm)
     config = export_config(plan, hist, info)
-    assert config["method"]["requested"]["algorithm"] == algorithm
     _, loaded = load_config(config_json(config))
-    assert loaded == plan
+    assert loaded == plan and loaded.requested_method.algorithm == algorithm
     assert loaded.method.unlimited == plan.method.unlimited
     if algorithm == "best":
-        assert plan.method.algorithm in TUPLE_ALGORITHMS and config["method"]["used"]["heuristic"]
+        assert plan.method.algorithm in TUPLE_ALGORITHMS and config["plan"]["method"]["heuristic"]
     if algorithm == "node_only":
         assert config["metrics"]["broken_limits"] == {"max_edges": plan.tight_limits[1]}
 
@@ -125,7 +124,7 @@ def edit(path: tuple, value) -> dict:
     (("plan", "packs"), {"items": []}, "plan.packs must be a non-empty list"),
     (("plan",), [], "plan must be an object"),
     (("histogram", "count"), ["1"], "histogram.count must be a list of integers"),
-    (("method",), "best_fit", "method must be an object"),
+    (("plan", "requested"), "best_fit", "plan: requested: method must be an object"),
     (("plan", "method", "heuristic"), "nope", "Unknown heuristic 'nope'"),
     (("plan", "limits", "max_nodes"), 2**64, "plan: limits.max_nodes must lie between"),
     (("metrics", "packs"), True, "metrics.packs"),
