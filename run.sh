@@ -46,7 +46,8 @@ case "${1:-}" in
     shift
     ensure_venv
     ensure_chromium
-    exec "$VENV/bin/python" -m pytest "$@"
+    # one worker per core (at most 4), each file on one worker (tests/conftest.py)
+    exec "$VENV/bin/python" -m pytest -n auto --maxprocesses 4 --dist loadgroup "$@"
     ;;
   *)
     echo "usage: bash run.sh dashboard|test [options]" >&2

@@ -23,6 +23,16 @@ def isolated_roots(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     return roots
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Share the run between workers (``bash run.sh test`` runs ``pytest -n auto --dist
+    loadgroup``) by file, so a module's fixtures (a Dask cluster, the GPU dry run) are made
+    once; every test on the served dashboard runs on one worker, sharing one server and one
+    chromium."""
+    for item in items:
+        on_the_dashboard = {"server", "browser"} & set(getattr(item, "fixturenames", ()))
+        item.add_marker(pytest.mark.xdist_group("browser" if on_the_dashboard else item.nodeid.split("::")[0]))
+
+
 def ogb_train_histogram(folder: str) -> SizeHistogram:
     """The scaffold training split, edges doubled to directed edges (OGB convention)."""
     root = shared_data_root() / folder
