@@ -504,14 +504,8 @@ def _run(
     return closed
 
 
-def greedy_pack(
-    nodes: np.ndarray,
-    edges: np.ndarray,
-    counts: np.ndarray,
-    limits: PackLimits,
-    heuristic: Heuristic,
-    fit: str = BEST_FIT,
-) -> list[Strategy]:
+def greedy_pack(nodes: np.ndarray, edges: np.ndarray, counts: np.ndarray, limits: PackLimits, heuristic: Heuristic,
+                fit: str = BEST_FIT) -> list[Strategy]:
     """Pack histogram bins into packs within ``limits``.
 
     Returns strategies ``(((bin, copies), ...), repeat count)`` (:mod:`packing.packs`).
@@ -538,15 +532,8 @@ def merge_strategies(tree: ContentTree, closed: list[tuple[int, int]]) -> list[S
     return merge((tree.items(node), count) for node, count in closed)
 
 
-def count_packs(
-    nodes: np.ndarray,
-    edges: np.ndarray,
-    counts: np.ndarray,
-    limits: PackLimits,
-    heuristic: Heuristic,
-    fit: str = BEST_FIT,
-    give_up_above: int | None = None,
-) -> int | None:
+def count_packs(nodes: np.ndarray, edges: np.ndarray, counts: np.ndarray, limits: PackLimits, heuristic: Heuristic,
+                fit: str = BEST_FIT, give_up_above: int | None = None) -> int | None:
     """Only the number of packs :func:`greedy_pack` would use (faster: no pack contents);
     None as soon as more than ``give_up_above`` packs are needed.
 
