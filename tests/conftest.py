@@ -23,6 +23,7 @@ def isolated_roots(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     return roots
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Share the run between workers (``bash run.sh test`` runs ``pytest -n auto --dist
     loadgroup``) by file, so a module's fixtures (a Dask cluster, the GPU dry run) are made
@@ -30,7 +31,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     chromium."""
     for item in items:
         on_the_dashboard = {"server", "browser"} & set(getattr(item, "fixturenames", ()))
-        item.add_marker(pytest.mark.xdist_group("browser" if on_the_dashboard else item.nodeid.split("::")[0]))
+        item.add_marker(pytest.mark.xdist_group("dashboard" if on_the_dashboard else item.path.stem))
 
 
 def ogb_train_histogram(folder: str) -> SizeHistogram:
