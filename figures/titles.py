@@ -26,9 +26,7 @@ def subject(dataset: dict[str, Any], plan: PackingPlan) -> str:
     >>> subject({"name": "qm9", "split": "all", "options": {"graph": "radius", "cutoff": 5.0}}, plan)
     'qm9 (all, graph=radius, cutoff=5.0): best fit, product heuristic; limits 29 nodes, 700 edges, 256 graphs'
     """
-    limits = plan.limits
-    return (f"{dataset_words(dataset)}: {plan.label}; limits {limits.max_nodes:,} nodes, "
-            f"{limits.max_edges:,} edges, {limits.max_graphs:,} graphs")
+    return f"{dataset_words(dataset)}: {plan.label}; limits {plan.limits}"
 
 
 def sweep_subject(dataset: dict[str, Any], sweep: pd.DataFrame) -> str:

@@ -18,6 +18,8 @@ import pandas as pd
 from .bounds import Bounds
 from .method import PackMethod
 from .plan import PackingPlan, describe_pack
+from .limits import PackLimits
+from .shape import BatchShape
 from .sides import EDGES, NODES
 
 __all__ = ["BOUND_LABELS", "bound_words", "describe_pack", "describe_settings", "metric_notes", "run_length_words",
@@ -162,19 +164,16 @@ def describe_settings(strategy: str, settings: dict[str, Any]) -> str:
     for a plan best of all chose), else by its method.
     """
     if strategy == "static_constant":
-        nodes, edges, graphs = settings["shape"]
-        return (f"{settings['graphs_per_batch']:,} graphs per batch, padded to {nodes:,} nodes, {edges:,} edges, "
-                f"{graphs:,} graphs")
+        return f"{settings['graphs_per_batch']:,} graphs per batch, padded to {BatchShape(*settings['shape'])}"
     if strategy in ("static_64", "static_pow2"):
         return f"{settings['graphs_per_batch']:,} graphs per batch, totals rounded up to a {settings['rounding']}"
     if strategy == "dynamic":
-        nodes, edges, graphs = settings["target"]
         where = ("given" if settings.get("given") else
                  f"Algorithm 1: {settings['sample_size']:,}-graph sample, seed {settings['sample_seed']}")
         if "estimated" in settings:
             where += (f"; the estimate {settings['estimated'][0]:,} nodes, {settings['estimated'][1]:,} edges was "
                       "raised to hold the largest graph")
-        return f"target {nodes:,} nodes, {edges:,} edges, {graphs:,} graphs ({where})"
+        return f"target {BatchShape(*settings['target'])} ({where})"
     if strategy == "pyg_dynamic":
         return f"budget {settings['max_num']:,} {settings['mode']}s, no graph cap, other sizes unpadded"
     if strategy == "buckets":
@@ -182,8 +181,7 @@ def describe_settings(strategy: str, settings: dict[str, Any]) -> str:
             return f"{len(settings['shapes'])} given shapes, {settings['graphs_per_batch']:,} graphs per batch"
         return (f"{settings['num_shapes']} shapes fitted to this run's batches, {settings['graphs_per_batch']:,} "
                 "graphs per batch")
-    limits, packs = settings["limits"], settings["packs_per_batch"]
+    packs = settings["packs_per_batch"]
     broken = f" (breaks {', '.join(settings['broken_limits'])})" if settings.get("broken_limits") else ""
-    return (f"{packs:,} pack{'s' if packs > 1 else ''} per batch, limits {limits['max_nodes']:,} nodes, "
-            f"{limits['max_edges']:,} edges, {limits['max_graphs']:,} graphs, "
+    return (f"{packs:,} pack{'s' if packs > 1 else ''} per batch, limits {PackLimits.from_dict(settings['limits'])}, "
             f"{settings.get('plan_label') or PackMethod.from_dict(settings['method']).label}{broken}")

@@ -9,6 +9,7 @@ from typing import Any
 
 import streamlit as st
 
+from packing import BatchShape
 from pages import cache, state
 from throughput import Calibration, CalibrationCheck, MachineCalibration
 from throughput.check import noise_note
@@ -49,7 +50,7 @@ def machine() -> MachineCalibration:
 
     def progress(done: int, total: int, shape: tuple[int, int, int]) -> None:
         bar.progress(done / total, text=f"First use: calibrating this machine, shape {min(done + 1, total)} of "
-                                        f"{total} ({shape[0]:,} nodes, {shape[1]:,} edges, {shape[2]:,} graphs)")
+                                        f"{total} ({BatchShape(*shape)})")
 
     found = cache.machine_calibration(progress)
     bar.empty()

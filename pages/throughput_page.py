@@ -205,14 +205,13 @@ def describe(cal: Calibration) -> None:
     info, versions, model = cal.device_info, cal.versions, cal.model_info
     threads = f", {info['threads']} torch threads" if info.get("type") == "cpu" else ""
     held_out = cal.fit.held_out
-    nodes, edges, graphs = cal.shape_range
     st.markdown(
         f"**Device:** {md_text(cal.device_name)} ({md_text(info.get('type', '?'))}{threads}). **Measured** "
         f"{md_text(cal.created)} with torch {md_text(versions.get('torch'))}, PyG {md_text(versions.get('torch_geometric'))}, "
         f"CUDA {md_text(versions.get('cuda') or 'none')}.  \n"
         f"**Model:** {md_text(cal.model)}, hidden {cal.hidden}, {cal.layers} layers ({model.get('parameters', 0):,} "
         f"parameters), forward + backward + Adam, {cal.mode}. **Timed** at {len(cal.timings)} padded shapes up to "
-        f"{nodes:,} nodes, {edges:,} edges, {graphs:,} graphs.  \n"
+        f"{BatchShape(*cal.shape_range)}.  \n"
         f"**Cost model** ({cal.fit.form}): `{cal.fit.describe()}`; error on held-out shapes: median "
         f"{held_out['median']:.1%}, 90th percentile {held_out['p90']:.1%} (the error bars).")
     if cal.capture is not None:
@@ -266,8 +265,7 @@ def calibrate_here() -> None:
             bar = st.progress(0.0, text="Starting...")
 
             def progress(done: int, total: int, shape: tuple[int, int, int]) -> None:
-                words = "done" if done == total else f"shape {done + 1} of {total}: {shape[0]:,} nodes, " \
-                                                     f"{shape[1]:,} edges, {shape[2]:,} graphs"
+                words = "done" if done == total else f"shape {done + 1} of {total}: {BatchShape(*shape)}"
                 bar.progress(done / total, text=words)
 
             cal = calibrate(model, int(hidden), int(layers), "cpu", settings["shapes"], budget=settings["budget"],

@@ -29,7 +29,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from packing import PackingPlan
+from packing import BatchShape, PackingPlan
 from packing.fields import EDITED, check_number, check_object, check_text, check_whole, kind_of
 from packing.io import load_config
 from packing.words import short_run_note, three_digits
@@ -275,7 +275,7 @@ def extrapolation_note(table: pd.DataFrame, label: Callable[[str], str] = str) -
     flags = " ".join(f"{flag} {value}" for flag, value in known.items() if value is not None)
     flags += "".join(f" --max-{side} {max(need, most)}" for side, need, most in zip(sides, largest, timed))
     return (f"Extrapolated: the padded shapes of {' and '.join(parts)} are larger than any the calibration timed "
-            f"({timed[0]:,} nodes, {timed[1]:,} edges, {timed[2]:,} graphs; up to {reach:.3g}x the largest timed). Their "
+            f"({BatchShape(*timed)}; up to {reach:.3g}x the largest timed). Their "
             "times have no error band: the band measures the fit on the shapes it timed, not beyond them. "
             f"To measure them, calibrate with `python -m throughput calibrate {flags}`.")
 
