@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .limits import MAX_LIMIT
 
 #: What to do about a configuration field of the wrong form.
 EDITED = "export the configuration again (a file that does not verify was edited or damaged)"
@@ -106,3 +107,21 @@ def check_number(value: Any, where: str, low: float = -math.inf, high: float = m
         least = f" above {low:g}" if above else f" of at least {low:g}" if math.isfinite(low) else ""
         most = f"{' and' if least else ''} at most {high:g}" if math.isfinite(high) else ""
         raise _refuse(where, f"a finite number{least}{most}", value)
+
+
+def check_sizes(value: Any, where: str, length: int = 3) -> None:
+    """Refuse ``value`` unless it is a list of ``length`` sizes (nodes, edges and, with
+    three, graphs): whole numbers from 1 to :data:`packing.MAX_LIMIT`, as a ``BatchShape``
+    holds them.
+
+    >>> check_sizes([900, 1800, 40], "throughput.calibration.shape_range")
+    >>> check_sizes([900, 1800], "batching.strategies.dynamic.target")
+    Traceback (most recent call last):
+    ...
+    ValueError: batching.strategies.dynamic.target must be a list of three whole numbers (nodes, edges, graphs), got a list; export the configuration again (a file that does not verify was edited or damaged).
+    """
+    if not isinstance(value, list) or len(value) != length:
+        words = "three whole numbers (nodes, edges, graphs)" if length == 3 else f"{length} whole numbers (nodes, edges)"
+        raise _refuse(where, f"a list of {words}", value)
+    for index, item in enumerate(value):
+        check_whole(item, f"{where}[{index}]", 1, high=MAX_LIMIT)

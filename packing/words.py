@@ -181,7 +181,7 @@ def describe_settings(strategy: str, settings: dict[str, Any]) -> str:
             return f"{len(settings['shapes'])} given shapes, {settings['graphs_per_batch']:,} graphs per batch"
         return (f"{settings['num_shapes']} shapes fitted to this run's batches, {settings['graphs_per_batch']:,} "
                 "graphs per batch")
-    packs = settings["packs_per_batch"]
+    packs, limits = settings["packs_per_batch"], settings["limits"]
     broken = f" (breaks {', '.join(settings['broken_limits'])})" if settings.get("broken_limits") else ""
-    return (f"{packs:,} pack{'s' if packs > 1 else ''} per batch, limits {PackLimits.from_dict(settings['limits'])}, "
+    return (f"{packs:,} pack{'s' if packs > 1 else ''} per batch, limits {PackLimits(limits['max_nodes'], limits['max_edges'], limits['max_graphs'])}, "
             f"{settings.get('plan_label') or PackMethod.from_dict(settings['method']).label}{broken}")

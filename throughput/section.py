@@ -30,7 +30,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from packing import BatchShape, PackingPlan
-from packing.fields import EDITED, check_number, check_object, check_text, check_whole, kind_of
+from packing.fields import EDITED, check_number, check_object, check_sizes, check_text, check_whole
 from packing.io import load_config
 from packing.words import short_run_note, three_digits
 
@@ -133,14 +133,6 @@ def _error(value: Any, where: str) -> None:
     check_number(value, where, 0)
 
 
-def _shape(value: Any, where: str) -> None:
-    if not isinstance(value, list) or len(value) != 3:
-        raise ValueError(f"{where} must be a list of three whole numbers (nodes, edges, graphs), got "
-                         f"{kind_of(value)}; {EDITED}.")
-    for index, item in enumerate(value):
-        check_whole(item, f"{where}[{index}]", 1)
-
-
 def _device(value: Any, where: str) -> None:
     _optional(check_object(value, where), where, {"name": check_text, "device": check_text, "type": check_text,
                                                   "threads": _whole_from(1, allow_none=True)})
@@ -184,7 +176,7 @@ def check_calibration_summary(calibration: dict[str, Any]) -> dict[str, Any]:
         "label": check_text, "device": _device, "versions": check_object, "model": _model, "mode": check_text,
         "created": check_text, "shapes_timed": _whole_from(0), "fit": _fit,
         "compile": _compile, "source": check_text})
-    _shape(calibration.get("shape_range"), "throughput.calibration.shape_range")
+    check_sizes(calibration.get("shape_range"), "throughput.calibration.shape_range")
     return calibration
 
 

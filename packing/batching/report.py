@@ -24,7 +24,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..fields import EDITED, check_flag, check_object, check_text, check_whole, kind_of
+from ..fields import EDITED, check_flag, check_object, check_sizes, check_text, check_whole, kind_of
+from ..limits import MAX_PACK_LIMIT
 from ..method import PackMethod
 
 #: The strategies, in the order of the comparison table.
@@ -167,14 +168,6 @@ def check_batching_section(section: Any) -> dict[str, Any]:
     return section
 
 
-def _sizes(value: Any, where: str, length: int = 3) -> None:
-    """Refuse ``value`` unless it is a list of ``length`` whole numbers of at least 1."""
-    if not isinstance(value, list) or len(value) != length:
-        raise ValueError(f"{where} must be a list of {length} whole numbers, got {kind_of(value)}; {EDITED}.")
-    for index, item in enumerate(value):
-        check_whole(item, f"{where}[{index}]", 1)
-
-
 def _method(value: Any, where: str) -> None:
     try:
         PackMethod.from_dict(value)
@@ -185,7 +178,7 @@ def _method(value: Any, where: str) -> None:
 def _packing_settings(settings: dict[str, Any], where: str) -> None:
     limits = check_object(settings.get("limits"), f"{where}.limits")
     for name in ("max_nodes", "max_edges", "max_graphs"):
-        check_whole(limits.get(name), f"{where}.limits.{name}", 1)
+        check_whole(limits.get(name), f"{where}.limits.{name}", 1, high=MAX_PACK_LIMIT)
     check_whole(settings.get("packs_per_batch"), f"{where}.packs_per_batch", 1)
     _method(settings.get("method"), f"{where}.method")
     if "plan_label" in settings:
@@ -196,18 +189,18 @@ def _packing_settings(settings: dict[str, Any], where: str) -> None:
         check_whole(settings["plan_packs"], f"{where}.plan_packs", 1)
     for name in ("capacity", "shape"):
         if name in settings:
-            _sizes(settings[name], f"{where}.{name}")
+            check_sizes(settings[name], f"{where}.{name}")
 
 
 def _dynamic_settings(settings: dict[str, Any], where: str) -> None:
-    _sizes(settings.get("target"), f"{where}.target")
+    check_sizes(settings.get("target"), f"{where}.target")
     if "given" in settings:
         check_flag(settings["given"], f"{where}.given")
     if not settings.get("given"):
         check_whole(settings.get("sample_size"), f"{where}.sample_size", 1)
         check_whole(settings.get("sample_seed"), f"{where}.sample_seed", 0)
     if "estimated" in settings:
-        _sizes(settings["estimated"], f"{where}.estimated", 2)
+        check_sizes(settings["estimated"], f"{where}.estimated", 2)
 
 
 def _bucket_settings(settings: dict[str, Any], where: str) -> None:
@@ -221,7 +214,7 @@ def _bucket_settings(settings: dict[str, Any], where: str) -> None:
 
 def _constant_settings(settings: dict[str, Any], where: str) -> None:
     check_whole(settings.get("graphs_per_batch"), f"{where}.graphs_per_batch", 1)
-    _sizes(settings.get("shape"), f"{where}.shape")
+    check_sizes(settings.get("shape"), f"{where}.shape")
 
 
 def _rounded_settings(settings: dict[str, Any], where: str) -> None:
