@@ -83,7 +83,7 @@ def _time_words(table: pd.DataFrame, wall: bool) -> str:
     """The subtitle's line on what the bars time."""
     if not wall:
         return "Model time: forward, backward, optimizer step; loading batches not included."
-    workers = int(table.attrs["wall"].get("workers", 0))
+    workers = table.attrs["wall"]["workers"]
     return (f"Wall time: model step and loading, {workers} loader worker{'s' if workers != 1 else ''}; after each bar, "
             "which of the two bounds it.")
 

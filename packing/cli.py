@@ -143,9 +143,9 @@ def plan_words(plan: PackingPlan) -> str:
     >>> plan_words(pack(SizeHistogram.from_sizes([3, 2, 3], [4, 2, 4]), PackLimits(5, 6, 4)))
     '2 packs (best fit, product heuristic; 5 nodes, 6 edges, 4 graphs): node efficiency 80.00%, edge efficiency 83.33%, harmonic mean 81.63%; lower bound 2 (volume bound), gap 0.00%'
     """
-    return (f"{plan.num_packs:,} packs ({plan.label}; {plan.limits}): node efficiency {plan.node_efficiency:.2%}, edge efficiency "
-            f"{plan.edge_efficiency:.2%}, harmonic mean {plan.harmonic_mean:.2%}; lower bound {plan.lower_bound:,} "
-            f"({bound_words(plan.bounds)}), gap {plan.gap:.2%}")
+    return (f"{plan.num_packs:,} packs ({plan.label}; {plan.limits}): node efficiency {plan.node_efficiency:.2%}, "
+            f"edge efficiency {plan.edge_efficiency:.2%}, harmonic mean {plan.harmonic_mean:.2%}; "
+            f"lower bound {plan.lower_bound:,} ({bound_words(plan.bounds)}), gap {plan.gap:.2%}")
 
 
 def _compare(args: argparse.Namespace, hist: SizeHistogram) -> None:

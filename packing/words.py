@@ -17,8 +17,8 @@ import pandas as pd
 
 from .bounds import Bounds
 from .method import PackMethod
-from .plan import PackingPlan, describe_pack
 from .limits import PackLimits
+from .plan import PackingPlan, describe_pack
 from .shape import BatchShape
 from .sides import EDGES, NODES
 
@@ -182,6 +182,7 @@ def describe_settings(strategy: str, settings: dict[str, Any]) -> str:
         return (f"{settings['num_shapes']} shapes fitted to this run's batches, {settings['graphs_per_batch']:,} "
                 "graphs per batch")
     packs, limits = settings["packs_per_batch"], settings["limits"]
+    limits = PackLimits(limits["max_nodes"], limits["max_edges"], limits["max_graphs"])
     broken = f" (breaks {', '.join(settings['broken_limits'])})" if settings.get("broken_limits") else ""
-    return (f"{packs:,} pack{'s' if packs > 1 else ''} per batch, limits {PackLimits(limits['max_nodes'], limits['max_edges'], limits['max_graphs'])}, "
+    return (f"{packs:,} pack{'s' if packs > 1 else ''} per batch, limits {limits}, "
             f"{settings.get('plan_label') or PackMethod.from_dict(settings['method']).label}{broken}")

@@ -159,11 +159,11 @@ def wall_note(table: pd.DataFrame) -> str:
     "Wall time with 2 loader workers: PyG's workers are started a"
     """
     wall = table.attrs["wall"]
-    if not wall.get("priced"):
+    if not wall["priced"]:
         return MODEL_TIME_ONLY
-    workers = int(wall.get("workers", 0))
+    workers = wall["workers"]
     packed = "the packed loader at its padded shape" + (", built on the device in the training process (it takes "
-                                                        "no workers)" if wall.get("device_batches") else "")
+                                                        "no workers)" if wall["device_batches"] else "")
     parts = (f"the calibration's loader timings: PyG's collate for PyG's DataLoader and the PyG-style strategies, at "
              f"each batch's real graphs (a padded strategy's padding transform is not timed), and {packed}")
     if workers == 0:

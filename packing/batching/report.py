@@ -13,9 +13,7 @@ The section (version 1)::
 ``run`` says what was simulated (``steps`` or whole ``epochs``), ``strategies`` each
 strategy's resolved settings (targets, budgets, shapes, pack limits and method; a report
 puts them in words with ``packing.words.describe_settings``), ``table`` one row per
-strategy with the columns of :func:`packing.batching.compare_batching`. Rows of files
-exported before the settings left the table may also hold a ``settings`` text, which is
-not read.
+strategy with the columns of :func:`packing.batching.compare_batching`.
 """
 from __future__ import annotations
 
