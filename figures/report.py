@@ -6,7 +6,7 @@ given), the batching comparison, the throughput estimate with its calibration an
 check, and the configuration JSON itself (shown and downloadable) with the PyG training
 snippet for it.
 
-Everything comes from a configuration verified by :func:`packing.export.load_config` (the
+Everything comes from a configuration verified by :func:`packing.io.load_config` (the
 Export page builds the same file from the configuration it exports), so the report's
 numbers are the file's.
 """
@@ -331,7 +331,7 @@ def _config_section(config: dict[str, Any], file_name: str) -> str:
     snippet = training_snippet(file_name, what=f"here {dataset_words(config['dataset'])}",
                                task=task_of(str(config["dataset"]["name"])))
     return (f"<p>The configuration this report shows, schema version {config['schema_version']} "
-            f"(<code>packing.export.load_config</code> verifies it; "
+            f"(<code>packing.io.load_config</code> verifies it; "
             f"<code>PackedLoader.from_config(dataset, \"{html.escape(file_name)}\")</code> trains with it). "
             f"<a id='download-config' download='{html.escape(file_name)}' href='#'>Download {html.escape(file_name)}</a>"
             f"<span class='print-only'>Its JSON is in the HTML version of this report.</span>"
@@ -352,7 +352,7 @@ def _figure_html(build: Callable[[], go.Figure], name: str) -> str:
 def build_report(config: dict[str, Any], plan: PackingPlan, sweep: pd.DataFrame | None = None,
                  file_name: str = "config.json") -> str:
     """The report (module docstring) of a configuration and its plan, as returned by
-    :func:`packing.export.load_config` (or :func:`packing.export.export_config` and the plan
+    :func:`packing.io.load_config` (or :func:`packing.export.export_config` and the plan
     exported), as one HTML document; ``sweep`` adds the heatmap with the chosen cell,
     ``file_name`` is the configuration's name in the text and its download.
 

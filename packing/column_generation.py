@@ -50,7 +50,7 @@ from .greedy import BEST_FIT, greedy_pack
 from .heuristics import HEURISTICS
 from .histogram import SizeHistogram
 from .limits import PackLimits
-from .packs import Items, copies_of, num_packs, row_index, runs_of
+from .packs import Items, copies_of, num_packs, row_index, runs_of, totals
 from .pattern_pricing import DeadlineReached, PackPricer, Pattern
 from .simple_bounds import large_items_bound
 
@@ -210,8 +210,7 @@ def _seed_patterns(hist: SizeHistogram, limits: PackLimits,
         strategies = improve(hist.num_nodes, hist.num_edges, hist.counts, limits, strategies, bound)
         return [copies_of(pack) for pack, _ in strategies], num_packs(strategies)
     for items, _ in packs:
-        if sum(n * k for n, _, k in items) > limits.max_nodes or sum(e * k for _, e, k in items) > limits.max_edges \
-                or sum(k for _, _, k in items) > limits.max_graphs:
+        if any(total > limit for total, limit in zip(totals(items), limits.to_dict().values())):
             raise ValueError(f"The packs given to the LP bound must keep the limits {limits}; {items} does not.")
     rows = row_index(hist)
     return [copies_of(runs_of(items, rows)) for items, _ in packs], sum(count for _, count in packs)
@@ -463,12 +462,10 @@ def lp_bound(
     with slot.lock:
         pricer = PackPricer(hist, limits)
         run = slot.run
-        if run is not None and packs is not None:
-            patterns, upper_bound = _seed_patterns(hist, limits, packs)
-            if upper_bound < run.upper_bound:
-                run.upper_bound = upper_bound
-                for pattern in patterns:
-                    run.add(pattern)
+        if run is not None and packs is not None and sum(count for _, count in packs) < run.upper_bound:
+            patterns, run.upper_bound = _seed_patterns(hist, limits, packs)  # a better plan than the run knew
+            for pattern in patterns:
+                run.add(pattern)
         done = None if run is None else run.result
         if done is not None and (done.stopped != "time budget" or done.time_budget >= time_budget
                                  or done.bound >= run.upper_bound):

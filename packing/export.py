@@ -95,7 +95,6 @@ from .bounds import Bounds, lower_bounds
 from .histogram import SizeHistogram
 from .fields import EDITED, check_object
 from .column_generation import lp_bound_from_certificate
-from .method import PackMethod
 from .metrics import BOUND_COLUMN, METRIC_NAMES
 from .plan import PackingPlan
 from .version import __version__
@@ -162,6 +161,12 @@ def _check_same(section: dict[str, Any], where: str, name: str, true: Any) -> No
                          f"histogram ({true!r}); {EDITED}.")
 
 
+def _dataset_summary(hist: SizeHistogram) -> dict[str, int]:
+    """The size summary a configuration's ``dataset`` holds: that of its stored histogram."""
+    return {"graphs": hist.num_graphs, "largest_nodes": hist.largest_nodes, "largest_edges": hist.largest_edges,
+            "distinct_tuples": hist.num_tuples}
+
+
 def _check_dataset(data: Any, hist: SizeHistogram) -> None:
     """The dataset object: its names are text, its options an object, its size summary
     that of the stored histogram."""
@@ -172,9 +177,7 @@ def _check_dataset(data: Any, hist: SizeHistogram) -> None:
             raise ValueError(f"dataset.{name} must be text, got {data.get(name)!r}; {EDITED}.")
     if not isinstance(data.get("options"), dict):
         raise ValueError(f"dataset.options must be an object, got {data.get('options')!r}; {EDITED}.")
-    summary = {"graphs": hist.num_graphs, "largest_nodes": hist.largest_nodes, "largest_edges": hist.largest_edges,
-               "distinct_tuples": hist.num_tuples}
-    for name, true in summary.items():
+    for name, true in _dataset_summary(hist).items():
         _check_same(data, "dataset", name, int(true))
 
 
@@ -241,10 +244,7 @@ def export_config(
             "options": dict(info.get("options") or {}),
             "source": str(info.get("source", "unknown")),
             "provenance": str(info.get("provenance", "")),
-            "graphs": hist.num_graphs,
-            "largest_nodes": hist.largest_nodes,
-            "largest_edges": hist.largest_edges,
-            "distinct_tuples": hist.num_tuples,
+            **_dataset_summary(hist),
         },
         "histogram": {
             "num_nodes": hist.num_nodes.tolist(),

@@ -30,7 +30,6 @@ LP_ROUNDING = "lp_rounding"
 BALANCED = "balanced"
 #: Algorithms that take no settings at all.
 PLAIN_ALGORITHMS: tuple[str, ...] = (LP_ROUNDING, BALANCED)
-ALL_ALGORITHMS: tuple[str, ...] = (*TUPLE_ALGORITHMS, PUBLISHED, BEST, BALANCED, LP_ROUNDING, *BASELINES)
 DEFAULT_HEURISTIC = "product"
 DEFAULT_ONE_DIM = "lpfhp"
 WEIGHTED = "weighted"
@@ -47,7 +46,7 @@ class Algorithm:
 
 
 _TUPLE_SETTINGS = ("heuristic", "weights", "improve")
-#: Every algorithm by name, in the order of :data:`ALL_ALGORITHMS` (a page's list of choices).
+#: Every algorithm by name, in the order a page lists them.
 ALGORITHMS: dict[str, Algorithm] = {
     BEST_FIT: Algorithm("best fit: longest pack first (fullest open pack that fits)",
                         "Graph sizes, largest heuristic first, each go to the fullest open pack they fit: the one "
@@ -74,6 +73,7 @@ ALGORITHMS: dict[str, Algorithm] = {
     EDGE_ONLY: Algorithm("baseline: edge-only 1D packing (ignores the node limit)",
                          "Packs limited by edges and graphs only; the node limit is ignored.", ("one_dim",)),
 }
+ALL_ALGORITHMS: tuple[str, ...] = tuple(ALGORITHMS)
 #: The choices of a setting in words, per algorithm kind: what a page offers.
 HEURISTIC_WORDS: dict[str, str] = {**{name: name for name in HEURISTICS}, WEIGHTED: "weighted sum (set the weights)"}
 PUBLISHED_HEURISTIC_WORDS: dict[str, str] = {**{name: name for name in PUBLISHED_HEURISTICS},

@@ -89,6 +89,15 @@ def items_of(pack: Pack, hist: SizeHistogram) -> Items:
     return tuple((nodes.item(row), edges.item(row), copies) for row, copies in reversed(pack))
 
 
+def totals(items: Items) -> tuple[int, int, int]:
+    """The nodes, edges and graphs of a pack given by graph sizes.
+
+    >>> totals(((3, 4, 2), (2, 1, 1)))
+    (8, 9, 3)
+    """
+    return (sum(n * k for n, _, k in items), sum(e * k for _, e, k in items), sum(k for _, _, k in items))
+
+
 def runs_of(items: Items, rows: Mapping[tuple[int, int], int]) -> Pack:
     """The engine's pack of a pack given by sizes (``rows`` from :func:`row_index`); a
     ``KeyError`` for a size the histogram does not have.

@@ -14,7 +14,7 @@ from .histogram import SizeHistogram, exact_dot
 from .limits import MAX_LIMIT, PackLimits
 from .method import PackMethod
 from .metrics import efficiency, fill, harmonic_mean
-from .packs import Items, pack_of, row_index
+from .packs import Items, pack_of, row_index, totals
 from .sides import EDGES, NODES
 
 
@@ -76,9 +76,7 @@ class PackingPlan:
     # ----------------------------------------------------------------- per-pack arrays
     @cached_property
     def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        nodes = np.array([sum(n * k for n, _, k in items) for items, _ in self.packs], dtype=np.int64)
-        edges = np.array([sum(e * k for _, e, k in items) for items, _ in self.packs], dtype=np.int64)
-        graphs = np.array([sum(k for _, _, k in items) for items, _ in self.packs], dtype=np.int64)
+        nodes, edges, graphs = np.array([totals(items) for items, _ in self.packs], dtype=np.int64).reshape(-1, 3).T
         counts = np.array([count for _, count in self.packs], dtype=np.int64)
         return nodes, edges, graphs, counts
 

@@ -21,7 +21,7 @@ from packing import (PackingPlan, PackLimits, PackMethod, Recommendation, SizeHi
                      pack, published_table, recommend, sweep)
 from packing.batching import ShareDone, compare_batching
 from throughput import (Calibration, CalibrationCheck, MachineCalibration, calibration_for_this_machine,
-                        check_calibration, estimate, step_cost)
+                        check_calibration, estimate, load_checked_config, step_cost)
 from throughput.calibration import CalibrationFiles, calibrations_by_name
 
 #: What the cached simulations take from the packing row (:mod:`pages.packing_row`): limits
@@ -284,6 +284,14 @@ def figure_png(fig) -> bytes:
 def figure_html(fig) -> str:
     """A standalone interactive HTML file of a figure (plotly.js embedded: works offline)."""
     return fig.to_html(include_plotlyjs=True, full_html=True)
+
+
+@st.cache_data(show_spinner="Verifying the configuration...", max_entries=8)
+def checked_config(data: bytes) -> tuple[dict[str, Any], PackingPlan]:
+    """``throughput.load_checked_config`` of an uploaded file, once per content: the Export
+    page reruns on every click while the file sits in its uploader, and the check re-proves
+    the stored LP bound (about a second on ogbg-molpcba). Raises its ``ValueError`` (not stored)."""
+    return load_checked_config(data)
 
 
 @st.cache_data(show_spinner=False)

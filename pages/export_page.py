@@ -12,7 +12,7 @@ from packing import PackingPlan, SizeHistogram, config_histogram, export_config
 from packing.batching import batching_section
 from packing.io import SCHEMA_VERSION, WHOLE_TABLE, config_json
 from packing.words import bound_words, metric_notes
-from throughput import load_checked_config, throughput_section
+from throughput import throughput_section
 from throughput.estimate import wall_time
 from figures.pdf import report_pdf
 from figures.report import build_report, report_figures
@@ -114,7 +114,7 @@ def _apply_run(config: dict) -> list[str]:
 
 
 def _apply_config(config: dict, plan: PackingPlan) -> None:
-    """Apply a configuration :func:`load_checked_config` verified (its dataset's name, split and
+    """Apply a configuration :func:`pages.cache.checked_config` verified (its dataset's name, split and
     options are text, text and an object); a dataset this dashboard does not offer, or a
     size table's (``python -m packing pack --dataset NAME`` without ``--split``), becomes an
     upload of the stored histogram. ``ValueError`` when the split or an option is not the
@@ -145,7 +145,7 @@ def load_section(current: PackingPlan | None) -> None:
     if uploaded is None:
         return
     try:
-        config, plan = load_checked_config(uploaded.getvalue())
+        config, plan = cache.checked_config(uploaded.getvalue())
     except ValueError as error:
         show_error(error, f"Could not load {uploaded.name}")
         return

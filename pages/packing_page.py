@@ -194,8 +194,9 @@ def result_cards(plan) -> None:
                            "fuller of nodes and edges.")
         words = ("Limit that closes the packs: " + ", ".join(f"{name} {share:.1%}" for name, share in shares.items())
                  + ". " + words)
-    if unused_graph_slots(plan):
-        words += " " + unused_graph_slots(plan)
+    unused = unused_graph_slots(plan)
+    if unused:
+        words += " " + unused
     if plan.total_edges == 0:
         words += " The graphs have no edges, so the harmonic mean is the node efficiency."
     st.caption(words)

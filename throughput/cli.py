@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from packing import config_histogram, whole_number
+from packing import BatchShape, config_histogram, whole_number
 from packing.io import load_size_table, write_frame, write_replacing
 from packing.batching import add_packs_per_batch, packs_per_batch
 from packing.cli_args import (HISTOGRAM_HELP, OPTION_FLAGS, ProgressBar, add_recommend_arguments, check_out, flag_named,
@@ -131,8 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _shape_progress() -> Callable[[int, int, tuple[int, int, int]], None]:
     """``progress(done, total, shape)`` of a calibration: a bar on stderr naming the shape timed."""
     bar = ProgressBar("timing steps", "shapes")
-    return lambda done, total, shape: bar.count(done, total, f"{shape[0]:,} nodes, {shape[1]:,} edges, "
-                                                             f"{shape[2]:,} graphs")
+    return lambda done, total, shape: bar.count(done, total, str(BatchShape(*shape)))
 
 
 #: the calibration's settings and the flags that give them
